@@ -1,0 +1,36 @@
+# One venv, set up from nothing on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck check-codegen codegen bench clean
+
+$(STAMP): pyproject.toml
+	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m broker --log-dirs ./data
+
+test: $(STAMP)
+	$(BIN)/python -m protocol.codegen --check
+	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+codegen: $(STAMP)
+	$(BIN)/python -m protocol.codegen
+
+check-codegen: $(STAMP)
+	$(BIN)/python -m protocol.codegen --check
+
+bench: $(STAMP)
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+clean:
+	rm -rf $(VENV) data
