@@ -1,0 +1,217 @@
+"""Every generated message, and the API table built from them.
+
+Generated from `schemas/*.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
+from protocol.messages.add_offsets_to_txn_response import AddOffsetsToTxnResponse
+from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest
+from protocol.messages.add_partitions_to_txn_response import AddPartitionsToTxnResponse
+from protocol.messages.alter_configs_request import AlterConfigsRequest
+from protocol.messages.alter_configs_response import AlterConfigsResponse
+from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
+from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
+from protocol.messages.control_record_type_schema import ControlRecordTypeSchema
+from protocol.messages.create_partitions_request import CreatePartitionsRequest
+from protocol.messages.create_partitions_response import CreatePartitionsResponse
+from protocol.messages.create_topics_request import CreateTopicsRequest
+from protocol.messages.create_topics_response import CreateTopicsResponse
+from protocol.messages.delete_groups_request import DeleteGroupsRequest
+from protocol.messages.delete_groups_response import DeleteGroupsResponse
+from protocol.messages.delete_records_request import DeleteRecordsRequest
+from protocol.messages.delete_records_response import DeleteRecordsResponse
+from protocol.messages.delete_topics_request import DeleteTopicsRequest
+from protocol.messages.delete_topics_response import DeleteTopicsResponse
+from protocol.messages.describe_cluster_request import DescribeClusterRequest
+from protocol.messages.describe_cluster_response import DescribeClusterResponse
+from protocol.messages.describe_configs_request import DescribeConfigsRequest
+from protocol.messages.describe_configs_response import DescribeConfigsResponse
+from protocol.messages.describe_groups_request import DescribeGroupsRequest
+from protocol.messages.describe_groups_response import DescribeGroupsResponse
+from protocol.messages.describe_producers_request import DescribeProducersRequest
+from protocol.messages.describe_producers_response import DescribeProducersResponse
+from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
+from protocol.messages.describe_transactions_response import DescribeTransactionsResponse
+from protocol.messages.end_txn_marker import EndTxnMarker
+from protocol.messages.end_txn_request import EndTxnRequest
+from protocol.messages.end_txn_response import EndTxnResponse
+from protocol.messages.fetch_request import FetchRequest
+from protocol.messages.fetch_response import FetchResponse
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.find_coordinator_response import FindCoordinatorResponse
+from protocol.messages.heartbeat_request import HeartbeatRequest
+from protocol.messages.heartbeat_response import HeartbeatResponse
+from protocol.messages.incremental_alter_configs_request import IncrementalAlterConfigsRequest
+from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.init_producer_id_response import InitProducerIdResponse
+from protocol.messages.join_group_request import JoinGroupRequest
+from protocol.messages.join_group_response import JoinGroupResponse
+from protocol.messages.leave_group_request import LeaveGroupRequest
+from protocol.messages.leave_group_response import LeaveGroupResponse
+from protocol.messages.list_groups_request import ListGroupsRequest
+from protocol.messages.list_groups_response import ListGroupsResponse
+from protocol.messages.list_offsets_request import ListOffsetsRequest
+from protocol.messages.list_offsets_response import ListOffsetsResponse
+from protocol.messages.list_transactions_request import ListTransactionsRequest
+from protocol.messages.list_transactions_response import ListTransactionsResponse
+from protocol.messages.metadata_request import MetadataRequest
+from protocol.messages.metadata_response import MetadataResponse
+from protocol.messages.offset_commit_request import OffsetCommitRequest
+from protocol.messages.offset_commit_response import OffsetCommitResponse
+from protocol.messages.offset_delete_request import OffsetDeleteRequest
+from protocol.messages.offset_delete_response import OffsetDeleteResponse
+from protocol.messages.offset_fetch_request import OffsetFetchRequest
+from protocol.messages.offset_fetch_response import OffsetFetchResponse
+from protocol.messages.produce_request import ProduceRequest
+from protocol.messages.produce_response import ProduceResponse
+from protocol.messages.request_header import RequestHeader
+from protocol.messages.response_header import ResponseHeader
+from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
+from protocol.messages.sasl_authenticate_response import SaslAuthenticateResponse
+from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+from protocol.messages.sasl_handshake_response import SaslHandshakeResponse
+from protocol.messages.sync_group_request import SyncGroupRequest
+from protocol.messages.sync_group_response import SyncGroupResponse
+from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
+from protocol.messages.txn_offset_commit_response import TxnOffsetCommitResponse
+from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
+from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
+from protocol.messages.group_metadata_key import GroupMetadataKey
+from protocol.messages.group_metadata_value import GroupMetadataValue
+from protocol.messages.offset_commit_key import OffsetCommitKey
+from protocol.messages.offset_commit_value import OffsetCommitValue
+from protocol.messages.transaction_log_key import TransactionLogKey
+from protocol.messages.transaction_log_value import TransactionLogValue
+
+from protocol.apis import ApiSpec
+
+
+API_SPECS: dict[int, ApiSpec] = {
+    0: ApiSpec(0, 'Produce', ProduceRequest, ProduceResponse),
+    1: ApiSpec(1, 'Fetch', FetchRequest, FetchResponse),
+    2: ApiSpec(2, 'ListOffsets', ListOffsetsRequest, ListOffsetsResponse),
+    3: ApiSpec(3, 'Metadata', MetadataRequest, MetadataResponse),
+    8: ApiSpec(8, 'OffsetCommit', OffsetCommitRequest, OffsetCommitResponse),
+    9: ApiSpec(9, 'OffsetFetch', OffsetFetchRequest, OffsetFetchResponse),
+    10: ApiSpec(10, 'FindCoordinator', FindCoordinatorRequest, FindCoordinatorResponse),
+    11: ApiSpec(11, 'JoinGroup', JoinGroupRequest, JoinGroupResponse),
+    12: ApiSpec(12, 'Heartbeat', HeartbeatRequest, HeartbeatResponse),
+    13: ApiSpec(13, 'LeaveGroup', LeaveGroupRequest, LeaveGroupResponse),
+    14: ApiSpec(14, 'SyncGroup', SyncGroupRequest, SyncGroupResponse),
+    15: ApiSpec(15, 'DescribeGroups', DescribeGroupsRequest, DescribeGroupsResponse),
+    16: ApiSpec(16, 'ListGroups', ListGroupsRequest, ListGroupsResponse),
+    17: ApiSpec(17, 'SaslHandshake', SaslHandshakeRequest, SaslHandshakeResponse),
+    18: ApiSpec(18, 'ApiVersions', ApiVersionsRequest, ApiVersionsResponse),
+    19: ApiSpec(19, 'CreateTopics', CreateTopicsRequest, CreateTopicsResponse),
+    20: ApiSpec(20, 'DeleteTopics', DeleteTopicsRequest, DeleteTopicsResponse),
+    21: ApiSpec(21, 'DeleteRecords', DeleteRecordsRequest, DeleteRecordsResponse),
+    22: ApiSpec(22, 'InitProducerId', InitProducerIdRequest, InitProducerIdResponse),
+    24: ApiSpec(24, 'AddPartitionsToTxn', AddPartitionsToTxnRequest, AddPartitionsToTxnResponse),
+    25: ApiSpec(25, 'AddOffsetsToTxn', AddOffsetsToTxnRequest, AddOffsetsToTxnResponse),
+    26: ApiSpec(26, 'EndTxn', EndTxnRequest, EndTxnResponse),
+    27: ApiSpec(27, 'WriteTxnMarkers', WriteTxnMarkersRequest, WriteTxnMarkersResponse),
+    28: ApiSpec(28, 'TxnOffsetCommit', TxnOffsetCommitRequest, TxnOffsetCommitResponse),
+    32: ApiSpec(32, 'DescribeConfigs', DescribeConfigsRequest, DescribeConfigsResponse),
+    33: ApiSpec(33, 'AlterConfigs', AlterConfigsRequest, AlterConfigsResponse),
+    36: ApiSpec(36, 'SaslAuthenticate', SaslAuthenticateRequest, SaslAuthenticateResponse),
+    37: ApiSpec(37, 'CreatePartitions', CreatePartitionsRequest, CreatePartitionsResponse),
+    42: ApiSpec(42, 'DeleteGroups', DeleteGroupsRequest, DeleteGroupsResponse),
+    44: ApiSpec(44, 'IncrementalAlterConfigs', IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+    47: ApiSpec(47, 'OffsetDelete', OffsetDeleteRequest, OffsetDeleteResponse),
+    60: ApiSpec(60, 'DescribeCluster', DescribeClusterRequest, DescribeClusterResponse),
+    61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
+    65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
+    66: ApiSpec(66, 'ListTransactions', ListTransactionsRequest, ListTransactionsResponse),
+}
+
+__all__ = [
+    'AddOffsetsToTxnRequest',
+    'AddOffsetsToTxnResponse',
+    'AddPartitionsToTxnRequest',
+    'AddPartitionsToTxnResponse',
+    'AlterConfigsRequest',
+    'AlterConfigsResponse',
+    'ApiVersionsRequest',
+    'ApiVersionsResponse',
+    'ConsumerProtocolAssignment',
+    'ConsumerProtocolSubscription',
+    'ControlRecordTypeSchema',
+    'CreatePartitionsRequest',
+    'CreatePartitionsResponse',
+    'CreateTopicsRequest',
+    'CreateTopicsResponse',
+    'DeleteGroupsRequest',
+    'DeleteGroupsResponse',
+    'DeleteRecordsRequest',
+    'DeleteRecordsResponse',
+    'DeleteTopicsRequest',
+    'DeleteTopicsResponse',
+    'DescribeClusterRequest',
+    'DescribeClusterResponse',
+    'DescribeConfigsRequest',
+    'DescribeConfigsResponse',
+    'DescribeGroupsRequest',
+    'DescribeGroupsResponse',
+    'DescribeProducersRequest',
+    'DescribeProducersResponse',
+    'DescribeTransactionsRequest',
+    'DescribeTransactionsResponse',
+    'EndTxnMarker',
+    'EndTxnRequest',
+    'EndTxnResponse',
+    'FetchRequest',
+    'FetchResponse',
+    'FindCoordinatorRequest',
+    'FindCoordinatorResponse',
+    'GroupMetadataKey',
+    'GroupMetadataValue',
+    'HeartbeatRequest',
+    'HeartbeatResponse',
+    'IncrementalAlterConfigsRequest',
+    'IncrementalAlterConfigsResponse',
+    'InitProducerIdRequest',
+    'InitProducerIdResponse',
+    'JoinGroupRequest',
+    'JoinGroupResponse',
+    'LeaveGroupRequest',
+    'LeaveGroupResponse',
+    'ListGroupsRequest',
+    'ListGroupsResponse',
+    'ListOffsetsRequest',
+    'ListOffsetsResponse',
+    'ListTransactionsRequest',
+    'ListTransactionsResponse',
+    'MetadataRequest',
+    'MetadataResponse',
+    'OffsetCommitKey',
+    'OffsetCommitRequest',
+    'OffsetCommitResponse',
+    'OffsetCommitValue',
+    'OffsetDeleteRequest',
+    'OffsetDeleteResponse',
+    'OffsetFetchRequest',
+    'OffsetFetchResponse',
+    'ProduceRequest',
+    'ProduceResponse',
+    'RequestHeader',
+    'ResponseHeader',
+    'SaslAuthenticateRequest',
+    'SaslAuthenticateResponse',
+    'SaslHandshakeRequest',
+    'SaslHandshakeResponse',
+    'SyncGroupRequest',
+    'SyncGroupResponse',
+    'TransactionLogKey',
+    'TransactionLogValue',
+    'TxnOffsetCommitRequest',
+    'TxnOffsetCommitResponse',
+    'WriteTxnMarkersRequest',
+    'WriteTxnMarkersResponse',
+    'API_SPECS',
+]

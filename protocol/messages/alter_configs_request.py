@@ -1,0 +1,154 @@
+"""AlterConfigsRequest (API key 33)
+
+Generated from `schemas/AlterConfigsRequest.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class AlterableConfig:
+    name: str = ''
+    value: str | None = ''
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> AlterableConfig:
+        o = cls()
+        if v <= 1:
+            o.name = r.string()
+        else:
+            o.name = r.compact_string()
+        if v <= 1:
+            o.value = r.nullable_string()
+        else:
+            o.value = r.compact_nullable_string()
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 1:
+            w.string(self.name)
+        else:
+            w.compact_string(self.name)
+        if v <= 1:
+            w.nullable_string(self.value)
+        else:
+            w.compact_nullable_string(self.value)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class AlterConfigsResource:
+    resource_type: int = 0
+    resource_name: str = ''
+    configs: list[AlterableConfig] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> AlterConfigsResource:
+        o = cls()
+        o.resource_type = r.int8()
+        if v <= 1:
+            o.resource_name = r.string()
+        else:
+            o.resource_name = r.compact_string()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Configs')
+            else:
+                o.configs = [AlterableConfig.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Configs')
+            else:
+                o.configs = [AlterableConfig.read(r, v) for _ in range(n)]
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int8(self.resource_type)
+        if v <= 1:
+            w.string(self.resource_name)
+        else:
+            w.compact_string(self.resource_name)
+        if v <= 1:
+            items = self.configs
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        else:
+            items = self.configs
+            w.compact_array_length(items)
+            for item in items:
+                item.write(w, v)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class AlterConfigsRequest(Message):
+    NAME: ClassVar[str] = 'AlterConfigsRequest'
+    API_KEY: ClassVar[int] = 33
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 2
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    resources: list[AlterConfigsResource] = field(default_factory=list)
+    validate_only: bool = False
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> AlterConfigsRequest:
+        o = cls()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Resources')
+            else:
+                o.resources = [AlterConfigsResource.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Resources')
+            else:
+                o.resources = [AlterConfigsResource.read(r, v) for _ in range(n)]
+        o.validate_only = r.boolean()
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 1:
+            items = self.resources
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        else:
+            items = self.resources
+            w.compact_array_length(items)
+            for item in items:
+                item.write(w, v)
+        w.boolean(self.validate_only)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)

@@ -1,0 +1,93 @@
+"""ConsumerProtocolSubscription
+
+Generated from `schemas/ConsumerProtocolSubscription.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class TopicPartition:
+    topic: str = ''
+    partitions: list[int] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> TopicPartition:
+        o = cls()
+        o.topic = r.string()
+        n = r.array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array Partitions')
+        else:
+            o.partitions = [r.int32() for _ in range(n)]
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.string(self.topic)
+        items = self.partitions
+        w.array_length(items)
+        for item in items:
+            w.int32(item)
+
+
+@dataclass(slots=True)
+class ConsumerProtocolSubscription(Message):
+    NAME: ClassVar[str] = 'ConsumerProtocolSubscription'
+    API_KEY: ClassVar[int] = -1
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 3
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 32767
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    topics: list[str] = field(default_factory=list)
+    user_data: bytes | None = None
+    owned_partitions: list[TopicPartition] = field(default_factory=list)
+    generation_id: int = -1
+    rack_id: str | None = None
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> ConsumerProtocolSubscription:
+        o = cls()
+        n = r.array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array Topics')
+        else:
+            o.topics = [r.string() for _ in range(n)]
+        o.user_data = r.nullable_blob()
+        if v >= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array OwnedPartitions')
+            else:
+                o.owned_partitions = [TopicPartition.read(r, v) for _ in range(n)]
+        if v >= 2:
+            o.generation_id = r.int32()
+        if v >= 3:
+            o.rack_id = r.nullable_string()
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        items = self.topics
+        w.array_length(items)
+        for item in items:
+            w.string(item)
+        w.nullable_blob(self.user_data)
+        if v >= 1:
+            items = self.owned_partitions
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        if v >= 2:
+            w.int32(self.generation_id)
+        if v >= 3:
+            w.nullable_string(self.rack_id)

@@ -1,0 +1,36 @@
+"""ControlRecordTypeSchema
+
+Generated from `schemas/ControlRecordTypeSchema.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class ControlRecordTypeSchema(Message):
+    NAME: ClassVar[str] = 'ControlRecordTypeSchema'
+    API_KEY: ClassVar[int] = -1
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 0
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 32767
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    type: int = 0
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> ControlRecordTypeSchema:
+        o = cls()
+        o.type = r.int16()
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int16(self.type)

@@ -1,0 +1,95 @@
+"""DeleteGroupsResponse (API key 42)
+
+Generated from `schemas/DeleteGroupsResponse.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class DeletableGroupResult:
+    group_id: str = ''
+    error_code: int = 0
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DeletableGroupResult:
+        o = cls()
+        if v <= 1:
+            o.group_id = r.string()
+        else:
+            o.group_id = r.compact_string()
+        o.error_code = r.int16()
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 1:
+            w.string(self.group_id)
+        else:
+            w.compact_string(self.group_id)
+        w.int16(self.error_code)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DeleteGroupsResponse(Message):
+    NAME: ClassVar[str] = 'DeleteGroupsResponse'
+    API_KEY: ClassVar[int] = 42
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 2
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    throttle_time_ms: int = 0
+    results: list[DeletableGroupResult] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DeleteGroupsResponse:
+        o = cls()
+        o.throttle_time_ms = r.int32()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Results')
+            else:
+                o.results = [DeletableGroupResult.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Results')
+            else:
+                o.results = [DeletableGroupResult.read(r, v) for _ in range(n)]
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.throttle_time_ms)
+        if v <= 1:
+            items = self.results
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        else:
+            items = self.results
+            w.compact_array_length(items)
+            for item in items:
+                item.write(w, v)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)

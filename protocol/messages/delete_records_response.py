@@ -1,0 +1,142 @@
+"""DeleteRecordsResponse (API key 21)
+
+Generated from `schemas/DeleteRecordsResponse.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class DeleteRecordsPartitionResult:
+    partition_index: int = 0
+    low_watermark: int = 0
+    error_code: int = 0
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DeleteRecordsPartitionResult:
+        o = cls()
+        o.partition_index = r.int32()
+        o.low_watermark = r.int64()
+        o.error_code = r.int16()
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.partition_index)
+        w.int64(self.low_watermark)
+        w.int16(self.error_code)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DeleteRecordsTopicResult:
+    name: str = ''
+    partitions: list[DeleteRecordsPartitionResult] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DeleteRecordsTopicResult:
+        o = cls()
+        if v <= 1:
+            o.name = r.string()
+        else:
+            o.name = r.compact_string()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Partitions')
+            else:
+                o.partitions = [DeleteRecordsPartitionResult.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Partitions')
+            else:
+                o.partitions = [DeleteRecordsPartitionResult.read(r, v) for _ in range(n)]
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 1:
+            w.string(self.name)
+        else:
+            w.compact_string(self.name)
+        if v <= 1:
+            items = self.partitions
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        else:
+            items = self.partitions
+            w.compact_array_length(items)
+            for item in items:
+                item.write(w, v)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DeleteRecordsResponse(Message):
+    NAME: ClassVar[str] = 'DeleteRecordsResponse'
+    API_KEY: ClassVar[int] = 21
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 2
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    throttle_time_ms: int = 0
+    topics: list[DeleteRecordsTopicResult] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DeleteRecordsResponse:
+        o = cls()
+        o.throttle_time_ms = r.int32()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Topics')
+            else:
+                o.topics = [DeleteRecordsTopicResult.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Topics')
+            else:
+                o.topics = [DeleteRecordsTopicResult.read(r, v) for _ in range(n)]
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.throttle_time_ms)
+        if v <= 1:
+            items = self.topics
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        else:
+            items = self.topics
+            w.compact_array_length(items)
+            for item in items:
+                item.write(w, v)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)

@@ -1,0 +1,76 @@
+"""DescribeProducersRequest (API key 61)
+
+Generated from `schemas/DescribeProducersRequest.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class TopicRequest:
+    name: str = ''
+    partition_indexes: list[int] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> TopicRequest:
+        o = cls()
+        o.name = r.compact_string()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array PartitionIndexes')
+        else:
+            o.partition_indexes = [r.int32() for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.compact_string(self.name)
+        items = self.partition_indexes
+        w.compact_array_length(items)
+        for item in items:
+            w.int32(item)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DescribeProducersRequest(Message):
+    NAME: ClassVar[str] = 'DescribeProducersRequest'
+    API_KEY: ClassVar[int] = 61
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 0
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 0
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    topics: list[TopicRequest] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DescribeProducersRequest:
+        o = cls()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array Topics')
+        else:
+            o.topics = [TopicRequest.read(r, v) for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        items = self.topics
+        w.compact_array_length(items)
+        for item in items:
+            item.write(w, v)
+        w.tagged_fields(self.unknown_tagged_fields)

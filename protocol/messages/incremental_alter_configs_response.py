@@ -1,0 +1,107 @@
+"""IncrementalAlterConfigsResponse (API key 44)
+
+Generated from `schemas/IncrementalAlterConfigsResponse.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class AlterConfigsResourceResponse:
+    error_code: int = 0
+    error_message: str | None = ''
+    resource_type: int = 0
+    resource_name: str = ''
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> AlterConfigsResourceResponse:
+        o = cls()
+        o.error_code = r.int16()
+        if v <= 0:
+            o.error_message = r.nullable_string()
+        else:
+            o.error_message = r.compact_nullable_string()
+        o.resource_type = r.int8()
+        if v <= 0:
+            o.resource_name = r.string()
+        else:
+            o.resource_name = r.compact_string()
+        if v >= 1:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int16(self.error_code)
+        if v <= 0:
+            w.nullable_string(self.error_message)
+        else:
+            w.compact_nullable_string(self.error_message)
+        w.int8(self.resource_type)
+        if v <= 0:
+            w.string(self.resource_name)
+        else:
+            w.compact_string(self.resource_name)
+        if v >= 1:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class IncrementalAlterConfigsResponse(Message):
+    NAME: ClassVar[str] = 'IncrementalAlterConfigsResponse'
+    API_KEY: ClassVar[int] = 44
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 1
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 1
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    throttle_time_ms: int = 0
+    responses: list[AlterConfigsResourceResponse] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> IncrementalAlterConfigsResponse:
+        o = cls()
+        o.throttle_time_ms = r.int32()
+        if v <= 0:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Responses')
+            else:
+                o.responses = [AlterConfigsResourceResponse.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Responses')
+            else:
+                o.responses = [AlterConfigsResourceResponse.read(r, v) for _ in range(n)]
+        if v >= 1:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.throttle_time_ms)
+        if v <= 0:
+            items = self.responses
+            w.array_length(items)
+            for item in items:
+                item.write(w, v)
+        else:
+            items = self.responses
+            w.compact_array_length(items)
+            for item in items:
+                item.write(w, v)
+        if v >= 1:
+            w.tagged_fields(self.unknown_tagged_fields)

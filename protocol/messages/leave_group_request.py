@@ -1,0 +1,119 @@
+"""LeaveGroupRequest (API key 13)
+
+Generated from `schemas/LeaveGroupRequest.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class MemberIdentity:
+    member_id: str = ''
+    group_instance_id: str | None = None
+    reason: str | None = None
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> MemberIdentity:
+        o = cls()
+        if v <= 3:
+            o.member_id = r.string()
+        else:
+            o.member_id = r.compact_string()
+        if v <= 3:
+            o.group_instance_id = r.nullable_string()
+        else:
+            o.group_instance_id = r.compact_nullable_string()
+        if v >= 5:
+            o.reason = r.compact_nullable_string()
+        if v >= 4:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 3:
+            w.string(self.member_id)
+        else:
+            w.compact_string(self.member_id)
+        if v <= 3:
+            w.nullable_string(self.group_instance_id)
+        else:
+            w.compact_nullable_string(self.group_instance_id)
+        if v >= 5:
+            w.compact_nullable_string(self.reason)
+        if v >= 4:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class LeaveGroupRequest(Message):
+    NAME: ClassVar[str] = 'LeaveGroupRequest'
+    API_KEY: ClassVar[int] = 13
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 5
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 4
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    group_id: str = ''
+    member_id: str = ''
+    members: list[MemberIdentity] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> LeaveGroupRequest:
+        o = cls()
+        if v <= 3:
+            o.group_id = r.string()
+        else:
+            o.group_id = r.compact_string()
+        if v <= 2:
+            o.member_id = r.string()
+        if v >= 3:
+            if v <= 3:
+                n = r.array_length()
+                if n < 0:
+                    raise InvalidValueError('null in non-nullable array Members')
+                else:
+                    o.members = [MemberIdentity.read(r, v) for _ in range(n)]
+            else:
+                n = r.compact_array_length()
+                if n < 0:
+                    raise InvalidValueError('null in non-nullable array Members')
+                else:
+                    o.members = [MemberIdentity.read(r, v) for _ in range(n)]
+        if v >= 4:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 3:
+            w.string(self.group_id)
+        else:
+            w.compact_string(self.group_id)
+        if v <= 2:
+            w.string(self.member_id)
+        if v >= 3:
+            if v <= 3:
+                items = self.members
+                w.array_length(items)
+                for item in items:
+                    item.write(w, v)
+            else:
+                items = self.members
+                w.compact_array_length(items)
+                for item in items:
+                    item.write(w, v)
+        if v >= 4:
+            w.tagged_fields(self.unknown_tagged_fields)

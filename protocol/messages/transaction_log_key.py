@@ -1,0 +1,36 @@
+"""TransactionLogKey (API key 0)
+
+Generated from `schemas/coordinator-records/TransactionLogKey.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class TransactionLogKey(Message):
+    NAME: ClassVar[str] = 'TransactionLogKey'
+    API_KEY: ClassVar[int] = 0
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 0
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 32767
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    transactional_id: str = ''
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> TransactionLogKey:
+        o = cls()
+        o.transactional_id = r.string()
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.string(self.transactional_id)
