@@ -1,0 +1,63 @@
+"""`python -m broker`: run the broker."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from broker.config import Config, ConfigError
+from broker.logging import configure_logging
+from broker.server import Server
+
+
+def parse_args(argv: list[str] | None) -> tuple[Path | None, dict[str, str]]:
+    parser = argparse.ArgumentParser(prog="odradek", description="A Kafka-compatible message broker.")
+    parser.add_argument("config", nargs="?", type=Path, help="a Kafka-style .properties file")
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE", help="set any property")
+    parser.add_argument("--listeners", help="listeners, e.g. PLAINTEXT://127.0.0.1:9092")
+    parser.add_argument("--advertised-listeners", help="addresses given to clients")
+    parser.add_argument("--log-dirs", help="the data directory")
+    parser.add_argument("--node-id", help="this broker's id")
+    parser.add_argument("--log-format", choices=["console", "json"], help="log line format")
+    args = parser.parse_args(argv)
+    cli: dict[str, str] = {}
+    for flag, name in [
+        ("listeners", "listeners"),
+        ("advertised_listeners", "advertised.listeners"),
+        ("log_dirs", "log.dirs"),
+        ("node_id", "node.id"),
+        ("log_format", "log.format"),
+    ]:
+        value = getattr(args, flag)
+        if value is not None:
+            cli[name] = value
+    for item in args.override:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--override needs KEY=VALUE, got {item!r}")
+        cli[key.strip()] = value.strip()
+    return args.config, cli
+
+
+def main(argv: list[str] | None = None) -> int:
+    properties, cli = parse_args(argv)
+    try:
+        config = Config.load(properties, cli=cli)
+    except ConfigError as exc:
+        print(f"odradek: {exc}", file=sys.stderr)
+        return 2
+    configure_logging(config.get("log.format"), config.get("log.level"))
+    try:
+        import uvloop
+    except ImportError:
+        runner = asyncio.run
+    else:
+        runner = uvloop.run
+    runner(Server(config).serve_forever())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

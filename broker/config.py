@@ -1,0 +1,190 @@
+"""The broker's one configuration object.
+
+Settings use Kafka's property names and defaults. They come, each later source overriding
+the earlier, from the defaults, a Kafka-style `.properties` file, `ODRADEK_*` environment
+variables (`ODRADEK_LOG_DIRS` for `log.dirs`), and command-line overrides.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class ConfigError(ValueError):
+    """A setting that is unknown or holds a value of the wrong kind."""
+
+
+def _bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "yes"):
+        return True
+    if lowered in ("false", "0", "no"):
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    parse: Callable[[str], Any]
+    default: Any
+    doc: str
+
+
+_SETTINGS = [
+    Setting("node.id", int, 1, "The id of this broker in the cluster."),
+    Setting("cluster.id", str, "", "Cluster id; generated and kept in the data directory when empty."),
+    Setting("listeners", str, "PLAINTEXT://127.0.0.1:9092", "Comma-separated listener URLs to bind."),
+    Setting("advertised.listeners", str, "", "Listener URLs given to clients; defaults to `listeners`."),
+    Setting("log.dirs", str, "./data", "Where partition logs and coordinator state are kept."),
+    Setting("num.partitions", int, 1, "Partitions of an auto-created topic."),
+    Setting("default.replication.factor", int, 1, "Replication factor of an auto-created topic."),
+    Setting("auto.create.topics.enable", _bool, True, "Create unknown topics on Metadata or Produce."),
+    Setting("delete.topic.enable", _bool, True, "Allow DeleteTopics."),
+    Setting("socket.request.max.bytes", int, 104857600, "The largest request frame accepted."),
+    Setting("message.max.bytes", int, 1048588, "The largest record batch a topic accepts by default."),
+    Setting("queued.max.requests", int, 500, "Requests a connection may have in flight before reads pause."),
+    Setting("log.segment.bytes", int, 1073741824, "Default segment.bytes of topics."),
+    Setting("log.roll.ms", int, 604800000, "Default segment.ms of topics."),
+    Setting("log.retention.ms", int, 604800000, "Default retention.ms of topics."),
+    Setting("log.retention.bytes", int, -1, "Default retention.bytes of topics."),
+    Setting("log.retention.check.interval.ms", int, 300000, "How often retention is enforced."),
+    Setting("offsets.topic.num.partitions", int, 50, "Partitions of __consumer_offsets."),
+    Setting("offsets.retention.minutes", int, 10080, "How long offsets of an empty group are kept."),
+    Setting("transaction.state.log.num.partitions", int, 50, "Partitions of __transaction_state."),
+    Setting("transaction.max.timeout.ms", int, 900000, "The longest transaction timeout a producer may ask for."),
+    Setting("transactional.id.expiration.ms", int, 604800000, "How long an unused transactional id is kept."),
+    Setting("producer.id.expiration.ms", int, 86400000, "How long idle producer state is kept."),
+    Setting("group.initial.rebalance.delay.ms", int, 3000, "Wait for more members before the first rebalance."),
+    Setting("group.min.session.timeout.ms", int, 6000, "The shortest session timeout a member may ask for."),
+    Setting("group.max.session.timeout.ms", int, 1800000, "The longest session timeout a member may ask for."),
+    Setting("group.max.size", int, 2147483647, "The most members a classic group may have."),
+    Setting("log.format", str, "console", "Log lines as `console` (readable) or `json`."),
+    Setting("log.level", str, "info", "The lowest level logged."),
+]
+SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
+
+ENV_PREFIX = "ODRADEK_"
+
+
+@dataclass(frozen=True)
+class Listener:
+    name: str
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, url: str) -> Listener:
+        parts = urlsplit(url.strip())
+        if not parts.scheme or parts.port is None:
+            raise ConfigError(f"listener {url!r} is not of the form NAME://host:port")
+        return cls(parts.scheme.upper(), parts.hostname or "0.0.0.0", parts.port)
+
+
+def read_properties(path: Path) -> dict[str, str]:
+    """Reads a Java-style `.properties` file (`key=value` or `key: value`, `#`/`!` comments)."""
+    values: dict[str, str] = {}
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        sep = min((i for i in (line.find("="), line.find(":")) if i >= 0), default=-1)
+        if sep < 0:
+            raise ConfigError(f"{path}: cannot read line {raw!r}")
+        values[line[:sep].strip()] = line[sep + 1 :].strip()
+    return values
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, str]:
+    found = {}
+    for name in SETTINGS:
+        key = ENV_PREFIX + name.upper().replace(".", "_")
+        if key in environ:
+            found[name] = environ[key]
+    return found
+
+
+class Config:
+    """Typed access to every setting; unknown names are refused, not silently kept."""
+
+    def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
+        self._values: dict[str, Any] = {name: s.default for name, s in SETTINGS.items()}
+        for name, value in (overrides or {}).items():
+            self.set(name, value)
+        self.listeners = [Listener.parse(u) for u in self.get("listeners").split(",") if u.strip()]
+        if not self.listeners:
+            raise ConfigError("at least one listener is needed")
+        advertised = self.get("advertised.listeners")
+        self.advertised_listeners = (
+            [Listener.parse(u) for u in advertised.split(",") if u.strip()] if advertised else self.listeners
+        )
+
+    @classmethod
+    def load(
+        cls,
+        properties_file: Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        cli: Mapping[str, str] | None = None,
+    ) -> Config:
+        merged: dict[str, Any] = {}
+        if properties_file is not None:
+            merged.update(read_properties(properties_file))
+        merged.update(env_overrides(os.environ if environ is None else environ))
+        merged.update(cli or {})
+        return cls(merged)
+
+    def set(self, name: str, value: Any) -> None:
+        setting = SETTINGS.get(name)
+        if setting is None:
+            raise ConfigError(f"unknown setting {name!r}")
+        if isinstance(value, str):
+            try:
+                value = setting.parse(value)
+            except ValueError as exc:
+                raise ConfigError(f"{name}: {exc}") from None
+        self._values[name] = value
+
+    def get(self, name: str) -> Any:
+        return self._values[name]
+
+    def items(self) -> list[tuple[str, Any]]:
+        return sorted(self._values.items())
+
+    def is_default(self, name: str) -> bool:
+        return bool(self._values[name] == SETTINGS[name].default)
+
+    @property
+    def node_id(self) -> int:
+        return int(self.get("node.id"))
+
+    @property
+    def data_dir(self) -> Path:
+        return Path(self.get("log.dirs").split(",")[0])
+
+    @property
+    def max_frame_bytes(self) -> int:
+        return int(self.get("socket.request.max.bytes"))
+
+
+def load_or_create_cluster_id(config: Config) -> str:
+    """The cluster id survives restarts: it is kept beside the data it names."""
+    if config.get("cluster.id"):
+        return str(config.get("cluster.id"))
+    path = config.data_dir / "meta.properties"
+    if path.exists():
+        props = read_properties(path)
+        if props.get("cluster.id"):
+            return props["cluster.id"]
+    cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(f"version=1\ncluster.id={cluster_id}\nnode.id={config.node_id}\n")
+    os.replace(tmp, path)
+    return cluster_id

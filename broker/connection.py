@@ -1,0 +1,218 @@
+"""One client connection: frames in, handlers run, responses out strictly in request order.
+
+Requests on a connection may be pipelined. Each is handled as soon as it arrives (handlers
+do their order-sensitive work, such as appending to a log, before their first suspension,
+and tasks start in creation order), while responses wait for every earlier one. Reading
+pauses when too many requests are in flight or the peer stops reading our responses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import struct
+from collections import deque
+from typing import TYPE_CHECKING, cast
+
+from broker.context import ConnectionInfo, RequestContext
+from broker.logging import get_logger
+from protocol.apis import API_VERSIONS_KEY
+from protocol.codec import DecodeError, Reader, Writer
+from protocol.frames import FrameReader
+from protocol.message import Message
+from protocol.messages.api_versions_response import ApiVersion, ApiVersionsResponse
+from protocol.messages.request_header import RequestHeader
+from protocol.messages.response_header import ResponseHeader
+
+if TYPE_CHECKING:
+    from broker.services import Services
+
+log = get_logger("odradek.connection")
+
+_HEADER_PREFIX = struct.Struct(">hhi")
+_connection_ids = itertools.count(1)
+
+UNSUPPORTED_VERSION = 35
+
+
+class _Slot:
+    """A response position in the connection's queue."""
+
+    __slots__ = ("done", "payload")
+
+    def __init__(self) -> None:
+        self.done = False
+        self.payload: bytes | bytearray | None = None
+
+
+class KafkaConnection(asyncio.Protocol):
+    def __init__(self, services: Services, listener: str) -> None:
+        self.services = services
+        self.listener = listener
+        self.frames = FrameReader(services.config.max_frame_bytes)
+        self.max_in_flight = max(1, int(services.config.get("queued.max.requests")))
+        self.transport: asyncio.Transport | None = None
+        self.info: ConnectionInfo | None = None
+        self.pending: deque[_Slot] = deque()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.reading_paused = False
+        self.writing_paused = False
+        self.closing = False
+        self.draining = False
+
+    # -- asyncio.Protocol -----------------------------------------------------------------
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports implement asyncio.Transport without subclassing it.
+        self.transport = cast(asyncio.Transport, transport)
+        peer = transport.get_extra_info("peername")
+        peer_text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
+        self.services.connections.add(self)
+        log.info("connection opened", conn=self.info.connection_id, peer=peer_text, listener=self.listener)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closing = True
+        self.services.connections.discard(self)
+        for task in self.tasks:
+            task.cancel()
+        if self.info is not None:
+            log.info("connection closed", conn=self.info.connection_id, peer=self.info.peer, error=str(exc) if exc else None)
+
+    def pause_writing(self) -> None:
+        self.writing_paused = True
+        self._update_reading()
+
+    def resume_writing(self) -> None:
+        self.writing_paused = False
+        self._update_reading()
+
+    def data_received(self, data: bytes) -> None:
+        if self.closing:
+            return
+        try:
+            frames = self.frames.feed(data)
+        except DecodeError as exc:
+            self.close("bad frame", exc)
+            return
+        for frame in frames:
+            if self.closing:
+                return
+            self._dispatch(frame)
+        self._update_reading()
+
+    # -- requests -------------------------------------------------------------------------
+    def _dispatch(self, frame: bytes) -> None:
+        assert self.info is not None
+        if len(frame) < _HEADER_PREFIX.size:
+            self.close("request shorter than its header")
+            return
+        api_key, version, correlation_id = _HEADER_PREFIX.unpack_from(frame)
+        route = self.services.router.route(api_key)
+        if route is None:
+            self.close("unknown API key", api_key=api_key, api_version=version)
+            return
+        if not route.serves(version):
+            if api_key == API_VERSIONS_KEY:
+                # Unparsed, answered at v0 with the versions we do serve (KIP-511).
+                self._answer_unsupported_api_versions(correlation_id, route.min_version, route.max_version)
+            else:
+                self.close("unsupported version", api_key=api_key, api_version=version)
+            return
+        api = route.api
+        try:
+            reader = Reader(frame)
+            header = RequestHeader.read(reader, api.request_header_version(version))
+            request = api.request.read(reader, version)
+        except DecodeError as exc:
+            self.close("malformed request", exc, api_key=api_key, api_version=version)
+            return
+        ctx = RequestContext(self.services, self.info, api_key, version, correlation_id, header.client_id)
+        slot = _Slot()
+        self.pending.append(slot)
+        task = asyncio.get_running_loop().create_task(self._run(slot, ctx, request))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _run(self, slot: _Slot, ctx: RequestContext, request: Message) -> None:
+        route = self.services.router.routes[ctx.api_key]
+        try:
+            response = await route.handle(ctx, request)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("handler failed", conn=ctx.connection.connection_id, api=route.api.name, version=ctx.api_version)
+            self.close("handler failed", exc)
+            return
+        if response is not None:
+            slot.payload = self._encode_response(ctx, response)
+        slot.done = True
+        self._flush()
+
+    def _encode_response(self, ctx: RequestContext, response: Message) -> bytearray:
+        api = self.services.router.routes[ctx.api_key].api
+        w = Writer()
+        w.int32(0)  # size, filled in below
+        ResponseHeader(correlation_id=ctx.correlation_id).write(w, api.response_header_version(ctx.api_version))
+        response.write(w, ctx.api_version)
+        struct.pack_into(">i", w.buf, 0, len(w.buf) - 4)
+        return w.buf
+
+    def _answer_unsupported_api_versions(self, correlation_id: int, lo: int, hi: int) -> None:
+        body = ApiVersionsResponse(
+            error_code=UNSUPPORTED_VERSION, api_keys=[ApiVersion(API_VERSIONS_KEY, lo, hi)]
+        )
+        w = Writer()
+        w.int32(0)
+        ResponseHeader(correlation_id=correlation_id).write(w, 0)
+        body.write(w, 0)
+        struct.pack_into(">i", w.buf, 0, len(w.buf) - 4)
+        slot = _Slot()
+        slot.payload = w.buf
+        slot.done = True
+        self.pending.append(slot)
+        self._flush()
+
+    def _flush(self) -> None:
+        """Writes every finished response that has no unfinished one before it."""
+        if self.transport is None or self.closing:
+            return
+        pending = self.pending
+        while pending and pending[0].done:
+            slot = pending.popleft()
+            if slot.payload is not None:
+                self.transport.write(slot.payload)
+        self._update_reading()
+
+    def _update_reading(self) -> None:
+        if self.transport is None or self.closing or self.draining:
+            return
+        should_pause = self.writing_paused or len(self.pending) >= self.max_in_flight
+        if should_pause and not self.reading_paused:
+            self.transport.pause_reading()
+            self.reading_paused = True
+        elif not should_pause and self.reading_paused:
+            self.transport.resume_reading()
+            self.reading_paused = False
+
+    # -- closing --------------------------------------------------------------------------
+    def close(self, reason: str, exc: BaseException | None = None, **fields: object) -> None:
+        if self.closing:
+            return
+        self.closing = True
+        conn = self.info.connection_id if self.info else None
+        peer = self.info.peer if self.info else None
+        log.warning("closing connection", conn=conn, peer=peer, reason=reason, error=str(exc) if exc else None, **fields)
+        if self.transport is not None:
+            self.transport.close()
+
+    async def drain(self, timeout: float) -> None:
+        """Lets in-flight requests finish and their responses go out, for a graceful stop."""
+        self.draining = True
+        if self.transport is not None and not self.closing and not self.reading_paused:
+            self.transport.pause_reading()
+            self.reading_paused = True
+        if self.tasks:
+            await asyncio.wait(list(self.tasks), timeout=timeout)
+        self._flush()
+        if self.transport is not None:
+            self.transport.close()

@@ -1,0 +1,31 @@
+"""What a handler knows about the request it serves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from broker.services import Services
+
+
+@dataclass
+class ConnectionInfo:
+    """One client connection, shared by every request on it."""
+
+    connection_id: str
+    peer: str
+    listener: str
+    principal: str = "User:ANONYMOUS"
+    authenticated: bool = True
+    attributes: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass
+class RequestContext:
+    services: Services
+    connection: ConnectionInfo
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None

@@ -1,0 +1,35 @@
+"""Everything a handler may use, built once per broker process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from broker.config import Config, Listener
+from broker.router import Router
+from storage.clock import Clock
+
+if TYPE_CHECKING:
+    from broker.connection import KafkaConnection
+
+
+@dataclass
+class Services:
+    config: Config
+    clock: Clock
+    cluster_id: str
+    router: Router
+    storage: Any = None
+    connections: set[KafkaConnection] = field(default_factory=set)
+
+    @property
+    def node_id(self) -> int:
+        return self.config.node_id
+
+    def advertised_listener(self, listener_name: str) -> Listener:
+        """The address clients on a listener are told to use: the advertised listener of the
+        same name, or else the first one."""
+        for adv in self.config.advertised_listeners:
+            if adv.name == listener_name:
+                return adv
+        return self.config.advertised_listeners[0]

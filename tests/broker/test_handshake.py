@@ -1,0 +1,125 @@
+"""Stock clients complete the ApiVersions/Metadata handshake with the real broker process."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiokafka.admin import AIOKafkaAdminClient
+from confluent_kafka.admin import AdminClient
+from kafka import KafkaAdminClient
+
+from broker_process import BrokerProcess
+from kafka_wire import WireClient
+from protocol.messages import API_SPECS
+from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.metadata_request import MetadataRequest
+from protocol.messages.metadata_response import MetadataResponse
+
+
+async def test_aiokafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=fresh_broker.bootstrap)
+    await admin.start()
+    try:
+        assert await admin.list_topics() == []
+        cluster = await admin.describe_cluster()
+        assert [b["node_id"] for b in cluster["brokers"]] == [1]
+        assert cluster["controller_id"] == 1
+    finally:
+        await admin.close()
+
+
+def test_kafka_python_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=fresh_broker.bootstrap)
+    try:
+        assert admin.list_topics() == []
+    finally:
+        admin.close()
+
+
+def test_confluent_kafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
+    admin = AdminClient({"bootstrap.servers": fresh_broker.bootstrap})
+    metadata = admin.list_topics(timeout=10)
+    assert metadata.topics == {}
+    assert list(metadata.brokers) == [1]
+    assert metadata.brokers[1].host == "127.0.0.1"
+    assert metadata.brokers[1].port == fresh_broker.port
+
+
+def test_api_versions_lists_every_served_api_at_every_version(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as client:
+        for version in range(0, 5):
+            body = ApiVersionsRequest(client_software_name="odradek-tests", client_software_version="1.0")
+            response = client.call(18, version, body)
+            assert isinstance(response, ApiVersionsResponse)
+            assert response.error_code == 0
+            served = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
+            assert served[18] == (0, 4)
+            assert served[3] == (0, 13)
+            assert set(served) <= set(API_SPECS)
+
+
+def test_api_versions_v3_rejects_an_invalid_software_name(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as client:
+        body = ApiVersionsRequest(client_software_name="bad name!", client_software_version="1.0")
+        response = client.call(18, 3, body)
+        assert isinstance(response, ApiVersionsResponse)
+        assert response.error_code == 42  # INVALID_REQUEST
+
+
+def test_metadata_v0_to_latest_describe_this_broker(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as client:
+        for version in range(0, 14):
+            request = MetadataRequest(topics=[] if version == 0 else None)
+            response = client.call(3, version, request)
+            assert isinstance(response, MetadataResponse)
+            assert [(b.node_id, b.host, b.port) for b in response.brokers] == [(1, "127.0.0.1", broker.port)]
+            if version >= 2:
+                assert response.cluster_id
+            if version >= 1:
+                assert response.controller_id == 1
+
+
+def test_cluster_id_survives_a_restart(fresh_broker: BrokerProcess) -> None:
+    def cluster_id() -> str | None:
+        with WireClient(fresh_broker.bootstrap) as client:
+            response = client.call(3, 12, MetadataRequest(topics=None))
+            assert isinstance(response, MetadataResponse)
+            return response.cluster_id
+
+    before = cluster_id()
+    fresh_broker.restart()
+    assert cluster_id() == before
+
+
+async def test_pipelined_requests_are_answered_in_order(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as client:
+        sent = []
+        for i in range(200):
+            api, version, body = (
+                (18, 2, ApiVersionsRequest()) if i % 2 else (3, 9, MetadataRequest(topics=None))
+            )
+            sent.append((client.send(api, version, body), api, version))
+        for cid, api, version in sent:
+            got, response = client.recv(api, version)
+            assert got == cid
+            assert response.API_KEY == api
+
+
+def test_sigterm_stops_the_broker_cleanly(fresh_broker: BrokerProcess) -> None:
+    assert fresh_broker.stop() == 0
+    assert "broker stopped" in fresh_broker.log()
+
+
+async def test_many_connections_at_once(broker: BrokerProcess) -> None:
+    async def one() -> int:
+        reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
+        from kafka_wire import encode_request
+
+        writer.write(encode_request(18, 0, ApiVersionsRequest(), 7))
+        size = int.from_bytes(await reader.readexactly(4), "big")
+        body = await reader.readexactly(size)
+        writer.close()
+        return int.from_bytes(body[:4], "big")
+
+    assert await asyncio.gather(*(one() for _ in range(100))) == [7] * 100
