@@ -1,0 +1,181 @@
+"""The storage engine interface the broker and coordinators program against.
+
+Deliberately narrow and async so other engines (tiered, replicated) can sit behind it.
+`FileStorage` (storage.file_storage) and `MemoryStorage` (storage.memory) implement it
+and are run through the same contract tests.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .topic_config import ConfigEntry, TopicConfig
+
+# ListOffsets special timestamps.
+LATEST_TIMESTAMP = -1
+EARLIEST_TIMESTAMP = -2
+MAX_TIMESTAMP = -3
+EARLIEST_LOCAL_TIMESTAMP = -4
+
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
+
+
+class AppendOrigin(Enum):
+    CLIENT = "client"  # produce requests: control batches rejected
+    COORDINATOR = "coordinator"  # group/transaction coordinators: may write control batches
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    base_offset: int
+    last_offset: int
+    log_append_time: int  # -1 unless the topic uses LogAppendTime
+    log_start_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    records: bytes  # whole raw batches, possibly empty
+    high_watermark: int
+    last_stable_offset: int
+    log_start_offset: int
+    log_end_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class AbortedTransaction:
+    producer_id: int
+    first_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetAndTimestamp:
+    offset: int
+    timestamp: int  # -1 for the earliest/latest lookups
+
+
+@dataclass(frozen=True, slots=True)
+class TopicInfo:
+    name: str
+    topic_id: uuid.UUID
+    num_partitions: int
+    config: TopicConfig
+    internal: bool = False
+
+
+class PartitionLog(Protocol):
+    """One partition's log."""
+
+    @property
+    def topic(self) -> str: ...
+
+    @property
+    def partition(self) -> int: ...
+
+    @property
+    def log_start_offset(self) -> int: ...
+
+    @property
+    def log_end_offset(self) -> int: ...
+
+    @property
+    def high_watermark(self) -> int: ...
+
+    @property
+    def last_stable_offset(self) -> int: ...
+
+    @property
+    def size_bytes(self) -> int: ...
+
+    async def append(
+        self,
+        records: bytes | bytearray,
+        *,
+        durable: bool = False,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+        leader_epoch: int = 0,
+    ) -> AppendResult:
+        """Validate (header + CRC only), assign offsets and write one batch. With
+        durable=True (acks=all) return only after an fsync covering it."""
+        ...
+
+    async def read(
+        self,
+        fetch_offset: int,
+        max_bytes: int,
+        *,
+        min_one_batch: bool = True,
+        upper_bound: int | None = None,
+    ) -> ReadResult:
+        """Raw whole batches starting with the one holding `fetch_offset`, below
+        `upper_bound` (default: high watermark). OffsetOutOfRangeError outside
+        [log_start_offset, log_end_offset]."""
+        ...
+
+    def aborted_transactions(self, start_offset: int, end_offset: int) -> list[AbortedTransaction]: ...
+
+    async def list_offset(self, timestamp: int, *, isolation_level: int = READ_UNCOMMITTED) -> OffsetAndTimestamp | None:
+        """ListOffsets: -2 earliest, -1 latest, -3 max timestamp, else the first offset
+        whose timestamp >= `timestamp`; None when no such record exists."""
+        ...
+
+    async def delete_records_before(self, offset: int) -> int:
+        """DeleteRecords: advance the log start offset (-1 = high watermark); returns it."""
+        ...
+
+    def segment_base_offsets(self) -> list[int]: ...
+
+
+class StorageEngine(Protocol):
+    async def create_topic(
+        self,
+        name: str,
+        num_partitions: int,
+        configs: Mapping[str, str | None] | None = None,
+        *,
+        topic_id: uuid.UUID | None = None,
+        validate_only: bool = False,
+    ) -> TopicInfo: ...
+
+    async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo: ...
+
+    async def create_partitions(self, name: str, total_count: int, *, validate_only: bool = False) -> TopicInfo: ...
+
+    async def alter_topic_configs(
+        self,
+        name: str,
+        changes: Mapping[str, str | None],
+        *,
+        replace: bool = False,
+        validate_only: bool = False,
+    ) -> TopicInfo: ...
+
+    def list_topics(self) -> list[TopicInfo]: ...
+
+    def describe_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo: ...
+
+    def describe_configs(self, name: str, names: list[str] | None = None) -> list[ConfigEntry]: ...
+
+    def log(self, topic: str, partition: int) -> PartitionLog: ...
+
+    async def sync(self) -> None:
+        """Make every append so far durable (group-committed with concurrent callers)."""
+        ...
+
+    async def enforce_retention(self) -> int:
+        """Delete segments past retention.ms / retention.bytes; returns segments deleted."""
+        ...
+
+    async def checkpoint(self) -> None:
+        """Flush everything and persist recovery points (call periodically)."""
+        ...
+
+    async def close(self) -> None:
+        """Clean shutdown: flush, write index tails, mark the shutdown clean."""
+        ...

@@ -1,0 +1,79 @@
+"""Storage exceptions. Every member carries the Kafka error code the broker answers with.
+
+The record-validation errors also subclass their `protocol.record_batch` counterparts,
+so a caller may catch either family.
+"""
+
+from __future__ import annotations
+
+from protocol import record_batch as rb
+
+
+class StorageError(Exception):
+    error_code: int = 56  # KAFKA_STORAGE_ERROR unless a subclass says otherwise
+
+
+class OffsetOutOfRangeError(StorageError):
+    error_code = 1
+
+
+class CorruptRecordError(StorageError, rb.CorruptRecordError):
+    error_code = 2
+
+
+class UnknownTopicOrPartitionError(StorageError):
+    error_code = 3
+
+
+class MessageTooLargeError(StorageError, rb.MessageTooLargeError):
+    error_code = 10
+
+
+class InvalidTopicError(StorageError):
+    error_code = 17
+
+
+class RecordListTooLargeError(StorageError):
+    error_code = 18
+
+
+class TopicAlreadyExistsError(StorageError):
+    error_code = 36
+
+
+class InvalidPartitionsError(StorageError):
+    error_code = 37
+
+
+class ConfigError(StorageError):
+    """INVALID_CONFIG: unknown topic config name or a value that fails validation."""
+
+    error_code = 40
+
+
+class InvalidTimestampError(StorageError):
+    error_code = 32
+
+
+class InvalidRecordError(StorageError, rb.InvalidRecordError):
+    error_code = 87
+
+
+class KafkaStorageError(StorageError):
+    """The log directory failed (I/O error, fsync failure)."""
+
+    error_code = 56
+
+
+_FROM_BATCH_ERROR: dict[type[rb.RecordBatchError], type[StorageError]] = {
+    rb.CorruptRecordError: CorruptRecordError,
+    rb.InvalidRecordError: InvalidRecordError,
+    rb.MessageTooLargeError: MessageTooLargeError,
+}
+
+
+def from_batch_error(exc: rb.RecordBatchError) -> StorageError:
+    """Translate a record_batch validation error into the storage family."""
+    if isinstance(exc, StorageError):
+        return exc
+    return _FROM_BATCH_ERROR.get(type(exc), CorruptRecordError)(str(exc))

@@ -1,0 +1,210 @@
+"""FileStorage: the disk engine.
+
+Layout under the log directory:
+
+    topics.json                     the topic catalog (atomic replace)
+    .clean_shutdown                 present only between a clean close and the next open
+    <topic>-<partition>/
+        partition.metadata          topic id, so a recreated topic never adopts old data
+        log-start-offset            checkpoint of DeleteRecords / retention
+        recovery-point              offset below which everything was fsynced
+        00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import uuid
+from collections.abc import Mapping
+
+from .catalog import load_catalog, save_catalog
+from .clock import Clock
+from .engine import TopicInfo
+from .errors import KafkaStorageError
+from .files import DirectorySync, sync_directory, write_atomically
+from .log import Log
+from .log_loader import (
+    LOG_START_OFFSET_FILE,
+    PARTITION_METADATA_FILE,
+    RECOVERY_POINT_FILE,
+    RecoveryReport,
+    load_segments,
+    read_offset_file,
+)
+from .log_manager import LogManager
+from .segment import LogSegment
+from .topic_config import TopicConfig
+
+CLEAN_SHUTDOWN_FILE = ".clean_shutdown"
+LOCK_FILE = ".lock"
+
+
+def partition_dir_name(topic: str, partition: int) -> str:
+    return f"{topic}-{partition}"
+
+
+class _FilePersistence:
+    def __init__(self, storage: FileStorage, directory: str) -> None:
+        self._storage = storage
+        self.directory = directory
+        self._dir_sync = DirectorySync(directory)
+
+    def new_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
+        return LogSegment.open_file(
+            self.directory,
+            base_offset,
+            index_interval_bytes=config.index_interval_bytes,
+            index_max_bytes=config.segment_index_bytes,
+            now_ms=self._storage.clock.now_ms(),
+        )
+
+    def segment_created(self, segment: LogSegment) -> None:
+        # The next group commit also makes the new file's directory entry durable.
+        self._storage.flusher.mark_dirty(self._dir_sync)
+
+    def save_log_start_offset(self, offset: int) -> None:
+        write_atomically(os.path.join(self.directory, LOG_START_OFFSET_FILE), str(offset).encode())
+
+
+class FileStorage(LogManager):
+    def __init__(
+        self,
+        log_dir: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        broker_defaults: Mapping[str, str] | None = None,
+        segment_bytes_override: int | None = None,
+    ) -> None:
+        super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override)
+        self.log_dir = os.fspath(log_dir)
+        self.clean_start = False
+        self.recovery: dict[tuple[str, int], RecoveryReport] = {}
+
+    @classmethod
+    async def open(
+        cls,
+        log_dir: str | os.PathLike[str],
+        *,
+        clock: Clock | None = None,
+        broker_defaults: Mapping[str, str] | None = None,
+        segment_bytes_override: int | None = None,
+    ) -> FileStorage:
+        """Load the catalog and every partition (recovering after an unclean shutdown)."""
+        storage = cls(log_dir, clock=clock, broker_defaults=broker_defaults,
+                      segment_bytes_override=segment_bytes_override)
+        await asyncio.to_thread(storage._load)
+        return storage
+
+    def _load(self) -> None:
+        os.makedirs(self.log_dir, exist_ok=True)
+        marker = os.path.join(self.log_dir, CLEAN_SHUTDOWN_FILE)
+        self.clean_start = os.path.exists(marker)
+        if self.clean_start:
+            # Gone from now on: a crash after this point must trigger recovery.
+            os.unlink(marker)
+            sync_directory(self.log_dir)
+        for record in load_catalog(self.log_dir).values():
+            info = self._install(record)
+            for p in range(info.num_partitions):
+                self._logs[(info.name, p)] = self._open_log(info, p)
+
+    # --- hooks ------------------------------------------------------------------------
+
+    async def _persist_catalog(self) -> None:
+        records = dict(self._records)
+        try:
+            await asyncio.to_thread(save_catalog, self.log_dir, records)
+        except OSError as exc:
+            raise KafkaStorageError(f"cannot write topic catalog: {exc}") from exc
+
+    def _open_log(self, info: TopicInfo, partition: int) -> Log:
+        directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
+        meta_path = os.path.join(directory, PARTITION_METADATA_FILE)
+        if os.path.isdir(directory) and _read_topic_id(meta_path) != info.topic_id:
+            # Leftover of a deleted topic with the same name (crash mid-delete).
+            shutil.rmtree(directory)
+        if not os.path.isdir(directory):
+            os.makedirs(directory)
+            write_atomically(meta_path, f"version: 0\ntopic_id: {info.topic_id}\n".encode())
+            sync_directory(self.log_dir)
+        log_start = read_offset_file(directory, LOG_START_OFFSET_FILE) or 0
+        segments, report = load_segments(
+            directory, info.config, clean=self.clean_start, now_ms=self.clock.now_ms(), log_start_offset=log_start
+        )
+        self.recovery[(info.name, partition)] = report
+        return Log(
+            info.name,
+            partition,
+            info.config,
+            segments,
+            clock=self.clock,
+            flusher=self.flusher,
+            persistence=_FilePersistence(self, directory),
+            log_start_offset=log_start,
+            segment_bytes_override=self.segment_bytes_override,
+        )
+
+    async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
+        directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
+        if log is not None:
+            log.close()
+        if not os.path.isdir(directory):
+            return
+        # Rename first so a recreated topic never sees this data, then delete.
+        doomed = f"{directory}.{uuid.uuid4().hex}-delete"
+        os.rename(directory, doomed)
+        await asyncio.to_thread(shutil.rmtree, doomed, True)
+
+    # --- durability, checkpoints, shutdown --------------------------------------------
+
+    def _checkpoint_sync(self, logs: list[tuple[Log, int]]) -> None:
+        for log, end_offset in logs:
+            if log.closed:
+                continue
+            log.sync_all()
+            persistence = log._persistence
+            assert isinstance(persistence, _FilePersistence)
+            write_atomically(os.path.join(persistence.directory, RECOVERY_POINT_FILE), str(end_offset).encode())
+
+    async def checkpoint(self) -> None:
+        """fsync every log and record recovery points, so a crash recovers only newer data."""
+        self._check_open()
+        snapshot = [(log, log.log_end_offset) for log in self.logs()]
+        await asyncio.to_thread(self._checkpoint_sync, snapshot)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        await self.flusher.close()
+        for log in self.logs():
+            log.active_segment.on_become_inactive()
+        snapshot = [(log, log.log_end_offset) for log in self.logs()]
+        await asyncio.to_thread(self._checkpoint_sync, snapshot)
+        self._closed = True
+        for log in self.logs():
+            log.close()
+        write_atomically(os.path.join(self.log_dir, CLEAN_SHUTDOWN_FILE), b"")
+
+    async def abort(self) -> None:
+        """Drop everything without a clean-shutdown marker (tests simulate crashes)."""
+        self._closed = True
+        for log in self.logs():
+            log.closed = True
+            for segment in log.segments:
+                with contextlib.suppress(OSError):
+                    segment.close()
+
+
+def _read_topic_id(path: str) -> uuid.UUID | None:
+    try:
+        with open(path) as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.strip() == "topic_id":
+                    return uuid.UUID(value.strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    return None

@@ -1,0 +1,156 @@
+"""Byte stores behind a segment: a real file (pread/pwrite on an fd) or a bytearray.
+
+The segment and index code only sees this small interface, so the memory engine runs
+the exact same log logic as the disk engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from typing import Protocol
+
+
+class ByteStore(Protocol):
+    @property
+    def size(self) -> int: ...
+
+    def append(self, data: bytes | bytearray | memoryview) -> None: ...
+
+    def read(self, position: int, length: int) -> bytes: ...
+
+    def truncate(self, size: int) -> None: ...
+
+    def sync(self) -> None:
+        """Make appended bytes durable; may run in a worker thread."""
+        ...
+
+    def close(self) -> None: ...
+
+    def delete(self) -> None: ...
+
+
+class FileStore:
+    """An append-only file. Appends use pwrite at the tracked end, reads use pread, so no
+    shared file position is involved and reads never copy more than asked for."""
+
+    __slots__ = ("_closed", "_fd", "_size", "path")
+
+    def __init__(self, path: str, *, create: bool = True) -> None:
+        flags = os.O_RDWR | (os.O_CREAT if create else 0)
+        self.path = path
+        self._fd = os.open(path, flags, 0o644)
+        self._size = os.fstat(self._fd).st_size
+        self._closed = False
+
+    @property
+    def size(self) -> int:
+        return self._size
+
+    def append(self, data: bytes | bytearray | memoryview) -> None:
+        view = memoryview(data)
+        written = 0
+        try:
+            while written < len(view):
+                written += os.pwrite(self._fd, view[written:], self._size + written)
+        except OSError:
+            # Never leave a half-written batch behind the tracked end.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, self._size)
+            raise
+        self._size += written
+
+    def read(self, position: int, length: int) -> bytes:
+        length = max(0, min(length, self._size - position))
+        return os.pread(self._fd, length, position) if length else b""
+
+    def truncate(self, size: int) -> None:
+        os.ftruncate(self._fd, size)
+        self._size = size
+
+    def sync(self) -> None:
+        if self._closed:
+            return
+        try:
+            os.fsync(self._fd)
+        except OSError:
+            if self._closed:  # closed by the event loop while we were syncing
+                return
+            raise
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self._fd)
+
+    def delete(self) -> None:
+        self.close()
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
+
+
+class MemoryStore:
+    __slots__ = ("_buf", "path")
+
+    def __init__(self, path: str = "") -> None:
+        self.path = path
+        self._buf = bytearray()
+
+    @property
+    def size(self) -> int:
+        return len(self._buf)
+
+    def append(self, data: bytes | bytearray | memoryview) -> None:
+        self._buf += data
+
+    def read(self, position: int, length: int) -> bytes:
+        return bytes(self._buf[position : position + length])
+
+    def truncate(self, size: int) -> None:
+        del self._buf[size:]
+
+    def sync(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def delete(self) -> None:
+        self._buf = bytearray()
+
+
+def sync_directory(path: str) -> None:
+    """fsync a directory so file creations/renames/unlinks in it are durable."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """write temp + fsync + rename + fsync dir: the file is either old or new, never torn."""
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    sync_directory(os.path.dirname(path) or ".")
+
+
+class DirectorySync:
+    """A flusher entry that fsyncs a directory (after a segment file is created)."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def sync(self) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            sync_directory(self.path)

@@ -1,0 +1,400 @@
+"""A partition's log: an ordered list of segments, offsets, rolling, reads, retention.
+
+Shared by both engines; what differs (files vs. bytearrays, checkpoints) is injected as
+a segment factory and a `LogPersistence`.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from typing import Protocol
+
+from protocol import record_batch as rb
+from protocol.record_batch import BatchHeader
+
+from .clock import Clock
+from .engine import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    READ_COMMITTED,
+    AbortedTransaction,
+    AppendOrigin,
+    AppendResult,
+    OffsetAndTimestamp,
+    ReadResult,
+)
+from .errors import (
+    InvalidRecordError,
+    InvalidTimestampError,
+    KafkaStorageError,
+    OffsetOutOfRangeError,
+    from_batch_error,
+)
+from .flusher import GroupCommitFlusher
+from .producer_state import NoProducerState, ProducerStateHook
+from .segment import LogSegment
+from .topic_config import TopicConfig
+
+INT32_MAX = 2**31 - 1
+
+class LogPersistence(Protocol):
+    """Engine-specific side effects of log changes."""
+
+    def new_segment(self, base_offset: int, config: TopicConfig) -> LogSegment: ...
+
+    def segment_created(self, segment: LogSegment) -> None:
+        """A segment file appeared: its directory entry must reach disk too."""
+        ...
+
+    def save_log_start_offset(self, offset: int) -> None: ...
+
+
+class Log:
+    def __init__(
+        self,
+        topic: str,
+        partition: int,
+        config: TopicConfig,
+        segments: list[LogSegment],
+        *,
+        clock: Clock,
+        flusher: GroupCommitFlusher,
+        persistence: LogPersistence,
+        log_start_offset: int = 0,
+        producer_state: ProducerStateHook | None = None,
+        segment_bytes_override: int | None = None,
+    ) -> None:
+        assert segments, "a log always has an active segment"
+        self._topic = topic
+        self._partition = partition
+        self.config = config
+        self._segments = segments
+        self._bases = [s.base_offset for s in segments]
+        self._clock = clock
+        self._flusher = flusher
+        self._persistence = persistence
+        self._producer_state: ProducerStateHook = producer_state or NoProducerState()
+        self._segment_bytes_override = segment_bytes_override
+        self._next_offset = segments[-1].next_offset
+        self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
+        # Single broker: a write is as replicated as it will ever be once it is in the log.
+        self._high_watermark = self._next_offset
+        self.closed = False
+
+    # --- offsets ----------------------------------------------------------------------
+
+    @property
+    def topic(self) -> str:
+        return self._topic
+
+    @property
+    def partition(self) -> int:
+        return self._partition
+
+    @property
+    def log_start_offset(self) -> int:
+        return self._log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        return self._next_offset
+
+    @property
+    def high_watermark(self) -> int:
+        return self._high_watermark
+
+    @property
+    def last_stable_offset(self) -> int:
+        unstable = self._producer_state.first_unstable_offset()
+        return self._high_watermark if unstable is None else min(unstable, self._high_watermark)
+
+    @property
+    def size_bytes(self) -> int:
+        return sum(s.size for s in self._segments)
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        return self._segments
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._segments[-1]
+
+    def segment_base_offsets(self) -> list[int]:
+        return list(self._bases)
+
+    @property
+    def _segment_bytes(self) -> int:
+        return self._segment_bytes_override or self.config.segment_bytes
+
+    # --- append -----------------------------------------------------------------------
+
+    async def append(
+        self,
+        records: bytes | bytearray,
+        *,
+        durable: bool = False,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+        leader_epoch: int = 0,
+    ) -> AppendResult:
+        result = self.append_nowait(records, origin=origin, leader_epoch=leader_epoch)
+        if durable:
+            await self._flusher.sync()
+        return result
+
+    def append_nowait(
+        self, records: bytes | bytearray, *, origin: AppendOrigin = AppendOrigin.CLIENT, leader_epoch: int = 0
+    ) -> AppendResult:
+        """The synchronous part of append: validate, assign offsets, write (no fsync)."""
+        if self.closed:
+            raise KafkaStorageError(f"log {self._topic}-{self._partition} is closed")
+        config = self.config
+        try:
+            header = rb.validate_produce_records(
+                records,
+                max_message_bytes=config.max_message_bytes,
+                allow_control=origin is not AppendOrigin.CLIENT,
+            )
+        except rb.RecordBatchError as exc:
+            raise from_batch_error(exc) from exc
+        now = self._clock.now_ms()
+        log_append_time = now if config.log_append_time else None
+        if log_append_time is None and not header.is_control:
+            self._check_timestamps(header, now)
+        duplicate = self._producer_state.before_append(header, origin)
+        if duplicate is not None:
+            return duplicate
+        base_offset = self._next_offset
+        if header.last_offset_delta > INT32_MAX - 1:
+            raise InvalidRecordError("batch offset delta too large")
+        buf = bytearray(records)
+        rb.assign_offsets(buf, base_offset, partition_leader_epoch=leader_epoch, log_append_time=log_append_time)
+        header = BatchHeader.parse(buf)
+        segment = self._maybe_roll(header, now)
+        try:
+            segment.append(header, buf)
+        except OSError as exc:
+            raise KafkaStorageError(f"write to {self._topic}-{self._partition} failed: {exc}") from exc
+        self._flusher.mark_dirty(segment.store)
+        self._next_offset = header.next_offset
+        self._high_watermark = self._next_offset
+        self._producer_state.after_append(header, origin)
+        return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
+                            self._log_start_offset)
+
+    def _check_timestamps(self, header: BatchHeader, now: int) -> None:
+        # Header-only approximation of Kafka's per-record check: the first record's
+        # timestamp and the batch maximum bound the batch in practice.
+        before = int(self.config.get("message.timestamp.before.max.ms"))
+        after = int(self.config.get("message.timestamp.after.max.ms"))
+        if header.base_timestamp < now - before or header.max_timestamp > now + after:
+            raise InvalidTimestampError(
+                f"timestamps [{header.base_timestamp}, {header.max_timestamp}] outside the allowed range of {now}"
+            )
+
+    def _maybe_roll(self, header: BatchHeader, now: int) -> LogSegment:
+        segment = self._segments[-1]
+        if segment.is_empty:
+            segment.roll_base_ms = now
+            return segment
+        if (
+            segment.size + header.size > self._segment_bytes
+            or now - segment.roll_base_ms >= self.config.segment_ms
+            or segment.is_index_full
+            or header.last_offset - segment.base_offset > INT32_MAX
+        ):
+            return self.roll(now)
+        return segment
+
+    def roll(self, now: int | None = None) -> LogSegment:
+        """Close the active segment for appends and start a new one at the log end."""
+        active = self._segments[-1]
+        if active.is_empty:
+            return active
+        active.on_become_inactive()
+        segment = self._persistence.new_segment(self._next_offset, self.config)
+        segment.roll_base_ms = self._clock.now_ms() if now is None else now
+        self._segments.append(segment)
+        self._bases.append(segment.base_offset)
+        self._persistence.segment_created(segment)
+        return segment
+
+    # --- reads ------------------------------------------------------------------------
+
+    async def read(
+        self,
+        fetch_offset: int,
+        max_bytes: int,
+        *,
+        min_one_batch: bool = True,
+        upper_bound: int | None = None,
+    ) -> ReadResult:
+        return self.read_now(fetch_offset, max_bytes, min_one_batch=min_one_batch, upper_bound=upper_bound)
+
+    def read_now(
+        self, fetch_offset: int, max_bytes: int, *, min_one_batch: bool = True, upper_bound: int | None = None
+    ) -> ReadResult:
+        hw = self._high_watermark
+        start = self._log_start_offset
+        end = self._next_offset
+        lso = self.last_stable_offset
+
+        def result(data: bytes) -> ReadResult:
+            return ReadResult(data, hw, lso, start, end)
+
+        if fetch_offset < start or fetch_offset > end:
+            raise OffsetOutOfRangeError(
+                f"offset {fetch_offset} outside [{start}, {end}] of {self._topic}-{self._partition}"
+            )
+        bound = hw if upper_bound is None else min(upper_bound, end)
+        if fetch_offset >= bound:
+            return result(b"")
+        index = max(0, bisect.bisect_right(self._bases, fetch_offset) - 1)
+        for segment in self._segments[index:]:
+            found = segment.find_batch(fetch_offset)
+            if found is None:
+                continue  # offset is past this segment's data (compaction gap): next one
+            position, header = found
+            if header.base_offset >= bound:
+                return result(b"")
+            # Like Kafka, one fetch is served from a single segment.
+            return result(segment.read(position, max_bytes, bound, min_one_batch))
+        return result(b"")
+
+    def aborted_transactions(self, start_offset: int, end_offset: int) -> list[AbortedTransaction]:
+        return self._producer_state.aborted_transactions(start_offset, end_offset)
+
+    # --- list offsets -----------------------------------------------------------------
+
+    async def list_offset(self, timestamp: int, *, isolation_level: int = 0) -> OffsetAndTimestamp | None:
+        if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+            return OffsetAndTimestamp(self._log_start_offset, -1)
+        if timestamp == LATEST_TIMESTAMP:
+            latest = self.last_stable_offset if isolation_level == READ_COMMITTED else self._high_watermark
+            return OffsetAndTimestamp(latest, -1)
+        if timestamp == MAX_TIMESTAMP:
+            return self._max_timestamp_offset()
+        if timestamp < 0:
+            return None
+        return self._offset_for_timestamp(timestamp)
+
+    def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
+        best: LogSegment | None = None
+        for segment in self._segments:
+            if segment.max_timestamp >= 0 and (best is None or segment.max_timestamp > best.max_timestamp):
+                best = segment
+        if best is None:
+            return None
+        found = best.find_batch(best.offset_of_max_timestamp)
+        if found is None:
+            return None
+        position, header = found
+        batch = rb.decode_batch(best.store.read(position, header.size))
+        for record in batch.records:
+            if record.timestamp == header.max_timestamp and record.offset >= self._log_start_offset:
+                return OffsetAndTimestamp(record.offset, record.timestamp)
+        return OffsetAndTimestamp(header.last_offset, header.max_timestamp)
+
+    def _offset_for_timestamp(self, target: int) -> OffsetAndTimestamp | None:
+        start = self._log_start_offset
+        first = max(0, bisect.bisect_right(self._bases, start) - 1)
+        for segment in self._segments[first:]:
+            if segment.max_timestamp < target:
+                continue
+            # The time index gets us close; then walk headers and decode only candidates.
+            from_offset = max(segment.time_index.lookup_before(target), start)
+            _, position = segment.offset_index.lookup(from_offset)
+            for pos, header in segment.iter_headers(position):
+                if header.max_timestamp < target or header.last_offset < start:
+                    continue
+                batch = rb.decode_batch(segment.store.read(pos, header.size))
+                for record in batch.records:
+                    if record.timestamp >= target and record.offset >= start:
+                        return OffsetAndTimestamp(record.offset, record.timestamp)
+        return None
+
+    # --- log start, retention ---------------------------------------------------------
+
+    async def delete_records_before(self, offset: int) -> int:
+        if offset == -1:
+            offset = self._high_watermark
+        if offset < 0 or offset > self._high_watermark:
+            raise OffsetOutOfRangeError(
+                f"cannot delete before {offset}: high watermark of {self._topic}-{self._partition} is "
+                f"{self._high_watermark}"
+            )
+        if offset > self._log_start_offset:
+            self._log_start_offset = offset
+            self._persistence.save_log_start_offset(offset)
+            self._delete_leading(lambda seg, nxt: nxt is not None and nxt <= self._log_start_offset)
+            self._producer_state.truncate(self._log_start_offset, self._next_offset)
+        return self._log_start_offset
+
+    def enforce_retention(self) -> int:
+        """Delete old segments by retention.ms / retention.bytes (never the active one)."""
+        config = self.config
+        if not config.delete:
+            return 0
+        deleted = 0
+        retention_ms = config.retention_ms
+        if retention_ms >= 0:
+            now = self._clock.now_ms()
+            deleted += self._delete_leading(lambda seg, _nxt: now - seg.max_timestamp > retention_ms)
+        retention_bytes = config.retention_bytes
+        if retention_bytes >= 0:
+            excess = self.size_bytes - retention_bytes
+
+            def over_size(seg: LogSegment, _nxt: int | None) -> bool:
+                nonlocal excess
+                if excess - seg.size >= 0:
+                    excess -= seg.size
+                    return True
+                return False
+
+            deleted += self._delete_leading(over_size)
+        return deleted
+
+    def _delete_leading(self, predicate: Callable[[LogSegment, int | None], bool]) -> int:
+        """Delete segments from the oldest while `predicate(segment, next_base)` holds."""
+        deleted = 0
+        while len(self._segments) > 1:
+            segment = self._segments[0]
+            if not predicate(segment, self._bases[1]):
+                break
+            self._segments.pop(0)
+            self._bases.pop(0)
+            self._flusher.discard(segment.store)
+            segment.delete()
+            deleted += 1
+        if deleted:
+            new_start = self._segments[0].base_offset
+            if new_start > self._log_start_offset:
+                self._log_start_offset = new_start
+                self._persistence.save_log_start_offset(new_start)
+                self._producer_state.truncate(self._log_start_offset, self._next_offset)
+        return deleted
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def sync_all(self) -> None:
+        """fsync every segment and index file (runs in a worker thread)."""
+        for segment in list(self._segments):
+            segment.sync()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self._segments[-1].on_become_inactive()
+        for segment in self._segments:
+            self._flusher.discard(segment.store)
+            segment.close()
+
+    def delete(self) -> None:
+        self.closed = True
+        for segment in self._segments:
+            self._flusher.discard(segment.store)
+            segment.delete()

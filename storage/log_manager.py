@@ -1,0 +1,199 @@
+"""Engine-independent half of a storage engine: topic admin, log lookup, retention.
+
+Subclasses decide where the catalog and the partition data live.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+
+from .catalog import INTERNAL_TOPICS, TopicRecord, validate_topic_name
+from .clock import Clock, SystemClock
+from .engine import TopicInfo
+from .errors import (
+    InvalidPartitionsError,
+    KafkaStorageError,
+    TopicAlreadyExistsError,
+    UnknownTopicOrPartitionError,
+)
+from .flusher import GroupCommitFlusher
+from .log import Log
+from .topic_config import INTERNAL_TOPIC_DEFAULTS, ConfigEntry, TopicConfig, validate_configs
+
+MAX_PARTITIONS = 100_000
+
+
+class LogManager:
+    def __init__(
+        self,
+        *,
+        clock: Clock | None = None,
+        broker_defaults: Mapping[str, str] | None = None,
+        segment_bytes_override: int | None = None,
+    ) -> None:
+        self.clock: Clock = clock or SystemClock()
+        # Broker-level defaults use the topic config names (e.g. "retention.ms").
+        clean_defaults = validate_configs(broker_defaults or {})
+        self.broker_defaults: dict[str, str] = {k: v for k, v in clean_defaults.items() if v is not None}
+        self.segment_bytes_override = segment_bytes_override
+        self.flusher = GroupCommitFlusher()
+        self._records: dict[str, TopicRecord] = {}
+        self._topics: dict[str, TopicInfo] = {}
+        self._by_id: dict[uuid.UUID, str] = {}
+        self._logs: dict[tuple[str, int], Log] = {}
+        self._closed = False
+
+    # --- hooks for the engines --------------------------------------------------------
+
+    async def _persist_catalog(self) -> None:
+        raise NotImplementedError
+
+    def _open_log(self, info: TopicInfo, partition: int) -> Log:
+        raise NotImplementedError
+
+    async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
+        raise NotImplementedError
+
+    # --- catalog helpers --------------------------------------------------------------
+
+    def _info(self, record: TopicRecord) -> TopicInfo:
+        return TopicInfo(
+            name=record.name,
+            topic_id=record.topic_id,
+            num_partitions=record.num_partitions,
+            config=TopicConfig(record.configs, self.broker_defaults),
+            internal=record.name in INTERNAL_TOPICS,
+        )
+
+    def _install(self, record: TopicRecord) -> TopicInfo:
+        info = self._info(record)
+        self._records[record.name] = record
+        self._topics[record.name] = info
+        self._by_id[record.topic_id] = record.name
+        return info
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise KafkaStorageError("storage is closed")
+
+    def _resolve(self, name_or_id: str | uuid.UUID) -> TopicInfo:
+        name = self._by_id.get(name_or_id) if isinstance(name_or_id, uuid.UUID) else name_or_id
+        info = self._topics.get(name) if name is not None else None
+        if info is None:
+            raise UnknownTopicOrPartitionError(f"unknown topic {name_or_id}")
+        return info
+
+    # --- topic admin ------------------------------------------------------------------
+
+    async def create_topic(
+        self,
+        name: str,
+        num_partitions: int,
+        configs: Mapping[str, str | None] | None = None,
+        *,
+        topic_id: uuid.UUID | None = None,
+        validate_only: bool = False,
+    ) -> TopicInfo:
+        self._check_open()
+        validate_topic_name(name)
+        if name in self._topics:
+            raise TopicAlreadyExistsError(f"Topic '{name}' already exists.")
+        if not 1 <= num_partitions <= MAX_PARTITIONS:
+            raise InvalidPartitionsError(f"Number of partitions must be between 1 and {MAX_PARTITIONS}")
+        merged: dict[str, str | None] = dict(INTERNAL_TOPIC_DEFAULTS) if name in INTERNAL_TOPICS else {}
+        merged.update(configs or {})
+        clean = {k: v for k, v in validate_configs(merged).items() if v is not None}
+        record = TopicRecord(name, topic_id or uuid.uuid4(), num_partitions, clean)
+        if validate_only:
+            return self._info(record)
+        info = self._install(record)
+        await self._persist_catalog()
+        for p in range(num_partitions):
+            self._logs[(name, p)] = self._open_log(info, p)
+        return info
+
+    async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo:
+        self._check_open()
+        info = self._resolve(name_or_id)
+        del self._records[info.name]
+        del self._topics[info.name]
+        del self._by_id[info.topic_id]
+        # Catalog first: after a crash the data is orphaned, never resurrected.
+        await self._persist_catalog()
+        for p in range(info.num_partitions):
+            log = self._logs.pop((info.name, p), None)
+            await self._delete_log_data(info, p, log)
+        return info
+
+    async def create_partitions(self, name: str, total_count: int, *, validate_only: bool = False) -> TopicInfo:
+        self._check_open()
+        info = self._resolve(name)
+        if total_count <= info.num_partitions:
+            raise InvalidPartitionsError(
+                f"Topic currently has {info.num_partitions} partitions, which is higher than or equal to "
+                f"the requested {total_count}."
+            )
+        if total_count > MAX_PARTITIONS:
+            raise InvalidPartitionsError(f"Number of partitions must be at most {MAX_PARTITIONS}")
+        record = self._records[name]
+        new_record = TopicRecord(record.name, record.topic_id, total_count, dict(record.configs))
+        if validate_only:
+            return self._info(new_record)
+        old_count = info.num_partitions
+        info = self._install(new_record)
+        await self._persist_catalog()
+        for p in range(old_count, total_count):
+            self._logs[(name, p)] = self._open_log(info, p)
+        return info
+
+    async def alter_topic_configs(
+        self,
+        name: str,
+        changes: Mapping[str, str | None],
+        *,
+        replace: bool = False,
+        validate_only: bool = False,
+    ) -> TopicInfo:
+        """Incremental by default (None deletes an override); `replace` = legacy AlterConfigs."""
+        self._check_open()
+        info = self._resolve(name)
+        config = info.config.with_changes(changes, replace=replace)
+        record = self._records[name]
+        new_record = TopicRecord(record.name, record.topic_id, record.num_partitions, dict(config.overrides))
+        if validate_only:
+            return self._info(new_record)
+        info = self._install(new_record)
+        await self._persist_catalog()
+        for p in range(info.num_partitions):
+            log = self._logs.get((name, p))
+            if log is not None:
+                log.config = info.config
+        return info
+
+    def list_topics(self) -> list[TopicInfo]:
+        return sorted(self._topics.values(), key=lambda t: t.name)
+
+    def describe_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo:
+        return self._resolve(name_or_id)
+
+    def describe_configs(self, name: str, names: list[str] | None = None) -> list[ConfigEntry]:
+        return self._resolve(name).config.describe(names)
+
+    def log(self, topic: str, partition: int) -> Log:
+        log = self._logs.get((topic, partition))
+        if log is None:
+            raise UnknownTopicOrPartitionError(f"unknown partition {topic}-{partition}")
+        return log
+
+    def logs(self) -> list[Log]:
+        return list(self._logs.values())
+
+    # --- durability and retention -----------------------------------------------------
+
+    async def sync(self) -> None:
+        await self.flusher.sync()
+
+    async def enforce_retention(self) -> int:
+        self._check_open()
+        return sum(log.enforce_retention() for log in list(self._logs.values()))

@@ -1,0 +1,259 @@
+"""One log segment: a file of raw record batches plus its sparse offset and time indexes.
+
+Only batch headers are ever parsed here; records stay opaque bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+from protocol import record_batch as rb
+from protocol.record_batch import HEADER_SIZE, BatchHeader
+
+from .files import ByteStore, FileStore, MemoryStore
+from .index import OFFSET_ENTRY, TIME_ENTRY, OffsetIndex, TimeIndex
+
+LOG_SUFFIX = ".log"
+INDEX_SUFFIX = ".index"
+TIME_INDEX_SUFFIX = ".timeindex"
+TXN_INDEX_SUFFIX = ".txnindex"  # aborted transactions; written once transactions land
+SCAN_CHUNK = 64 * 1024
+
+
+def segment_name(base_offset: int) -> str:
+    return f"{base_offset:020d}"
+
+
+class LogSegment:
+    def __init__(
+        self,
+        base_offset: int,
+        store: ByteStore,
+        offset_index: OffsetIndex,
+        time_index: TimeIndex,
+        *,
+        index_interval_bytes: int,
+        created_ms: int,
+    ) -> None:
+        self.base_offset = base_offset
+        self.store = store
+        self.offset_index = offset_index
+        self.time_index = time_index
+        self.index_interval_bytes = index_interval_bytes
+        self.next_offset = base_offset  # one past the last offset written
+        self.max_timestamp = -1
+        self.offset_of_max_timestamp = -1  # base offset of the batch holding max_timestamp
+        self.roll_base_ms = created_ms  # segment.ms counts from here
+        self._bytes_since_index = 0
+
+    # --- construction -----------------------------------------------------------------
+
+    @classmethod
+    def open_file(
+        cls, directory: str, base_offset: int, *, index_interval_bytes: int, index_max_bytes: int, now_ms: int
+    ) -> LogSegment:
+        stem = os.path.join(directory, segment_name(base_offset))
+        return cls(
+            base_offset,
+            FileStore(stem + LOG_SUFFIX),
+            OffsetIndex(base_offset, stem + INDEX_SUFFIX, index_max_bytes // OFFSET_ENTRY.size),
+            TimeIndex(base_offset, stem + TIME_INDEX_SUFFIX, index_max_bytes // TIME_ENTRY.size),
+            index_interval_bytes=index_interval_bytes,
+            created_ms=now_ms,
+        )
+
+    @classmethod
+    def in_memory(
+        cls, base_offset: int, *, index_interval_bytes: int, index_max_bytes: int, now_ms: int
+    ) -> LogSegment:
+        return cls(
+            base_offset,
+            MemoryStore(),
+            OffsetIndex(base_offset, None, index_max_bytes // OFFSET_ENTRY.size),
+            TimeIndex(base_offset, None, index_max_bytes // TIME_ENTRY.size),
+            index_interval_bytes=index_interval_bytes,
+            created_ms=now_ms,
+        )
+
+    # --- state ------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        return self.store.size
+
+    @property
+    def is_empty(self) -> bool:
+        return self.store.size == 0
+
+    @property
+    def is_index_full(self) -> bool:
+        return self.offset_index.is_full or self.time_index.is_full
+
+    # --- writes -----------------------------------------------------------------------
+
+    def append(self, header: BatchHeader, data: bytes | bytearray) -> int:
+        """Append one batch whose offsets are already assigned; returns its position."""
+        position = self.store.size
+        self.store.append(data)
+        self._track(header, position)
+        return position
+
+    def _track(self, header: BatchHeader, position: int) -> None:
+        if header.max_timestamp > self.max_timestamp:
+            self.max_timestamp = header.max_timestamp
+            self.offset_of_max_timestamp = header.base_offset
+        if self._bytes_since_index >= self.index_interval_bytes and position > 0:
+            self.offset_index.append(header.base_offset, position)
+            self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
+            self._bytes_since_index = 0
+        self._bytes_since_index += header.size
+        self.next_offset = header.next_offset
+
+    def on_become_inactive(self) -> None:
+        """Record the segment's final max timestamp so a reload knows it without a scan."""
+        self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
+
+    # --- reads ------------------------------------------------------------------------
+
+    def iter_headers(self, position: int = 0, end: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
+        """Batch headers from `position`, reading in chunks (records are skipped, not parsed)."""
+        limit = self.store.size if end is None else end
+        while position + HEADER_SIZE <= limit:
+            chunk = self.store.read(position, min(SCAN_CHUNK, limit - position))
+            p = 0
+            while p + HEADER_SIZE <= len(chunk):
+                header = BatchHeader.parse(chunk, p)
+                if header.length < rb.MIN_LENGTH or position + p + header.size > limit:
+                    return
+                yield position + p, header
+                p += header.size
+            if p == 0:  # a batch header straddles nothing we can read: stop
+                return
+            position += p
+
+    def find_batch(self, offset: int) -> tuple[int, BatchHeader] | None:
+        """Position and header of the first batch whose last offset >= `offset`."""
+        _, position = self.offset_index.lookup(offset)
+        for pos, header in self.iter_headers(position):
+            if header.last_offset >= offset:
+                return pos, header
+        return None
+
+    def read(self, position: int, max_bytes: int, upper_bound: int, min_one_batch: bool) -> bytes:
+        """Whole batches from `position` up to max_bytes, stopping at batches whose base
+        offset reaches `upper_bound`. KIP-74: the first batch is returned whole even when
+        larger than max_bytes if min_one_batch. One pread in the common case."""
+        available = self.store.size - position
+        if available <= 0:
+            return b""
+        buf = self.store.read(position, min(available, max(max_bytes, HEADER_SIZE)))
+        end = 0
+        while end + HEADER_SIZE <= len(buf):
+            header = BatchHeader.parse(buf, end)
+            if header.base_offset >= upper_bound or header.length < rb.MIN_LENGTH:
+                break
+            if end + header.size > len(buf):
+                if end == 0 and min_one_batch:
+                    return self.store.read(position, header.size)
+                break
+            if end + header.size > max_bytes and not (end == 0 and min_one_batch):
+                break
+            end += header.size
+        return buf if end == len(buf) else buf[:end]
+
+    # --- recovery ---------------------------------------------------------------------
+
+    def load_indexes(self) -> bool:
+        """Load index files and derive next offset / max timestamp (clean segments).
+        Returns False when an index file is damaged; the caller then rebuilds."""
+        size = self.store.size
+        if not self.offset_index.load(size):
+            return False
+        # Scan from the last indexed batch to find where the segment ends.
+        last_pos = self.offset_index.last_position()
+        end = last_pos
+        self.next_offset = self.base_offset
+        found = False
+        for pos, header in self.iter_headers(last_pos):
+            end = pos + header.size
+            self.next_offset = header.next_offset
+            found = True
+            self._note_timestamp(header)
+        if (size and not found) or end != size:
+            return False
+        if not self.time_index.load(self.next_offset):
+            return False
+        last = self.time_index.last_entry()
+        if last is not None and last[0] > self.max_timestamp:
+            self.max_timestamp, self.offset_of_max_timestamp = last
+        elif last is None and size:
+            return False  # no final time entry: rebuild to learn the max timestamp
+        self._bytes_since_index = size - last_pos
+        return True
+
+    def _note_timestamp(self, header: BatchHeader) -> None:
+        if header.max_timestamp > self.max_timestamp:
+            self.max_timestamp = header.max_timestamp
+            self.offset_of_max_timestamp = header.base_offset
+
+    def _reset_state(self) -> None:
+        self.offset_index.reset()
+        self.time_index.reset()
+        self.next_offset = self.base_offset
+        self.max_timestamp = -1
+        self.offset_of_max_timestamp = -1
+        self._bytes_since_index = 0
+
+    def rebuild_indexes(self) -> None:
+        """Rebuild both indexes from batch headers (the data itself is trusted)."""
+        self._reset_state()
+        for pos, header in self.iter_headers(0):
+            self._track(header, pos)
+        self.on_become_inactive()
+
+    def recover(self, expected_next: int | None, allow_gaps: bool) -> int:
+        """Validate every batch (header, length, CRC, offsets), truncate at the first bad
+        one and rebuild the indexes. Returns the number of bytes truncated."""
+        self._reset_state()
+        size = self.store.size
+        position = 0
+        prev_next = self.base_offset if expected_next is None else max(expected_next, self.base_offset)
+        while position < size:
+            head = self.store.read(position, HEADER_SIZE)
+            if len(head) < HEADER_SIZE:
+                break
+            header = BatchHeader.parse(head)
+            if header.magic != rb.CURRENT_MAGIC or header.length < rb.MIN_LENGTH or position + header.size > size:
+                break
+            data = self.store.read(position, header.size)
+            try:
+                rb.validate_batch(data, allow_control=True)
+            except rb.RecordBatchError:
+                break
+            if header.base_offset < prev_next or (not allow_gaps and header.base_offset != prev_next):
+                break
+            self._track(header, position)
+            prev_next = header.next_offset
+            position += header.size
+        truncated = size - position
+        if truncated:
+            self.store.truncate(position)
+        return truncated
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    def sync(self) -> None:
+        self.store.sync()
+        self.offset_index.sync()
+        self.time_index.sync()
+
+    def close(self) -> None:
+        self.store.close()
+        self.offset_index.close()
+        self.time_index.close()
+
+    def delete(self) -> None:
+        self.store.delete()
+        self.offset_index.delete()
+        self.time_index.delete()

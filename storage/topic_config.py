@@ -1,0 +1,327 @@
+"""Kafka's topic-level configs: names, types, defaults, validation, DescribeConfigs view.
+
+Values travel as strings (that is how CreateTopics/AlterConfigs carry them); they are
+validated and normalised on the way in, and parsed into typed values on demand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+from .errors import ConfigError
+
+INT_MAX = 2**31 - 1
+INT_MIN = -(2**31)
+LONG_MAX = 2**63 - 1
+LONG_MIN = -(2**63)
+
+
+class ConfigType(IntEnum):
+    """DescribeConfigs v3+ config types."""
+
+    UNKNOWN = 0
+    BOOLEAN = 1
+    STRING = 2
+    INT = 3
+    SHORT = 4
+    LONG = 5
+    DOUBLE = 6
+    LIST = 7
+    CLASS = 8
+    PASSWORD = 9
+
+
+class ConfigSource(IntEnum):
+    """DescribeConfigs v1+ config sources."""
+
+    UNKNOWN = 0
+    DYNAMIC_TOPIC_CONFIG = 1
+    DYNAMIC_BROKER_LOGGER_CONFIG = 2
+    DYNAMIC_BROKER_CONFIG = 3
+    DYNAMIC_DEFAULT_BROKER_CONFIG = 4
+    STATIC_BROKER_CONFIG = 5
+    DEFAULT_CONFIG = 6
+
+
+Validator = Callable[[Any], str | None]  # returns an error message or None
+
+
+def at_least(minimum: float) -> Validator:
+    return lambda v: None if v >= minimum else f"must be at least {minimum}"
+
+
+def between(lo: float, hi: float) -> Validator:
+    return lambda v: None if lo <= v <= hi else f"must be between {lo} and {hi}"
+
+
+def one_of(*choices: str) -> Validator:
+    return lambda v: None if v in choices else f"must be one of {', '.join(choices)}"
+
+
+def subset_of(*choices: str) -> Validator:
+    def check(items: list[str]) -> str | None:
+        bad = [i for i in items if i not in choices]
+        return f"unknown values {bad}; allowed {', '.join(choices)}" if bad else None
+
+    return check
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigDef:
+    name: str
+    type: ConfigType
+    default: str
+    validator: Validator | None = None
+    read_only: bool = False
+    sensitive: bool = False
+    doc: str = ""
+
+
+def _defs(*defs: ConfigDef) -> dict[str, ConfigDef]:
+    return {d.name: d for d in defs}
+
+
+_T = ConfigType
+CONFIG_DEFS: dict[str, ConfigDef] = _defs(
+    ConfigDef("cleanup.policy", _T.LIST, "delete", subset_of("compact", "delete")),
+    ConfigDef("compression.type", _T.STRING, "producer",
+              one_of("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")),
+    ConfigDef("compression.gzip.level", _T.INT, "-1", lambda v: None if v == -1 or 1 <= v <= 9 else "must be -1 or 1..9"),
+    ConfigDef("compression.lz4.level", _T.INT, "9", between(1, 17)),
+    ConfigDef("compression.zstd.level", _T.INT, "3", between(-131072, 22)),
+    ConfigDef("delete.retention.ms", _T.LONG, "86400000", at_least(0)),
+    ConfigDef("file.delete.delay.ms", _T.LONG, "60000", at_least(0)),
+    ConfigDef("flush.messages", _T.LONG, str(LONG_MAX), at_least(1)),
+    ConfigDef("flush.ms", _T.LONG, str(LONG_MAX), at_least(0)),
+    ConfigDef("follower.replication.throttled.replicas", _T.LIST, ""),
+    ConfigDef("leader.replication.throttled.replicas", _T.LIST, ""),
+    ConfigDef("index.interval.bytes", _T.INT, "4096", at_least(0)),
+    ConfigDef("local.retention.bytes", _T.LONG, "-2", at_least(-2)),
+    ConfigDef("local.retention.ms", _T.LONG, "-2", at_least(-2)),
+    ConfigDef("max.compaction.lag.ms", _T.LONG, str(LONG_MAX), at_least(1)),
+    ConfigDef("max.message.bytes", _T.INT, "1048588", at_least(0)),
+    ConfigDef("message.downconversion.enable", _T.BOOLEAN, "true"),
+    ConfigDef("message.format.version", _T.STRING, "3.0-IV1"),
+    ConfigDef("message.timestamp.after.max.ms", _T.LONG, str(LONG_MAX), at_least(0)),
+    ConfigDef("message.timestamp.before.max.ms", _T.LONG, str(LONG_MAX), at_least(0)),
+    ConfigDef("message.timestamp.difference.max.ms", _T.LONG, str(LONG_MAX), at_least(0)),
+    ConfigDef("message.timestamp.type", _T.STRING, "CreateTime", one_of("CreateTime", "LogAppendTime")),
+    ConfigDef("min.cleanable.dirty.ratio", _T.DOUBLE, "0.5", between(0.0, 1.0)),
+    ConfigDef("min.compaction.lag.ms", _T.LONG, "0", at_least(0)),
+    ConfigDef("min.insync.replicas", _T.INT, "1", at_least(1)),
+    ConfigDef("preallocate", _T.BOOLEAN, "false"),
+    ConfigDef("remote.storage.enable", _T.BOOLEAN, "false"),
+    ConfigDef("retention.bytes", _T.LONG, "-1"),
+    ConfigDef("retention.ms", _T.LONG, "604800000", at_least(-1)),
+    ConfigDef("segment.bytes", _T.INT, "1073741824", at_least(1024 * 1024)),
+    ConfigDef("segment.index.bytes", _T.INT, "10485760", at_least(4)),
+    ConfigDef("segment.jitter.ms", _T.LONG, "0", at_least(0)),
+    ConfigDef("segment.ms", _T.LONG, "604800000", at_least(1)),
+    ConfigDef("unclean.leader.election.enable", _T.BOOLEAN, "false"),
+)
+
+# Internal topics hold coordinator state that must be kept per key forever.
+INTERNAL_TOPIC_DEFAULTS: dict[str, str] = {"cleanup.policy": "compact", "compression.type": "producer"}
+
+
+def parse_value(d: ConfigDef, raw: str) -> Any:
+    """Parse a config string into its typed value (raises ConfigError)."""
+    text = raw.strip()
+    try:
+        if d.type in (ConfigType.INT, ConfigType.LONG, ConfigType.SHORT):
+            value: Any = int(text)
+            lo, hi = (INT_MIN, INT_MAX) if d.type == ConfigType.INT else (LONG_MIN, LONG_MAX)
+            if d.type == ConfigType.SHORT:
+                lo, hi = -(2**15), 2**15 - 1
+            if not lo <= value <= hi:
+                raise ValueError("out of range")
+        elif d.type == ConfigType.DOUBLE:
+            value = float(text)
+        elif d.type == ConfigType.BOOLEAN:
+            if text.lower() not in ("true", "false"):
+                raise ValueError("expected true or false")
+            value = text.lower() == "true"
+        elif d.type == ConfigType.LIST:
+            value = [item.strip() for item in text.split(",") if item.strip()]
+        else:
+            value = text
+    except ValueError as exc:
+        raise ConfigError(f"Invalid value {raw!r} for configuration {d.name}: {exc}") from exc
+    if d.validator is not None:
+        problem = d.validator(value)
+        if problem:
+            raise ConfigError(f"Invalid value {raw!r} for configuration {d.name}: {problem}")
+    return value
+
+
+def _normalise(d: ConfigDef, value: Any) -> str:
+    if d.type == ConfigType.BOOLEAN:
+        return "true" if value else "false"
+    if d.type == ConfigType.LIST:
+        return ",".join(value)
+    if d.type in (ConfigType.INT, ConfigType.LONG, ConfigType.SHORT):
+        return str(value)
+    return str(value) if d.type != ConfigType.DOUBLE else repr(value)
+
+
+def validate_configs(configs: Mapping[str, str | None]) -> dict[str, str | None]:
+    """Validate a set of overrides; returns them normalised. None means "revert to default"."""
+    out: dict[str, str | None] = {}
+    for name, raw in configs.items():
+        d = CONFIG_DEFS.get(name)
+        if d is None:
+            raise ConfigError(f"Unknown topic config name: {name}")
+        if raw is None:
+            out[name] = None
+            continue
+        if d.read_only:
+            raise ConfigError(f"Config {name} is read-only")
+        out[name] = _normalise(d, parse_value(d, raw))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigEntry:
+    """One DescribeConfigs result row."""
+
+    name: str
+    value: str | None
+    is_default: bool
+    read_only: bool
+    sensitive: bool
+    source: ConfigSource
+    config_type: ConfigType
+    documentation: str = ""
+
+
+class TopicConfig:
+    """A topic's effective configuration: defaults < broker defaults < topic overrides."""
+
+    __slots__ = ("_broker_defaults", "_cache", "overrides")
+
+    def __init__(self, overrides: Mapping[str, str] | None = None,
+                 broker_defaults: Mapping[str, str] | None = None) -> None:
+        self.overrides: dict[str, str] = dict(overrides or {})
+        self._broker_defaults: dict[str, str] = dict(broker_defaults or {})
+        self._cache: dict[str, Any] = {}
+
+    @classmethod
+    def validated(cls, overrides: Mapping[str, str | None] | None,
+                  broker_defaults: Mapping[str, str] | None = None) -> TopicConfig:
+        clean = validate_configs(overrides or {})
+        return cls({k: v for k, v in clean.items() if v is not None}, broker_defaults)
+
+    def with_changes(self, changes: Mapping[str, str | None], *, replace: bool = False) -> TopicConfig:
+        """New config with `changes` applied (None deletes an override); `replace` drops
+        every existing override first, like the legacy AlterConfigs API."""
+        clean = validate_configs(changes)
+        merged = {} if replace else dict(self.overrides)
+        for name, value in clean.items():
+            if value is None:
+                merged.pop(name, None)
+            else:
+                merged[name] = value
+        return TopicConfig(merged, self._broker_defaults)
+
+    def raw(self, name: str) -> str:
+        if name in self.overrides:
+            return self.overrides[name]
+        if name in self._broker_defaults:
+            return self._broker_defaults[name]
+        return CONFIG_DEFS[name].default
+
+    def get(self, name: str) -> Any:
+        try:
+            return self._cache[name]
+        except KeyError:
+            value = self._cache[name] = parse_value(CONFIG_DEFS[name], self.raw(name))
+            return value
+
+    # Typed accessors for what the storage engine and broker read on the hot path.
+    @property
+    def segment_bytes(self) -> int:
+        return int(self.get("segment.bytes"))
+
+    @property
+    def segment_ms(self) -> int:
+        return int(self.get("segment.ms"))
+
+    @property
+    def segment_index_bytes(self) -> int:
+        return int(self.get("segment.index.bytes"))
+
+    @property
+    def index_interval_bytes(self) -> int:
+        return int(self.get("index.interval.bytes"))
+
+    @property
+    def retention_ms(self) -> int:
+        return int(self.get("retention.ms"))
+
+    @property
+    def retention_bytes(self) -> int:
+        return int(self.get("retention.bytes"))
+
+    @property
+    def max_message_bytes(self) -> int:
+        return int(self.get("max.message.bytes"))
+
+    @property
+    def log_append_time(self) -> bool:
+        return bool(self.get("message.timestamp.type") == "LogAppendTime")
+
+    @property
+    def cleanup_policy(self) -> frozenset[str]:
+        return frozenset(self.get("cleanup.policy"))
+
+    @property
+    def compact(self) -> bool:
+        return "compact" in self.cleanup_policy
+
+    @property
+    def delete(self) -> bool:
+        return "delete" in self.cleanup_policy
+
+    @property
+    def compression_type(self) -> str:
+        return str(self.get("compression.type"))
+
+    @property
+    def min_insync_replicas(self) -> int:
+        return int(self.get("min.insync.replicas"))
+
+    def describe(self, names: list[str] | None = None) -> list[ConfigEntry]:
+        """Rows for DescribeConfigs; unknown requested names are skipped like Kafka does."""
+        wanted = sorted(CONFIG_DEFS) if names is None else [n for n in names if n in CONFIG_DEFS]
+        rows = []
+        for name in wanted:
+            d = CONFIG_DEFS[name]
+            if name in self.overrides:
+                source = ConfigSource.DYNAMIC_TOPIC_CONFIG
+            elif name in self._broker_defaults:
+                source = ConfigSource.STATIC_BROKER_CONFIG
+            else:
+                source = ConfigSource.DEFAULT_CONFIG
+            rows.append(ConfigEntry(
+                name=name,
+                value=None if d.sensitive else self.raw(name),
+                is_default=source == ConfigSource.DEFAULT_CONFIG,
+                read_only=d.read_only,
+                sensitive=d.sensitive,
+                source=source,
+                config_type=d.type,
+                documentation=d.doc,
+            ))
+        return rows
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TopicConfig) and other.overrides == self.overrides
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.overrides.items())))
+
+    def __repr__(self) -> str:
+        return f"TopicConfig({self.overrides!r})"

@@ -1,0 +1,17 @@
+"""Fixtures: one harness per storage engine so contract tests run against both."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from storage_helpers import Harness
+
+
+@pytest.fixture(params=["memory", "file"])
+async def harness(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Harness]:
+    h = Harness(request.param, tmp_path / "data")
+    await h.open()
+    yield h
+    await h.close()

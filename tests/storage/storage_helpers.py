@@ -1,0 +1,63 @@
+"""Test helpers shared by the storage tests (a unique module name avoids conftest clashes)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from protocol import record_batch as rb
+from storage.clock import ManualClock
+from storage.file_storage import FileStorage
+from storage.log_manager import LogManager
+from storage.memory import MemoryState, MemoryStorage
+
+
+@dataclass
+class Harness:
+    kind: str
+    path: Path
+    clock: ManualClock = field(default_factory=ManualClock)
+    state: MemoryState = field(default_factory=MemoryState)
+    segment_bytes: int | None = None
+    broker_defaults: Mapping[str, str] | None = None
+    storage: LogManager | None = None
+
+    async def open(self) -> LogManager:
+        if self.kind == "file":
+            self.storage = await FileStorage.open(
+                self.path, clock=self.clock, segment_bytes_override=self.segment_bytes,
+                broker_defaults=self.broker_defaults,
+            )
+        else:
+            self.storage = MemoryStorage(
+                self.state, clock=self.clock, segment_bytes_override=self.segment_bytes,
+                broker_defaults=self.broker_defaults,
+            )
+        return self.storage
+
+    async def reopen(self) -> LogManager:
+        assert self.storage is not None
+        await self.storage.close()
+        return await self.open()
+
+    async def close(self) -> None:
+        if self.storage is not None:
+            await self.storage.close()
+
+
+def make_batch(
+    n: int = 3,
+    *,
+    ts: int = 1_700_000_000_000,
+    value_size: int = 20,
+    key_prefix: bytes = b"k",
+    step_ms: int = 1,
+    **kwargs: object,
+) -> bytes:
+    records = [
+        rb.Record(key_prefix + str(i).encode(), os.urandom(value_size // 2).hex().encode(), [], ts + i * step_ms)
+        for i in range(n)
+    ]
+    return rb.build_batch(records, **kwargs)  # type: ignore[arg-type]

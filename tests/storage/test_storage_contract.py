@@ -1,0 +1,446 @@
+"""Contract tests: every test here runs against both MemoryStorage and FileStorage."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from storage_helpers import Harness, make_batch
+
+from protocol import record_batch as rb
+from storage import errors
+from storage.engine import (
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    AppendOrigin,
+    OffsetAndTimestamp,
+)
+
+T0 = 1_700_000_000_000
+
+
+def offsets_in(data: bytes) -> list[int]:
+    return [r.offset for b in rb.decode_batches(data) for r in b.records]
+
+
+def batch_bases(data: bytes) -> list[int]:
+    return [h.base_offset for _, h in rb.iter_batches(data, strict=True)]
+
+
+async def test_append_read_round_trip(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    sent = [make_batch(n) for n in (1, 5, 3, 7)]
+    results = [await log.append(b) for b in sent]
+    assert [(r.base_offset, r.last_offset) for r in results] == [(0, 0), (1, 5), (6, 8), (9, 15)]
+    assert log.log_end_offset == log.high_watermark == log.last_stable_offset == 16
+    out = await log.read(0, 1 << 20)
+    assert offsets_in(out.records) == list(range(16))
+    assert out.high_watermark == 16 and out.log_start_offset == 0 and out.log_end_offset == 16
+    # Payloads are untouched apart from the header rewrite.
+    for original, (pos, h) in zip(sent, rb.iter_batches(out.records), strict=True):
+        stored = out.records[pos : pos + h.size]
+        assert stored[rb.HEADER_SIZE :] == original[rb.HEADER_SIZE :]
+        rb.validate_batch(stored)
+
+
+async def test_read_every_offset_returns_containing_batch(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"index.interval.bytes": "100"})
+    log = s.log("t", 0)
+    for n in (4, 1, 6, 2, 3, 5, 1, 1, 8):
+        await log.append(make_batch(n, value_size=60))
+    bounds = []
+    data = (await log.read(0, 1 << 20)).records
+    for _, h in rb.iter_batches(data):
+        bounds.append((h.base_offset, h.last_offset))
+    for offset in range(log.log_end_offset):
+        out = await log.read(offset, 1 << 20)
+        first = rb.BatchHeader.parse(out.records)
+        assert first.base_offset <= offset <= first.last_offset
+        assert (first.base_offset, first.last_offset) in bounds
+    end = await log.read(log.log_end_offset, 1 << 20)
+    assert end.records == b""
+
+
+async def test_max_bytes_and_min_one_batch(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    sizes = []
+    for _ in range(4):
+        b = make_batch(5, value_size=100)
+        sizes.append(len(b))
+        await log.append(b)
+    out = await log.read(0, sizes[0] + sizes[1] + sizes[2] - 1)
+    assert batch_bases(out.records) == [0, 5]
+    out = await log.read(0, 1)
+    assert batch_bases(out.records) == [0]  # KIP-74: one whole batch even if too large
+    out = await log.read(0, 1, min_one_batch=False)
+    assert out.records == b""
+    out = await log.read(7, sizes[1], min_one_batch=False)
+    assert batch_bases(out.records) == [5]
+    out = await log.read(0, 1 << 20, upper_bound=10)
+    assert batch_bases(out.records) == [0, 5]
+
+
+async def test_out_of_range(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    await log.append(make_batch(3))
+    with pytest.raises(errors.OffsetOutOfRangeError) as info:
+        await log.read(4, 100)
+    assert info.value.error_code == 1
+    with pytest.raises(errors.OffsetOutOfRangeError):
+        await log.read(-1, 100)
+    assert (await log.read(3, 100)).records == b""
+    await log.append(make_batch(3))
+    assert await log.delete_records_before(4) == 4
+    with pytest.raises(errors.OffsetOutOfRangeError):
+        await log.read(3, 100)
+    out = await log.read(4, 1 << 20)
+    assert batch_bases(out.records) == [3]  # the batch holding the log start offset
+
+
+async def test_unknown_partition(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    with pytest.raises(errors.UnknownTopicOrPartitionError) as info:
+        s.log("nope", 0)
+    assert info.value.error_code == 3
+    await s.create_topic("t", 2)
+    s.log("t", 1)
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        s.log("t", 2)
+
+
+async def test_roll_by_size_and_read_across_segments(harness: Harness) -> None:
+    harness.segment_bytes = 2000
+    s = await harness.reopen()
+    await s.create_topic("t", 1, {"index.interval.bytes": "200"})
+    log = s.log("t", 0)
+    for _ in range(30):
+        await log.append(make_batch(3, value_size=100))
+    bases = log.segment_base_offsets()
+    assert len(bases) > 3
+    assert bases == sorted(bases) and bases[0] == 0
+    assert all(seg.size <= 2000 for seg in log.segments)  # type: ignore[attr-defined]
+    for offset in range(90):
+        first = rb.BatchHeader.parse((await log.read(offset, 10)).records)
+        assert first.base_offset <= offset <= first.last_offset
+    # Reads stay within one segment.
+    out = await log.read(0, 1 << 20)
+    assert offsets_in(out.records)[-1] == bases[1] - 1
+
+
+async def test_oversized_batch_gets_its_own_segment(harness: Harness) -> None:
+    harness.segment_bytes = 500
+    s = await harness.reopen()
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    await log.append(make_batch(1))
+    await log.append(make_batch(2, value_size=1000))
+    await log.append(make_batch(1))
+    assert log.segment_base_offsets() == [0, 1, 3]
+
+
+async def test_roll_by_time(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000"})
+    log = s.log("t", 0)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()))
+    harness.clock.advance(999)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()))
+    assert log.segment_base_offsets() == [0]
+    harness.clock.advance(1)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()))
+    assert log.segment_base_offsets() == [0, 4]
+
+
+async def test_retention_by_time(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000", "retention.ms": "5000"})
+    log = s.log("t", 0)
+    for _ in range(4):
+        await log.append(make_batch(2, ts=harness.clock.now_ms()))
+        harness.clock.advance(1000)
+    assert log.segment_base_offsets() == [0, 2, 4, 6]
+    assert await s.enforce_retention() == 0
+    harness.clock.advance(2500)  # now = T+6500: segments with max ts T+1, T+1001 are past 5000 ms
+    assert await s.enforce_retention() == 2
+    assert log.segment_base_offsets() == [4, 6]
+    assert log.log_start_offset == 4
+    harness.clock.advance(100_000)
+    await s.enforce_retention()
+    assert log.segment_base_offsets() == [6]  # the active segment stays
+    assert log.log_end_offset == 8
+    assert (await log.append(make_batch(1))).base_offset == 8
+
+
+async def test_retention_infinite_and_compact(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("keep", 1, {"segment.ms": "1000", "retention.ms": "-1"})
+    await s.create_topic("__consumer_offsets", 1, {"segment.ms": "1000", "retention.ms": "1"})
+    for name in ("keep", "__consumer_offsets"):
+        log = s.log(name, 0)
+        for _ in range(3):
+            await log.append(make_batch(1, ts=harness.clock.now_ms()))
+            harness.clock.advance(2000)
+    harness.clock.advance(10**9)
+    assert await s.enforce_retention() == 0
+    assert s.describe_topic("__consumer_offsets").config.compact
+
+
+async def test_retention_by_size(harness: Harness) -> None:
+    harness.segment_bytes = 1000
+    s = await harness.reopen()
+    await s.create_topic("t", 1, {"retention.bytes": "2500"})
+    log = s.log("t", 0)
+    for _ in range(20):
+        await log.append(make_batch(2, value_size=100))
+    assert log.size_bytes > 2500
+    deleted = await s.enforce_retention()
+    assert deleted > 0
+    # Like Kafka, a segment goes only if the log stays at or above retention.bytes without it.
+    first = log.segments[0].size  # type: ignore[attr-defined]
+    assert log.size_bytes - first < 2500 <= log.size_bytes
+    assert log.log_start_offset == log.segment_base_offsets()[0]
+    assert offsets_in((await log.read(log.log_start_offset, 1 << 20)).records)[0] == log.log_start_offset
+
+
+async def test_delete_records(harness: Harness) -> None:
+    harness.segment_bytes = 1000
+    s = await harness.reopen()
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    for _ in range(10):
+        await log.append(make_batch(2, value_size=100))
+    with pytest.raises(errors.OffsetOutOfRangeError):
+        await log.delete_records_before(21)
+    assert await log.delete_records_before(7) == 7
+    assert await log.delete_records_before(3) == 7  # never moves back
+    assert log.segment_base_offsets()[0] <= 7
+    assert (await log.list_offset(EARLIEST_TIMESTAMP)) == OffsetAndTimestamp(7, -1)
+    s = await harness.reopen()
+    log = s.log("t", 0)
+    assert log.log_start_offset == 7
+    assert log.log_end_offset == 20
+    assert await log.delete_records_before(-1) == 20
+    s = await harness.reopen()
+    log = s.log("t", 0)
+    assert log.log_start_offset == 20
+    assert (await log.append(make_batch(1))).base_offset == 20
+
+
+async def test_list_offsets(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"index.interval.bytes": "50"})
+    log = s.log("t", 0)
+    assert await log.list_offset(MAX_TIMESTAMP) is None
+    assert await log.list_offset(LATEST_TIMESTAMP) == OffsetAndTimestamp(0, -1)
+    # Timestamps 1000,1010,...; batch of 3 records each, 10 ms apart.
+    ts = 1000
+    for _ in range(6):
+        await log.append(make_batch(3, ts=ts, step_ms=10))
+        ts += 30
+    await log.append(make_batch(2, ts=500, step_ms=1))  # out-of-order timestamps
+    assert await log.list_offset(EARLIEST_TIMESTAMP) == OffsetAndTimestamp(0, -1)
+    assert await log.list_offset(LATEST_TIMESTAMP) == OffsetAndTimestamp(20, -1)
+    assert await log.list_offset(0) == OffsetAndTimestamp(0, 1000)
+    assert await log.list_offset(1000) == OffsetAndTimestamp(0, 1000)
+    assert await log.list_offset(1001) == OffsetAndTimestamp(1, 1010)
+    assert await log.list_offset(1100) == OffsetAndTimestamp(10, 1100)
+    assert await log.list_offset(1105) == OffsetAndTimestamp(11, 1110)
+    assert await log.list_offset(1170) == OffsetAndTimestamp(17, 1170)
+    assert await log.list_offset(1171) is None
+    assert await log.list_offset(MAX_TIMESTAMP) == OffsetAndTimestamp(17, 1170)
+    await log.delete_records_before(11)
+    assert await log.list_offset(1000) == OffsetAndTimestamp(11, 1110)
+
+
+async def test_log_append_time(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"message.timestamp.type": "LogAppendTime"})
+    log = s.log("t", 0)
+    result = await log.append(make_batch(3, ts=5))
+    assert result.log_append_time == harness.clock.now_ms()
+    decoded = rb.decode_batches((await log.read(0, 1 << 20)).records)
+    assert [r.timestamp for r in decoded[0].records] == [harness.clock.now_ms()] * 3
+    assert decoded[0].header.timestamp_type == rb.TimestampType.LOG_APPEND_TIME
+    normal = await s.create_topic("c", 1)
+    assert (await s.log(normal.name, 0).append(make_batch(1))).log_append_time == -1
+
+
+async def test_append_validation_errors(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"max.message.bytes": "2000"})
+    log = s.log("t", 0)
+    bad = bytearray(make_batch(2))
+    bad[-1] ^= 1
+    with pytest.raises(errors.CorruptRecordError) as c:
+        await log.append(bytes(bad))
+    assert c.value.error_code == 2
+    with pytest.raises(errors.MessageTooLargeError) as m:
+        await log.append(make_batch(3, value_size=1000))
+    assert m.value.error_code == 10
+    with pytest.raises(errors.InvalidRecordError) as i:
+        await log.append(make_batch(1) + make_batch(1))
+    assert i.value.error_code == 87
+    marker = rb.build_control_batch(rb.ControlType.ABORT, producer_id=1, producer_epoch=0, coordinator_epoch=0,
+                                    timestamp=T0)
+    with pytest.raises(errors.InvalidRecordError):
+        await log.append(marker)
+    assert (await log.append(marker, origin=AppendOrigin.COORDINATOR)).base_offset == 0
+    assert log.log_end_offset == 1
+    # Also catchable as the protocol-level error family.
+    with pytest.raises(rb.RecordBatchError):
+        await log.append(bytes(bad))
+
+
+async def test_timestamp_bounds(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"message.timestamp.after.max.ms": "1000", "message.timestamp.before.max.ms": "1000"})
+    log = s.log("t", 0)
+    now = harness.clock.now_ms()
+    await log.append(make_batch(1, ts=now + 1000))
+    with pytest.raises(errors.InvalidTimestampError) as info:
+        await log.append(make_batch(1, ts=now + 1001))
+    assert info.value.error_code == 32
+    with pytest.raises(errors.InvalidTimestampError):
+        await log.append(make_batch(1, ts=now - 1001))
+
+
+async def test_durable_append(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 2)
+    r = await s.log("t", 0).append(make_batch(2), durable=True)
+    assert r.base_offset == 0
+    await s.log("t", 1).append(make_batch(2))
+    await s.sync()
+    assert s.flusher.rounds >= 1
+
+
+async def test_catalog_survives_reopen(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    info = await s.create_topic("orders", 3, {"retention.ms": "1000", "cleanup.policy": "compact,delete"})
+    await s.log("orders", 2).append(make_batch(4))
+    s = await harness.reopen()
+    again = s.describe_topic("orders")
+    assert again.topic_id == info.topic_id and again.num_partitions == 3
+    assert again.config.retention_ms == 1000 and again.config.cleanup_policy == {"compact", "delete"}
+    assert s.describe_topic(info.topic_id).name == "orders"
+    assert s.log("orders", 2).log_end_offset == 4
+    assert (await s.log("orders", 2).append(make_batch(1))).base_offset == 4
+    assert [t.name for t in s.list_topics()] == ["orders"]
+
+
+async def test_create_delete_and_add_partitions(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("a", 1)
+    with pytest.raises(errors.TopicAlreadyExistsError) as exists:
+        await s.create_topic("a", 1)
+    assert exists.value.error_code == 36
+    with pytest.raises(errors.InvalidPartitionsError) as parts:
+        await s.create_topic("b", 0)
+    assert parts.value.error_code == 37
+    assert (await s.create_topic("b", 2, validate_only=True)).num_partitions == 2
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        s.describe_topic("b")
+    await s.log("a", 0).append(make_batch(3))
+    info = await s.create_partitions("a", 3)
+    assert info.num_partitions == 3
+    assert s.log("a", 2).log_end_offset == 0
+    assert s.log("a", 0).log_end_offset == 3
+    with pytest.raises(errors.InvalidPartitionsError):
+        await s.create_partitions("a", 3)
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        await s.create_partitions("zzz", 3)
+    s = await harness.reopen()
+    assert s.describe_topic("a").num_partitions == 3
+    deleted = await s.delete_topic("a")
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        s.log("a", 0)
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        await s.delete_topic(deleted.topic_id)
+    # A recreated topic starts empty with a new id.
+    again = await s.create_topic("a", 1)
+    assert again.topic_id != deleted.topic_id
+    assert s.log("a", 0).log_end_offset == 0
+    s = await harness.reopen()
+    assert s.log("a", 0).log_end_offset == 0
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        await s.delete_topic(uuid.uuid4())
+
+
+@pytest.mark.parametrize(
+    "name", ["", ".", "..", "a" * 250, "has space", "sl/ash", "ü"],
+)
+async def test_invalid_topic_names(harness: Harness, name: str) -> None:
+    s = harness.storage
+    assert s is not None
+    with pytest.raises(errors.InvalidTopicError) as info:
+        await s.create_topic(name, 1)
+    assert info.value.error_code == 17
+
+
+async def test_valid_topic_names(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    for name in ["a" * 249, "with.dot", "with_under-dash", "__consumer_offsets", "...", "0-1"]:
+        await s.create_topic(name, 1)
+
+
+async def test_config_validation_and_alter(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    for bad in (
+        {"no.such.config": "1"},
+        {"segment.bytes": "1000"},
+        {"retention.ms": "-2"},
+        {"cleanup.policy": "forever"},
+        {"compression.type": "brotli"},
+        {"max.message.bytes": "lots"},
+        {"min.insync.replicas": "0"},
+        {"unclean.leader.election.enable": "maybe"},
+        {"message.timestamp.type": "Now"},
+    ):
+        with pytest.raises(errors.ConfigError) as info:
+            await s.create_topic("t", 1, bad)
+        assert info.value.error_code == 40
+    await s.create_topic("t", 1, {"segment.bytes": "1048576", "compression.type": "zstd"})
+    entries = {e.name: e for e in s.describe_configs("t")}
+    assert entries["segment.bytes"].value == "1048576" and not entries["segment.bytes"].is_default
+    assert entries["retention.ms"].value == "604800000" and entries["retention.ms"].is_default
+    assert entries["max.message.bytes"].value == "1048588"
+    assert not entries["retention.ms"].read_only and not entries["retention.ms"].sensitive
+    await s.alter_topic_configs("t", {"retention.ms": "1000", "compression.type": None})
+    config = s.describe_topic("t").config
+    assert config.retention_ms == 1000 and config.compression_type == "producer"
+    assert config.segment_bytes == 1048576
+    assert s.log("t", 0).config.retention_ms == 1000  # type: ignore[attr-defined]
+    await s.alter_topic_configs("t", {"retention.bytes": "5"}, replace=True)
+    config = s.describe_topic("t").config
+    assert config.overrides == {"retention.bytes": "5"}
+    with pytest.raises(errors.ConfigError):
+        await s.alter_topic_configs("t", {"retention.bytes": "x"})
+    await s.alter_topic_configs("t", {"retention.bytes": "7"}, validate_only=True)
+    assert s.describe_topic("t").config.retention_bytes == 5
+    s = await harness.reopen()
+    assert s.describe_topic("t").config.overrides == {"retention.bytes": "5"}
