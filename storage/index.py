@@ -56,9 +56,10 @@ class _Index:
         return os.pread(self._fd, size, 0) if size else b""
 
     def sync(self) -> None:
-        if self._fd is not None:
+        fd = self._fd  # may be closed concurrently by the event loop: tolerate it
+        if fd is not None:
             with contextlib.suppress(OSError):
-                os.fsync(self._fd)
+                os.fsync(fd)
 
     def close(self) -> None:
         if self._fd is not None:

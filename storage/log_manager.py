@@ -55,6 +55,12 @@ class LogManager:
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
         raise NotImplementedError
 
+    async def checkpoint(self) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
     # --- catalog helpers --------------------------------------------------------------
 
     def _info(self, record: TopicRecord) -> TopicInfo:

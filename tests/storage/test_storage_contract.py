@@ -131,7 +131,7 @@ async def test_roll_by_size_and_read_across_segments(harness: Harness) -> None:
     bases = log.segment_base_offsets()
     assert len(bases) > 3
     assert bases == sorted(bases) and bases[0] == 0
-    assert all(seg.size <= 2000 for seg in log.segments)  # type: ignore[attr-defined]
+    assert all(seg.size <= 2000 for seg in log.segments)
     for offset in range(90):
         first = rb.BatchHeader.parse((await log.read(offset, 10)).records)
         assert first.base_offset <= offset <= first.last_offset
@@ -212,7 +212,7 @@ async def test_retention_by_size(harness: Harness) -> None:
     deleted = await s.enforce_retention()
     assert deleted > 0
     # Like Kafka, a segment goes only if the log stays at or above retention.bytes without it.
-    first = log.segments[0].size  # type: ignore[attr-defined]
+    first = log.segments[0].size
     assert log.size_bytes - first < 2500 <= log.size_bytes
     assert log.log_start_offset == log.segment_base_offsets()[0]
     assert offsets_in((await log.read(log.log_start_offset, 1 << 20)).records)[0] == log.log_start_offset
@@ -434,7 +434,7 @@ async def test_config_validation_and_alter(harness: Harness) -> None:
     config = s.describe_topic("t").config
     assert config.retention_ms == 1000 and config.compression_type == "producer"
     assert config.segment_bytes == 1048576
-    assert s.log("t", 0).config.retention_ms == 1000  # type: ignore[attr-defined]
+    assert s.log("t", 0).config.retention_ms == 1000
     await s.alter_topic_configs("t", {"retention.bytes": "5"}, replace=True)
     config = s.describe_topic("t").config
     assert config.overrides == {"retention.bytes": "5"}

@@ -1,0 +1,309 @@
+"""FileStorage crash recovery, index repair and group commit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from storage_helpers import make_batch
+
+from protocol import record_batch as rb
+from storage.clock import ManualClock
+from storage.file_storage import CLEAN_SHUTDOWN_FILE, FileStorage
+from storage.files import FileStore
+
+
+def seg_path(root: Path, topic: str, base: int, suffix: str = ".log", partition: int = 0) -> Path:
+    return root / f"{topic}-{partition}" / f"{base:020d}{suffix}"
+
+
+async def build_log(root: Path, batches: list[bytes], *, clean: bool, segment_bytes: int | None = None,
+                    configs: dict[str, str] | None = None) -> list[tuple[int, int]]:
+    """Write `batches` to topic t-0; return the (base, last) offsets; crash unless clean."""
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes)
+    await s.create_topic("t", 1, configs)
+    log = s.log("t", 0)
+    out = []
+    for b in batches:
+        r = await log.append(b)
+        out.append((r.base_offset, r.last_offset))
+    if clean:
+        await s.close()
+    else:
+        await s.checkpoint()  # recovery point at the end; data stays "unclean" without the marker
+        await s.abort()
+        (root / "t-0" / "recovery-point").unlink()  # force recovery of everything
+    return out
+
+
+async def reopen_offsets(root: Path) -> tuple[FileStorage, list[int]]:
+    s = await FileStorage.open(root, clock=ManualClock())
+    log = s.log("t", 0)
+    data = b""
+    offset = log.log_start_offset
+    while offset < log.log_end_offset:
+        chunk = (await log.read(offset, 1 << 20)).records
+        if not chunk:
+            break
+        data += chunk
+        offset = [h for _, h in rb.iter_batches(chunk)][-1].next_offset
+    return s, [r.offset for b in rb.decode_batches(data) for r in b.records]
+
+
+async def test_clean_shutdown_marker(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    await build_log(root, [make_batch(2)], clean=True)
+    assert (root / CLEAN_SHUTDOWN_FILE).exists()
+    s = await FileStorage.open(root)
+    assert s.clean_start and not (root / CLEAN_SHUTDOWN_FILE).exists()
+    assert s.recovery[("t", 0)].recovered_segments == 0
+    await s.close()
+
+
+async def test_cut_at_every_byte_of_last_batch(tmp_path: Path) -> None:
+    template = tmp_path / "template"
+    batches = [make_batch(3), make_batch(2), make_batch(4, value_size=10)]
+    await build_log(template, batches, clean=False)
+    log_file = seg_path(template, "t", 0)
+    full = log_file.stat().st_size
+    last_start = full - len(batches[-1])
+    for cut in range(last_start, full + 1):
+        root = tmp_path / f"cut{cut}"
+        shutil.copytree(template, root)
+        os.truncate(seg_path(root, "t", 0), cut)
+        s, offsets = await reopen_offsets(root)
+        expected_end = 9 if cut == full else 5
+        assert offsets == list(range(expected_end)), cut
+        log = s.log("t", 0)
+        assert log.log_end_offset == expected_end
+        assert seg_path(root, "t", 0).stat().st_size == (full if cut == full else last_start)
+        assert (await log.append(make_batch(1))).base_offset == expected_end
+        await s.close()
+        shutil.rmtree(root)
+
+
+async def test_garbage_appended(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    await build_log(root, [make_batch(2), make_batch(3)], clean=False)
+    with open(seg_path(root, "t", 0), "ab") as f:
+        f.write(os.urandom(500))
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(5))
+    assert s.recovery[("t", 0)].truncated_bytes == 500
+    await s.close()
+
+
+async def test_zero_filled_tail(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    await build_log(root, [make_batch(2), make_batch(3)], clean=False)
+    with open(seg_path(root, "t", 0), "ab") as f:
+        f.write(b"\x00" * 4096)  # what a crash after a file-size update can leave
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(5))
+    await s.close()
+
+
+@pytest.mark.parametrize("clean", [True, False])
+async def test_index_deleted(tmp_path: Path, clean: bool) -> None:
+    root = tmp_path / "d"
+    await build_log(root, [make_batch(3, value_size=200) for _ in range(20)], clean=clean,
+                    configs={"index.interval.bytes": "300"})
+    seg_path(root, "t", 0, ".index").unlink()
+    seg_path(root, "t", 0, ".timeindex").unlink()
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(60))
+    log = s.log("t", 0)
+    assert len(log.segments[0].offset_index) > 5
+    for offset in range(60):
+        h = rb.BatchHeader.parse((await log.read(offset, 1)).records)
+        assert h.base_offset <= offset <= h.last_offset
+    found = await log.list_offset(0)
+    assert found is not None and found.offset == 0
+    await s.close()
+
+
+@pytest.mark.parametrize("clean", [True, False])
+@pytest.mark.parametrize("seed", range(5))
+async def test_index_damaged(tmp_path: Path, clean: bool, seed: int) -> None:
+    import random
+
+    rnd = random.Random(seed)
+    root = tmp_path / "d"
+    await build_log(root, [make_batch(3, value_size=200) for _ in range(20)], clean=clean,
+                    configs={"index.interval.bytes": "300"})
+    for suffix in (".index", ".timeindex"):
+        path = seg_path(root, "t", 0, suffix)
+        path.write_bytes(bytes(rnd.getrandbits(8) for _ in range(rnd.choice([8, 12, 16, 24, 37, 96]))))
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(60))
+    log = s.log("t", 0)
+    for offset in range(60):
+        h = rb.BatchHeader.parse((await log.read(offset, 1)).records)
+        assert h.base_offset <= offset <= h.last_offset
+    assert (await log.append(make_batch(1))).base_offset == 60
+    await s.close()
+
+
+async def test_index_pointing_past_end_is_rebuilt(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    await build_log(root, [make_batch(3, value_size=200) for _ in range(10)], clean=True,
+                    configs={"index.interval.bytes": "300"})
+    with open(seg_path(root, "t", 0, ".index"), "ab") as f:
+        f.write((1000).to_bytes(4, "big") + (10**6).to_bytes(4, "big"))
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(30))
+    await s.close()
+
+
+async def test_corrupt_crc_in_middle_batch_truncates_from_there(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    batches = [make_batch(2) for _ in range(5)]
+    await build_log(root, batches, clean=False)
+    path = seg_path(root, "t", 0)
+    data = bytearray(path.read_bytes())
+    middle = len(batches[0]) * 2 + 70  # inside the records of the third batch
+    data[middle] ^= 0xFF
+    path.write_bytes(bytes(data))
+    s, offsets = await reopen_offsets(root)
+    assert offsets == [0, 1, 2, 3]
+    assert (await s.log("t", 0).append(make_batch(1))).base_offset == 4
+    await s.close()
+
+
+async def test_corruption_drops_later_segments(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    batches = [make_batch(2, value_size=100) for _ in range(12)]
+    await build_log(root, batches, clean=False, segment_bytes=700)
+    bases = sorted(int(p.name[:20]) for p in (root / "t-0").glob("*.log"))
+    assert len(bases) >= 3
+    path = seg_path(root, "t", bases[1])
+    data = bytearray(path.read_bytes())
+    first = rb.BatchHeader.parse(data)
+    data[first.size + 30] ^= 0x01  # second batch of the second segment
+    path.write_bytes(bytes(data))
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(bases[1] + 2))
+    log = s.log("t", 0)
+    assert log.segment_base_offsets() == bases[:2]
+    assert not seg_path(root, "t", bases[2]).exists()
+    assert (await log.append(make_batch(1))).base_offset == bases[1] + 2
+    await s.close()
+
+
+async def test_offset_gap_is_truncated(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    batches = [make_batch(2) for _ in range(3)]
+    await build_log(root, batches, clean=False)
+    path = seg_path(root, "t", 0)
+    data = bytearray(path.read_bytes())
+    # BaseOffset is outside the CRC: a bad value there must still be caught.
+    rb.assign_offsets(data, 9, pos=len(batches[0]))
+    path.write_bytes(bytes(data))
+    s, offsets = await reopen_offsets(root)
+    assert offsets == [0, 1]
+    await s.close()
+
+
+async def test_recovery_point_skips_old_segments(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    s = await FileStorage.open(root, segment_bytes_override=700)
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    for _ in range(12):
+        await log.append(make_batch(2, value_size=100))
+    await s.checkpoint()
+    await log.append(make_batch(2, value_size=100))
+    await s.abort()
+    s = await FileStorage.open(root)
+    report = s.recovery[("t", 0)]
+    assert 1 <= report.recovered_segments < len(s.log("t", 0).segment_base_offsets())
+    assert s.log("t", 0).log_end_offset == 26
+    await s.close()
+
+
+async def test_deleted_topic_data_is_gone(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    s = await FileStorage.open(root)
+    await s.create_topic("t", 2)
+    await s.log("t", 1).append(make_batch(2))
+    await s.delete_topic("t")
+    assert not (root / "t-1").exists()
+    assert not [p for p in root.iterdir() if p.name.startswith("t-")]
+    await s.close()
+
+
+async def test_group_commit_coalesces_fsyncs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+    real_sync = FileStore.sync
+
+    def slow_sync(self: FileStore) -> None:
+        nonlocal calls
+        calls += 1
+        import time
+
+        time.sleep(0.02)  # a slow disk makes requests pile up behind the running fsync
+        real_sync(self)
+
+    monkeypatch.setattr(FileStore, "sync", slow_sync)
+    s = await FileStorage.open(tmp_path / "d")
+    await s.create_topic("t", 4)
+    n = 60
+
+    async def produce(i: int) -> int:
+        await asyncio.sleep((i % 7) * 0.003)
+        return (await s.log("t", i % 4).append(make_batch(1), durable=True)).base_offset
+
+    results = await asyncio.gather(*(produce(i) for i in range(n)))
+    assert len(results) == n
+    assert sum(s.log("t", p).log_end_offset for p in range(4)) == n
+    assert s.flusher.rounds < n / 3
+    assert calls < n
+    await s.close()
+
+
+async def test_durable_waits_for_a_round_started_after_the_write(tmp_path: Path) -> None:
+    s = await FileStorage.open(tmp_path / "d")
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    started = asyncio.Event()
+    release = asyncio.Event()
+    order: list[str] = []
+    loop = asyncio.get_running_loop()
+
+    class Gate:
+        def sync(self) -> None:
+            loop.call_soon_threadsafe(started.set)
+            asyncio.run_coroutine_threadsafe(release.wait(), loop).result()
+            order.append("gate-synced")
+
+    s.flusher.mark_dirty(Gate())
+    first = asyncio.create_task(s.sync())
+    await started.wait()
+    # Written while a round is in flight: must wait for the next round.
+    second = asyncio.create_task(log.append(make_batch(1), durable=True))
+    await asyncio.sleep(0.01)
+    assert not second.done()
+    release.set()
+    await first
+    await second
+    assert s.flusher.rounds == 2
+    await s.close()
+
+
+async def test_fsync_failure_is_a_storage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from storage.errors import KafkaStorageError
+
+    def failing(self: FileStore) -> None:
+        raise OSError(5, "EIO")
+
+    s = await FileStorage.open(tmp_path / "d")
+    await s.create_topic("t", 1)
+    monkeypatch.setattr(FileStore, "sync", failing)
+    with pytest.raises(KafkaStorageError) as info:
+        await s.log("t", 0).append(make_batch(1), durable=True)
+    assert info.value.error_code == 56
+    monkeypatch.undo()
+    await s.close()
