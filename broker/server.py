@@ -11,10 +11,26 @@ from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.services import Services
 from storage.clock import Clock, SystemClock
+from storage.file_storage import FileStorage
 
 log = get_logger("odradek.server")
 
 SHUTDOWN_GRACE_SECONDS = 10.0
+HOUSEKEEPING_TICK_SECONDS = 1.0
+CHECKPOINT_INTERVAL_MS = 60_000
+
+# Broker properties that set the defaults of topic configs (Kafka's synonyms).
+TOPIC_DEFAULT_SYNONYMS = {
+    "log.segment.bytes": "segment.bytes",
+    "log.roll.ms": "segment.ms",
+    "log.retention.ms": "retention.ms",
+    "log.retention.bytes": "retention.bytes",
+    "message.max.bytes": "max.message.bytes",
+}
+
+
+def topic_defaults(config: Config) -> dict[str, str]:
+    return {topic_name: str(config.get(broker_name)) for broker_name, topic_name in TOPIC_DEFAULT_SYNONYMS.items()}
 
 
 class Server:
@@ -24,12 +40,17 @@ class Server:
         self.services: Services | None = None
         self.servers: list[asyncio.Server] = []
         self.stopping = asyncio.Event()
+        self.background: list[asyncio.Task[None]] = []
 
     async def start(self) -> None:
         config = self.config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         cluster_id = load_or_create_cluster_id(config)
-        self.services = Services(config=config, clock=self.clock, cluster_id=cluster_id, router=build_router())
+        storage = await FileStorage.open(config.data_dir, clock=self.clock, broker_defaults=topic_defaults(config))
+        self.services = Services(
+            config=config, clock=self.clock, cluster_id=cluster_id, router=build_router(), storage=storage
+        )
+        self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
         loop = asyncio.get_running_loop()
         for listener in config.listeners:
             services = self.services
@@ -53,7 +74,35 @@ class Server:
             await asyncio.gather(*(c.drain(SHUTDOWN_GRACE_SECONDS) for c in connections), return_exceptions=True)
         for server in self.servers:
             await server.wait_closed()
+        for task in self.background:
+            task.cancel()
+        await asyncio.gather(*self.background, return_exceptions=True)
+        if self.services is not None:
+            await self.services.storage.close()
         log.info("broker stopped")
+
+    async def _housekeeping(self) -> None:
+        """Retention and recovery-point checkpoints, on their own schedules."""
+        assert self.services is not None
+        storage = self.services.storage
+        retention_every = int(self.config.get("log.retention.check.interval.ms"))
+        checkpoint_every = CHECKPOINT_INTERVAL_MS
+        next_retention = self.clock.monotonic_ms() + retention_every
+        next_checkpoint = self.clock.monotonic_ms() + checkpoint_every
+        while True:
+            await asyncio.sleep(HOUSEKEEPING_TICK_SECONDS)
+            now = self.clock.monotonic_ms()
+            try:
+                if now >= next_retention:
+                    next_retention = now + retention_every
+                    deleted = await storage.enforce_retention()
+                    if deleted:
+                        log.info("retention deleted segments", segments=deleted)
+                if now >= next_checkpoint:
+                    next_checkpoint = now + checkpoint_every
+                    await storage.checkpoint()
+            except Exception:
+                log.exception("housekeeping failed")
 
     async def serve_forever(self) -> None:
         await self.start()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
 from broker.router import Router
+from broker.signals import AppendSignal
 from storage.clock import Clock
+from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
     from broker.connection import KafkaConnection
@@ -19,7 +21,8 @@ class Services:
     clock: Clock
     cluster_id: str
     router: Router
-    storage: Any = None
+    storage: StorageEngine
+    appended: AppendSignal = field(default_factory=AppendSignal)
     connections: set[KafkaConnection] = field(default_factory=set)
 
     @property
