@@ -25,6 +25,12 @@ class UnknownTopicOrPartitionError(StorageError):
     error_code = 3
 
 
+class UnknownTopicIdError(UnknownTopicOrPartitionError):
+    """UNKNOWN_TOPIC_ID (100): the request named a topic by an id we don't know."""
+
+    error_code = 100
+
+
 class MessageTooLargeError(StorageError, rb.MessageTooLargeError):
     error_code = 10
 

@@ -15,6 +15,7 @@ from .errors import (
     InvalidPartitionsError,
     KafkaStorageError,
     TopicAlreadyExistsError,
+    UnknownTopicIdError,
     UnknownTopicOrPartitionError,
 )
 from .flusher import GroupCommitFlusher
@@ -191,6 +192,13 @@ class LogManager:
         if log is None:
             raise UnknownTopicOrPartitionError(f"unknown partition {topic}-{partition}")
         return log
+
+    def log_by_id(self, topic_id: uuid.UUID, partition: int) -> Log:
+        """For requests that name topics by id (Fetch v13+)."""
+        name = self._by_id.get(topic_id)
+        if name is None:
+            raise UnknownTopicIdError(f"unknown topic id {topic_id}")
+        return self.log(name, partition)
 
     def logs(self) -> list[Log]:
         return list(self._logs.values())

@@ -345,6 +345,10 @@ async def test_catalog_survives_reopen(harness: Harness) -> None:
     assert again.topic_id == info.topic_id and again.num_partitions == 3
     assert again.config.retention_ms == 1000 and again.config.cleanup_policy == {"compact", "delete"}
     assert s.describe_topic(info.topic_id).name == "orders"
+    assert s.log_by_id(info.topic_id, 2).log_end_offset == 4
+    with pytest.raises(errors.UnknownTopicIdError) as unknown:
+        s.log_by_id(uuid.uuid4(), 0)
+    assert unknown.value.error_code == 100
     assert s.log("orders", 2).log_end_offset == 4
     assert (await s.log("orders", 2).append(make_batch(1))).base_offset == 4
     assert [t.name for t in s.list_topics()] == ["orders"]
