@@ -95,7 +95,7 @@ class PartitionLog(Protocol):
 
     async def append(
         self,
-        records: bytes | bytearray,
+        records: bytes | bytearray | memoryview,
         *,
         durable: bool = False,
         origin: AppendOrigin = AppendOrigin.CLIENT,

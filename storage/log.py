@@ -134,7 +134,7 @@ class Log:
 
     async def append(
         self,
-        records: bytes | bytearray,
+        records: bytes | bytearray | memoryview,
         *,
         durable: bool = False,
         origin: AppendOrigin = AppendOrigin.CLIENT,
@@ -146,7 +146,7 @@ class Log:
         return result
 
     def append_nowait(
-        self, records: bytes | bytearray, *, origin: AppendOrigin = AppendOrigin.CLIENT, leader_epoch: int = 0
+        self, records: bytes | bytearray | memoryview, *, origin: AppendOrigin = AppendOrigin.CLIENT, leader_epoch: int = 0
     ) -> AppendResult:
         """The synchronous part of append: validate, assign offsets, write (no fsync)."""
         if self.closed:

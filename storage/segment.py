@@ -116,11 +116,13 @@ class LogSegment:
 
     # --- reads ------------------------------------------------------------------------
 
-    def iter_headers(self, position: int = 0, end: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
+    def iter_headers(
+        self, position: int = 0, end: int | None = None, chunk_size: int = SCAN_CHUNK
+    ) -> Iterator[tuple[int, BatchHeader]]:
         """Batch headers from `position`, reading in chunks (records are skipped, not parsed)."""
         limit = self.store.size if end is None else end
         while position + HEADER_SIZE <= limit:
-            chunk = self.store.read(position, min(SCAN_CHUNK, limit - position))
+            chunk = self.store.read(position, min(chunk_size, limit - position))
             p = 0
             while p + HEADER_SIZE <= len(chunk):
                 header = BatchHeader.parse(chunk, p)
@@ -135,7 +137,9 @@ class LogSegment:
     def find_batch(self, offset: int) -> tuple[int, BatchHeader] | None:
         """Position and header of the first batch whose last offset >= `offset`."""
         _, position = self.offset_index.lookup(offset)
-        for pos, header in self.iter_headers(position):
+        # The target is usually within one index interval: don't read much more than that.
+        chunk = min(SCAN_CHUNK, max(4096, self.index_interval_bytes + 1024))
+        for pos, header in self.iter_headers(position, chunk_size=chunk):
             if header.last_offset >= offset:
                 return pos, header
         return None

@@ -307,3 +307,27 @@ async def test_fsync_failure_is_a_storage_error(tmp_path: Path, monkeypatch: pyt
     assert info.value.error_code == 56
     monkeypatch.undo()
     await s.close()
+
+
+async def test_reads_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = await FileStorage.open(tmp_path / "d")
+    await s.create_topic("t", 1, {"index.interval.bytes": "1000"})
+    log = s.log("t", 0)
+    for _ in range(200):
+        await log.append(memoryview(make_batch(2, value_size=200)))
+    largest = 0
+    real_read = FileStore.read
+
+    def spy(self: FileStore, position: int, length: int) -> bytes:
+        nonlocal largest
+        largest = max(largest, length)
+        return real_read(self, position, length)
+
+    monkeypatch.setattr(FileStore, "read", spy)
+    out = await log.read(333, 2000)
+    assert 0 < len(out.records) <= 2000
+    # Index lookup + header scan: never anything close to the ~100 KB segment.
+    assert largest <= 4096
+    assert log.segments[0].size > 80_000
+    monkeypatch.undo()
+    await s.close()
