@@ -1,21 +1,78 @@
-"""Metadata: this single broker, and the topics it holds."""
+"""Metadata: this single broker, and the topics it holds (auto-created where asked)."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.topics import TopicResolver
+from protocol.codec import ZERO_UUID
+from protocol.errors import ErrorCode
 from protocol.messages.metadata_request import MetadataRequest
-from protocol.messages.metadata_response import MetadataResponse, MetadataResponseBroker
+from protocol.messages.metadata_response import (
+    MetadataResponse,
+    MetadataResponseBroker,
+    MetadataResponsePartition,
+    MetadataResponseTopic,
+)
+from storage.engine import TopicInfo
 
 API_KEY = 3
+LEADER_EPOCH = 0
+# Before v4 a client could not ask us not to auto-create.
+ALLOW_AUTO_CREATE_MIN_VERSION = 4
+
+
+def describe_topic(info: TopicInfo, node_id: int) -> MetadataResponseTopic:
+    return MetadataResponseTopic(
+        error_code=ErrorCode.NONE,
+        name=info.name,
+        topic_id=info.topic_id,
+        is_internal=info.internal,
+        partitions=[
+            MetadataResponsePartition(
+                error_code=ErrorCode.NONE,
+                partition_index=p,
+                leader_id=node_id,
+                leader_epoch=LEADER_EPOCH,
+                replica_nodes=[node_id],
+                isr_nodes=[node_id],
+                offline_replicas=[],
+            )
+            for p in range(info.num_partitions)
+        ],
+    )
 
 
 async def handle(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
     services = ctx.services
+    node_id = services.node_id
     listener = services.advertised_listener(ctx.connection.listener)
     response = MetadataResponse(
-        brokers=[MetadataResponseBroker(node_id=services.node_id, host=listener.host, port=listener.port, rack=None)],
+        brokers=[MetadataResponseBroker(node_id=node_id, host=listener.host, port=listener.port, rack=None)],
         cluster_id=services.cluster_id,
-        controller_id=services.node_id,
-        topics=[],
+        controller_id=node_id,
     )
+    # v0 asks for every topic with an empty array; v1+ with a null one.
+    all_topics = request.topics is None or (ctx.api_version == 0 and not request.topics)
+    if all_topics:
+        response.topics = [describe_topic(info, node_id) for info in services.storage.list_topics()]
+        return response
+    assert request.topics is not None
+    resolver = TopicResolver(services)
+    allow_create = ctx.api_version < ALLOW_AUTO_CREATE_MIN_VERSION or request.allow_auto_topic_creation
+    for wanted in request.topics:
+        if wanted.name is None:
+            info = resolver.find_by_id(wanted.topic_id)
+            if info is None:
+                response.topics.append(
+                    MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id)
+                )
+            else:
+                response.topics.append(describe_topic(info, node_id))
+            continue
+        info, error = await resolver.find_or_create(wanted.name, allow_create)
+        if info is None:
+            code = error or ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            response.topics.append(MetadataResponseTopic(error_code=code, name=wanted.name, topic_id=ZERO_UUID))
+        else:
+            response.topics.append(describe_topic(info, node_id))
     return response

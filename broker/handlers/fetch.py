@@ -1,0 +1,118 @@
+"""Fetch: whole raw batches straight from the log, with the long poll Kafka clients expect.
+
+A request is answered as soon as it has `min_bytes`, an error, or its `max_wait_ms` ran
+out; until then it parks on the broker's append signal and re-reads when anything is
+appended. Incremental fetch sessions (KIP-227) are declined by answering session id 0, so
+clients keep sending full requests.
+"""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from broker.topics import TopicResolver
+from protocol.errors import ErrorCode
+from protocol.record_batch import iter_batches
+from protocol.messages.fetch_request import FetchRequest
+from protocol.messages.fetch_response import (
+    AbortedTransaction,
+    FetchableTopicResponse,
+    FetchResponse,
+    PartitionData,
+)
+from storage.engine import READ_COMMITTED, TopicInfo
+from storage.errors import OffsetOutOfRangeError, StorageError
+
+API_KEY = 1
+MIN_VERSION = 4  # v0-3 would need down-conversion to message format v0/v1
+TOPIC_IDS_MIN_VERSION = 13
+SESSIONLESS = 0
+FINAL_EPOCH = -1
+INITIAL_EPOCH = 0
+
+
+async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
+    services = ctx.services
+    if request.session_id != SESSIONLESS:
+        # We never hand out sessions, so any id named is unknown to us.
+        return FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=SESSIONLESS)
+    if request.session_epoch not in (INITIAL_EPOCH, FINAL_EPOCH):
+        return FetchResponse(error_code=ErrorCode.INVALID_FETCH_SESSION_EPOCH, session_id=SESSIONLESS)
+    resolver = TopicResolver(services)
+    use_ids = ctx.api_version >= TOPIC_IDS_MIN_VERSION
+    topics: list[TopicInfo | None] = [
+        resolver.find_by_id(t.topic_id) if use_ids else resolver.find(t.topic) for t in request.topics
+    ]
+    deadline = services.clock.monotonic_ms() + max(0, request.max_wait_ms)
+    while True:
+        response, total_bytes, has_error = await _read(ctx, request, topics, use_ids)
+        remaining_ms = deadline - services.clock.monotonic_ms()
+        if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
+            return response
+        await services.appended.wait(remaining_ms / 1000)
+
+
+async def _read(
+    ctx: RequestContext, request: FetchRequest, topics: list[TopicInfo | None], use_ids: bool
+) -> tuple[FetchResponse, int, bool]:
+    storage = ctx.services.storage
+    read_committed = request.isolation_level == READ_COMMITTED
+    budget = request.max_bytes
+    total = 0
+    has_error = False
+    responses: list[FetchableTopicResponse] = []
+    for topic, info in zip(request.topics, topics, strict=True):
+        partitions: list[PartitionData] = []
+        responses.append(FetchableTopicResponse(topic=topic.topic, topic_id=topic.topic_id, partitions=partitions))
+        for p in topic.partitions:
+            out = PartitionData(partition_index=p.partition, aborted_transactions=None, records=b"")
+            partitions.append(out)
+            if info is None or not 0 <= p.partition < info.num_partitions:
+                out.error_code = ErrorCode.UNKNOWN_TOPIC_ID if use_ids else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                out.high_watermark = out.last_stable_offset = out.log_start_offset = -1
+                has_error = True
+                continue
+            log = storage.log(info.name, p.partition)
+            upper = log.last_stable_offset if read_committed else log.high_watermark
+            try:
+                result = await log.read(
+                    p.fetch_offset,
+                    max(0, min(p.partition_max_bytes, budget)),
+                    # KIP-74: the first partition with data returns a whole batch even when it
+                    # exceeds the limits, so that a consumer can always make progress.
+                    min_one_batch=total == 0,
+                    upper_bound=upper,
+                )
+            except OffsetOutOfRangeError:
+                out.error_code = ErrorCode.OFFSET_OUT_OF_RANGE
+                out.high_watermark = log.high_watermark
+                out.last_stable_offset = log.last_stable_offset
+                out.log_start_offset = log.log_start_offset
+                has_error = True
+                continue
+            except StorageError as exc:
+                out.error_code = exc.error_code
+                has_error = True
+                continue
+            out.high_watermark = result.high_watermark
+            out.last_stable_offset = result.last_stable_offset
+            out.log_start_offset = result.log_start_offset
+            out.records = result.records
+            size = len(result.records)
+            total += size
+            budget -= size
+            if read_committed:
+                end = p.fetch_offset + 1 if not size else _end_offset_hint(result.records, p.fetch_offset)
+                out.aborted_transactions = [
+                    AbortedTransaction(a.producer_id, a.first_offset)
+                    for a in log.aborted_transactions(p.fetch_offset, max(end, p.fetch_offset + 1))
+                ]
+    return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error
+
+
+def _end_offset_hint(records: bytes, fetch_offset: int) -> int:
+    """The offset after the last batch returned: the end of the range aborted transactions
+    are reported for."""
+    last = fetch_offset
+    for _, header in iter_batches(records):
+        last = header.last_offset + 1
+    return last

@@ -1,0 +1,121 @@
+"""Produce: validate each partition's record batch, append it, answer per partition.
+
+Batches stay opaque: the log checks the header and CRC, rewrites the base offset and
+appends. Every partition of a request is written before the one fsync that `acks=all`
+waits for, so a request costs one group-committed flush however many partitions it has.
+"""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from broker.logging import get_logger
+from broker.topics import TopicResolver
+from protocol import record_batch as rb
+from protocol.errors import ErrorCode
+from protocol.messages.produce_request import ProduceRequest
+from protocol.messages.produce_response import (
+    PartitionProduceResponse,
+    ProduceResponse,
+    TopicProduceResponse,
+)
+from storage.errors import StorageError
+
+API_KEY = 0
+MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stores
+# librdkafka refuses to produce to a broker whose ApiVersions does not start Produce at v0
+# (KAFKA-18659), so v0 is advertised although v0-2 are refused, as Kafka does.
+ADVERTISED_MIN_VERSION = 0
+ZSTD_MIN_VERSION = 7
+
+log = get_logger("odradek.produce")
+
+
+def _partition_error(index: int, code: ErrorCode, message: str | None = None) -> PartitionProduceResponse:
+    return PartitionProduceResponse(
+        index=index, error_code=code, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1, error_message=message
+    )
+
+
+async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceResponse | None:
+    services = ctx.services
+    version = ctx.api_version
+    acks = request.acks
+    topics_out: list[TopicProduceResponse] = []
+    resolver = TopicResolver(services)
+    appended = False
+    if acks not in (-1, 0, 1):
+        for topic in request.topic_data:
+            topics_out.append(
+                TopicProduceResponse(
+                    name=topic.name,
+                    topic_id=topic.topic_id,
+                    partition_responses=[
+                        _partition_error(p.index, ErrorCode.INVALID_REQUIRED_ACKS) for p in topic.partition_data
+                    ],
+                )
+            )
+        return ProduceResponse(responses=topics_out)
+
+    for topic in request.topic_data:
+        partitions_out: list[PartitionProduceResponse] = []
+        topics_out.append(
+            TopicProduceResponse(name=topic.name, topic_id=topic.topic_id, partition_responses=partitions_out)
+        )
+        info, topic_error = await resolver.for_produce(topic.name, topic.topic_id, version, ctx.client_id)
+        for partition in topic.partition_data:
+            if topic_error is not None:
+                partitions_out.append(_partition_error(partition.index, topic_error))
+                continue
+            assert info is not None
+            if not 0 <= partition.index < info.num_partitions:
+                partitions_out.append(_partition_error(partition.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+                continue
+            records = partition.records
+            if records is None or len(records) == 0:
+                partitions_out.append(_partition_error(partition.index, ErrorCode.INVALID_RECORD, "no records"))
+                continue
+            if version < ZSTD_MIN_VERSION and _uses_zstd(records):
+                partitions_out.append(_partition_error(partition.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE))
+                continue
+            partition_log = services.storage.log(info.name, partition.index)
+            try:
+                result = await partition_log.append(records)
+            except StorageError as exc:
+                code = ErrorCode(exc.error_code)
+                log.info("produce refused", topic=info.name, partition=partition.index, error=code.name, reason=str(exc))
+                partitions_out.append(_partition_error(partition.index, code, str(exc)))
+                continue
+            appended = True
+            partitions_out.append(
+                PartitionProduceResponse(
+                    index=partition.index,
+                    error_code=ErrorCode.NONE,
+                    base_offset=result.base_offset,
+                    log_append_time_ms=result.log_append_time,
+                    log_start_offset=result.log_start_offset,
+                )
+            )
+    if appended:
+        # Fetches parked on these partitions may answer now; the flush below only gates
+        # this producer's acknowledgement.
+        services.appended.notify()
+        if acks == -1:
+            try:
+                await services.storage.sync()
+            except StorageError as exc:
+                log.error("flush failed", error=str(exc))
+                for topic_out in topics_out:
+                    for p in topic_out.partition_responses:
+                        if p.error_code == ErrorCode.NONE:
+                            p.error_code = ErrorCode.KAFKA_STORAGE_ERROR
+                            p.base_offset = -1
+    if acks == 0:
+        return None
+    return ProduceResponse(responses=topics_out)
+
+
+def _uses_zstd(records: bytes) -> bool:
+    if len(records) < rb.HEADER_SIZE:
+        return False
+    attributes = int.from_bytes(records[rb.ATTRIBUTES_OFFSET : rb.ATTRIBUTES_OFFSET + 2], "big")
+    return bool((attributes & rb.COMPRESSION_MASK) == rb.Compression.ZSTD)
