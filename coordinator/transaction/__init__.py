@@ -1,0 +1,52 @@
+"""The transaction coordinator: the coordinator side of KIP-98 (transaction version 1).
+
+- `state`: the states and the table of valid transitions.
+- `metadata`: per-transactional-id metadata with prepare/complete transitions.
+- `log`: `__transaction_state` records, the store interface and its implementations,
+  and `partition_for` (FindCoordinator placement, also usable for group ids).
+- `markers`: the `MarkerWriter` interface the partition side implements.
+- `coordinator`: `TransactionCoordinator`, which the API handlers call.
+"""
+
+from coordinator.transaction.coordinator import (
+    CoordinatorStatus,
+    InitProducerIdResult,
+    ListTransactionsResult,
+    TransactionConfig,
+    TransactionCoordinator,
+    TransactionDescription,
+)
+from coordinator.transaction.log import (
+    TRANSACTION_STATE_TOPIC,
+    EngineTransactionLog,
+    InMemoryTransactionLog,
+    TransactionLogError,
+    TransactionLogStore,
+    java_string_hashcode,
+    partition_for,
+)
+from coordinator.transaction.markers import InMemoryMarkerWriter, MarkerWriter
+from coordinator.transaction.metadata import TopicPartition, TransactionMetadata
+from coordinator.transaction.state import VALID_PREVIOUS_STATES, TransactionState
+
+__all__ = [
+    "TRANSACTION_STATE_TOPIC",
+    "VALID_PREVIOUS_STATES",
+    "CoordinatorStatus",
+    "EngineTransactionLog",
+    "InMemoryMarkerWriter",
+    "InMemoryTransactionLog",
+    "InitProducerIdResult",
+    "ListTransactionsResult",
+    "MarkerWriter",
+    "TopicPartition",
+    "TransactionConfig",
+    "TransactionCoordinator",
+    "TransactionDescription",
+    "TransactionLogError",
+    "TransactionLogStore",
+    "TransactionMetadata",
+    "TransactionState",
+    "java_string_hashcode",
+    "partition_for",
+]

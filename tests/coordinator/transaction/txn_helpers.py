@@ -1,0 +1,49 @@
+"""A coordinator wired to in-memory log, marker writer and producer ids, on a ManualClock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from coordinator.producer_ids import ProducerIdManager
+from coordinator.transaction import (
+    InMemoryMarkerWriter,
+    InMemoryTransactionLog,
+    TransactionConfig,
+    TransactionCoordinator,
+)
+from protocol.errors import ErrorCode
+from storage.clock import ManualClock
+
+TIMEOUT_MS = 60_000
+
+
+@dataclass
+class Env:
+    clock: ManualClock = field(default_factory=ManualClock)
+    log: InMemoryTransactionLog = field(default_factory=lambda: InMemoryTransactionLog(num_partitions=4))
+    writer: InMemoryMarkerWriter = field(default_factory=InMemoryMarkerWriter)
+    data_dir: Path | None = None
+    config: TransactionConfig = field(
+        default_factory=lambda: TransactionConfig(num_partitions=4, retry_backoff_ms=0)
+    )
+
+    async def coordinator(self) -> TransactionCoordinator:
+        """A coordinator on this env's log; building a second one simulates a restart."""
+        pids = ProducerIdManager(self.data_dir, block_size=10)
+        coord = TransactionCoordinator(self.log, self.writer, pids, self.clock, self.config)
+        await coord.load()
+        return coord
+
+
+async def init(coord: TransactionCoordinator, tid: str, **kw: int) -> tuple[int, int]:
+    res = await coord.init_producer_id(
+        tid, kw.pop("timeout", TIMEOUT_MS), kw.pop("producer_id", -1), kw.pop("producer_epoch", -1)
+    )
+    assert res.error_code == ErrorCode.NONE, res
+    return res.producer_id, res.producer_epoch
+
+
+async def begin(coord: TransactionCoordinator, tid: str, pid: int, epoch: int, *tps: tuple[str, int]) -> None:
+    err = await coord.add_partitions(tid, pid, epoch, list(tps) or [("t", 0)])
+    assert err == ErrorCode.NONE, err
