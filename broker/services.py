@@ -13,6 +13,7 @@ from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
     from broker.connection import KafkaConnection
+    from coordinator.group import GroupCoordinator
 
 
 @dataclass
@@ -24,6 +25,7 @@ class Services:
     storage: StorageEngine
     appended: AppendSignal = field(default_factory=AppendSignal)
     connections: set[KafkaConnection] = field(default_factory=set)
+    group_coordinator: GroupCoordinator | None = None
 
     @property
     def node_id(self) -> int:

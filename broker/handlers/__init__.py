@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
-from broker.handlers import api_versions, fetch, list_offsets, metadata, produce
+from broker.handlers import (
+    api_versions,
+    delete_groups,
+    describe_groups,
+    fetch,
+    find_coordinator,
+    heartbeat,
+    join_group,
+    leave_group,
+    list_groups,
+    list_offsets,
+    metadata,
+    offset_commit,
+    offset_delete,
+    offset_fetch,
+    produce,
+    sync_group,
+)
 from broker.router import Router
 
 
@@ -18,4 +35,16 @@ def build_router() -> Router:
     )
     router.add(fetch.API_KEY, fetch.handle, min_version=fetch.MIN_VERSION)
     router.add(list_offsets.API_KEY, list_offsets.handle)
+    # consumer groups
+    router.add(find_coordinator.API_KEY, find_coordinator.handle)
+    router.add(join_group.API_KEY, join_group.handle)
+    router.add(sync_group.API_KEY, sync_group.handle)
+    router.add(heartbeat.API_KEY, heartbeat.handle)
+    router.add(leave_group.API_KEY, leave_group.handle)
+    router.add(offset_commit.API_KEY, offset_commit.handle, max_version=offset_commit.MAX_VERSION)
+    router.add(offset_fetch.API_KEY, offset_fetch.handle, max_version=offset_fetch.MAX_VERSION)
+    router.add(offset_delete.API_KEY, offset_delete.handle)
+    router.add(describe_groups.API_KEY, describe_groups.handle)
+    router.add(list_groups.API_KEY, list_groups.handle)
+    router.add(delete_groups.API_KEY, delete_groups.handle)
     return router

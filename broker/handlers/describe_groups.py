@@ -1,0 +1,49 @@
+"""DescribeGroups: state, protocol and members (metadata and assignment once Stable)."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.group.handler_support import group_coordinator
+from protocol.errors import ErrorCode
+from protocol.messages.describe_groups_request import DescribeGroupsRequest
+from protocol.messages.describe_groups_response import (
+    DescribedGroup,
+    DescribedGroupMember,
+    DescribeGroupsResponse,
+)
+
+API_KEY = 15
+
+# READ, DELETE and DESCRIBE: every group operation, as no ACLs are enforced.
+_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
+
+
+async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
+    v = ctx.api_version
+    coordinator = group_coordinator(ctx)
+    groups = []
+    for group_id in request.groups:
+        if coordinator is None:
+            groups.append(DescribedGroup(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, group_id=group_id))
+            continue
+        d = coordinator.describe_group(group_id)
+        described = DescribedGroup(
+            error_code=d.error,
+            group_id=group_id,
+            group_state=d.state,
+            protocol_type=d.protocol_type,
+            protocol_data=d.protocol,
+            members=[
+                DescribedGroupMember(member_id=m.member_id, group_instance_id=m.group_instance_id,
+                                     client_id=m.client_id, client_host=m.client_host,
+                                     member_metadata=m.metadata, member_assignment=m.assignment)
+                for m in d.members
+            ],
+        )
+        if v >= 3 and request.include_authorized_operations:
+            described.authorized_operations = _GROUP_OPERATIONS
+        if v >= 6 and d.error is ErrorCode.NONE and d.state == "Dead":
+            described = DescribedGroup(error_code=ErrorCode.GROUP_ID_NOT_FOUND, group_id=group_id,
+                                       group_state="Dead", error_message=f"Group {group_id} not found.")
+        groups.append(described)
+    return DescribeGroupsResponse(groups=groups)

@@ -1,0 +1,51 @@
+"""FindCoordinator: this broker coordinates every group and transactional id."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.log import partition_for
+from protocol.errors import ErrorCode
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.find_coordinator_response import Coordinator, FindCoordinatorResponse
+
+API_KEY = 10
+
+KEY_TYPE_GROUP = 0
+KEY_TYPE_TRANSACTION = 1
+_PARTITION_COUNT_SETTING = {
+    KEY_TYPE_GROUP: "offsets.topic.num.partitions",
+    KEY_TYPE_TRANSACTION: "transaction.state.log.num.partitions",
+}
+
+
+def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
+    """The partition of __consumer_offsets / __transaction_state that owns `key`; its
+    leader is the coordinator (always this broker while there is one broker)."""
+    return partition_for(key, int(ctx.services.config.get(_PARTITION_COUNT_SETTING[key_type])))
+
+
+def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
+    if key_type not in _PARTITION_COUNT_SETTING:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
+                           error_message=f"Invalid coordinator type {key_type}")
+    if key_type == KEY_TYPE_GROUP and getattr(ctx.services, "group_coordinator", None) is None:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                           error_message="The coordinator is not available.")
+    coordinator_partition(ctx, key_type, key)
+    listener = ctx.services.advertised_listener(ctx.connection.listener)
+    return Coordinator(key=key, node_id=ctx.services.node_id, host=listener.host, port=listener.port,
+                       error_code=ErrorCode.NONE, error_message=None)
+
+
+async def handle(ctx: RequestContext, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
+    key_type = request.key_type if ctx.api_version >= 1 else KEY_TYPE_GROUP
+    if ctx.api_version >= 4:
+        return FindCoordinatorResponse(coordinators=[_find(ctx, key_type, key) for key in request.coordinator_keys])
+    found = _find(ctx, key_type, request.key)
+    return FindCoordinatorResponse(
+        error_code=found.error_code,
+        error_message=found.error_message,
+        node_id=found.node_id,
+        host=found.host,
+        port=found.port,
+    )

@@ -1,0 +1,24 @@
+"""Heartbeat: keeps a member's session alive and tells it when to rejoin."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.group.handler_support import group_coordinator
+from protocol.errors import ErrorCode
+from protocol.messages.heartbeat_request import HeartbeatRequest
+from protocol.messages.heartbeat_response import HeartbeatResponse
+
+API_KEY = 12
+
+
+async def handle(ctx: RequestContext, request: HeartbeatRequest) -> HeartbeatResponse:
+    coordinator = group_coordinator(ctx)
+    if coordinator is None:
+        return HeartbeatResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    error = coordinator.heartbeat(
+        request.group_id,
+        request.generation_id,
+        request.member_id,
+        request.group_instance_id if ctx.api_version >= 3 else None,
+    )
+    return HeartbeatResponse(error_code=error)

@@ -1,0 +1,30 @@
+"""ListGroups: every group, filtered by state (v4+) and type (v5+)."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.group.handler_support import group_coordinator
+from protocol.errors import ErrorCode
+from protocol.messages.list_groups_request import ListGroupsRequest
+from protocol.messages.list_groups_response import ListedGroup, ListGroupsResponse
+
+API_KEY = 16
+
+
+async def handle(ctx: RequestContext, request: ListGroupsRequest) -> ListGroupsResponse:
+    v = ctx.api_version
+    coordinator = group_coordinator(ctx)
+    if coordinator is None:
+        return ListGroupsResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    error, groups = coordinator.list_groups(
+        list(request.states_filter) if v >= 4 else [],
+        list(request.types_filter) if v >= 5 else [],
+    )
+    return ListGroupsResponse(
+        error_code=error,
+        groups=[
+            ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state,
+                        group_type=g.group_type)
+            for g in groups
+        ],
+    )

@@ -1,0 +1,64 @@
+"""OffsetCommit v0-v9 (v10 names topics by id, which the coordinator does not keep)."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.group.handler_support import group_coordinator, unknown_partition
+from coordinator.group.offsets import OffsetAndMetadata
+from protocol.errors import ErrorCode
+from protocol.messages.offset_commit_request import OffsetCommitRequest
+from protocol.messages.offset_commit_response import (
+    OffsetCommitResponse,
+    OffsetCommitResponsePartition,
+    OffsetCommitResponseTopic,
+)
+
+API_KEY = 8
+MAX_VERSION = 9
+
+
+async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCommitResponse:
+    v = ctx.api_version
+    coordinator = group_coordinator(ctx)
+    now = ctx.services.clock.now_ms()
+    errors: dict[tuple[str, int], ErrorCode] = {}
+    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+    for topic in request.topics:
+        for p in topic.partitions:
+            tp = (topic.name, p.partition_index)
+            if unknown_partition(ctx, topic.name, p.partition_index):
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            offsets[tp] = OffsetAndMetadata(
+                offset=p.committed_offset,
+                leader_epoch=p.committed_leader_epoch if v >= 6 else -1,
+                metadata=p.committed_metadata or "",
+                commit_timestamp=p.commit_timestamp if v == 1 and p.commit_timestamp != -1 else now,
+                expire_timestamp=(now + request.retention_time_ms
+                                  if 2 <= v <= 4 and request.retention_time_ms != -1 else -1),
+            )
+    if coordinator is None:
+        errors.update(dict.fromkeys(offsets, ErrorCode.COORDINATOR_NOT_AVAILABLE))
+    elif offsets:
+        errors.update(await coordinator.commit_offsets(
+            group_id=request.group_id,
+            member_id=request.member_id if v >= 1 else "",
+            group_instance_id=request.group_instance_id if v >= 7 else None,
+            generation_id=request.generation_id_or_member_epoch if v >= 1 else -1,
+            offsets=offsets,
+        ))
+    return OffsetCommitResponse(
+        topics=[
+            OffsetCommitResponseTopic(
+                name=topic.name,
+                partitions=[
+                    OffsetCommitResponsePartition(
+                        partition_index=p.partition_index,
+                        error_code=errors[(topic.name, p.partition_index)],
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ]
+    )

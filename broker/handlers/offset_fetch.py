@@ -1,0 +1,80 @@
+"""OffsetFetch v0-v9: one group (v0-v7) or several (v8+); no topics means all (v2+)."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.group.coordinator import FetchedOffset
+from coordinator.group.handler_support import group_coordinator
+from protocol.errors import ErrorCode
+from protocol.messages.offset_fetch_request import OffsetFetchRequest
+from protocol.messages.offset_fetch_response import (
+    OffsetFetchResponse,
+    OffsetFetchResponseGroup,
+    OffsetFetchResponsePartition,
+    OffsetFetchResponsePartitions,
+    OffsetFetchResponseTopic,
+    OffsetFetchResponseTopics,
+)
+
+API_KEY = 9
+MAX_VERSION = 9
+
+Wanted = list[tuple[str, list[int]]] | None
+
+
+def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: bool
+           ) -> tuple[ErrorCode, dict[str, dict[int, FetchedOffset]]]:
+    coordinator = group_coordinator(ctx)
+    partitions = None if wanted is None else [(t, p) for t, ps in wanted for p in ps]
+    if coordinator is None:
+        error, found = ErrorCode.COORDINATOR_NOT_AVAILABLE, {}
+    else:
+        error, found = coordinator.fetch_offsets(group_id, partitions, require_stable)
+    by_topic: dict[str, dict[int, FetchedOffset]] = {}
+    if error is not ErrorCode.NONE:
+        # Groups with an error list no partitions, except v0/v1 which carry errors per partition.
+        if ctx.api_version < 2 and wanted is not None:
+            for topic, ps in wanted:
+                by_topic[topic] = {p: FetchedOffset(-1, -1, "", error) for p in ps}
+        return error, by_topic
+    for (topic, partition), fetched in found.items():
+        by_topic.setdefault(topic, {})[partition] = fetched
+    return error, by_topic
+
+
+async def handle(ctx: RequestContext, request: OffsetFetchRequest) -> OffsetFetchResponse:
+    v = ctx.api_version
+    require_stable = request.require_stable if v >= 7 else False
+    if v >= 8:
+        groups = []
+        for g in request.groups:
+            wanted = None if g.topics is None else [(t.name, list(t.partition_indexes)) for t in g.topics]
+            error, by_topic = _fetch(ctx, g.group_id, wanted, require_stable)
+            groups.append(OffsetFetchResponseGroup(
+                group_id=g.group_id,
+                error_code=error,
+                topics=[
+                    OffsetFetchResponseTopics(name=topic, partitions=[
+                        OffsetFetchResponsePartitions(partition_index=p, committed_offset=f.offset,
+                                                      committed_leader_epoch=f.leader_epoch, metadata=f.metadata,
+                                                      error_code=f.error)
+                        for p, f in parts.items()
+                    ])
+                    for topic, parts in by_topic.items()
+                ],
+            ))
+        return OffsetFetchResponse(groups=groups)
+    wanted = None if request.topics is None else [(t.name, list(t.partition_indexes)) for t in request.topics]
+    error, by_topic = _fetch(ctx, request.group_id, wanted, require_stable)
+    return OffsetFetchResponse(
+        error_code=error,
+        topics=[
+            OffsetFetchResponseTopic(name=topic, partitions=[
+                OffsetFetchResponsePartition(partition_index=p, committed_offset=f.offset,
+                                             committed_leader_epoch=f.leader_epoch, metadata=f.metadata,
+                                             error_code=f.error)
+                for p, f in parts.items()
+            ])
+            for topic, parts in by_topic.items()
+        ],
+    )

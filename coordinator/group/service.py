@@ -1,0 +1,20 @@
+"""Building the group coordinator for a broker process over `__consumer_offsets`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from coordinator.group.coordinator import OFFSETS_TOPIC, GroupConfig, GroupCoordinator
+from coordinator.log import StorageCoordinatorLog
+
+if TYPE_CHECKING:
+    from storage.clock import Clock
+
+
+async def start_group_coordinator(config: Any, clock: Clock, storage: Any) -> GroupCoordinator:
+    """Creates `__consumer_offsets` on first start, then loads it in the background."""
+    log_store = StorageCoordinatorLog(storage, OFFSETS_TOPIC, int(config.get("offsets.topic.num.partitions")))
+    await log_store.ensure_topic()
+    coordinator = GroupCoordinator(log_store, clock, GroupConfig.from_config(config))
+    coordinator.start()
+    return coordinator
