@@ -1,0 +1,51 @@
+"""DescribeCluster: this broker, as the listener the client came in on advertises it."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from protocol.errors import ErrorCode
+from protocol.messages.describe_cluster_request import DescribeClusterRequest
+from protocol.messages.describe_cluster_response import DescribeClusterBroker, DescribeClusterResponse
+
+API_KEY = 60
+
+ENDPOINT_BROKER = 1
+ENDPOINT_CONTROLLER = 2
+ENDPOINT_NAMES = {ENDPOINT_BROKER: "BROKER", ENDPOINT_CONTROLLER: "CONTROLLER"}
+
+# Without an authorizer every operation the cluster resource supports is allowed: CREATE,
+# ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
+CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
+AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
+
+
+async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> DescribeClusterResponse:
+    endpoint_type = request.endpoint_type if ctx.api_version >= 1 else ENDPOINT_BROKER
+    if endpoint_type not in ENDPOINT_NAMES:
+        return DescribeClusterResponse(
+            error_code=ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+            error_message=f"Unsupported endpoint type {endpoint_type}",
+        )
+    if endpoint_type != ENDPOINT_BROKER:
+        return DescribeClusterResponse(
+            error_code=ErrorCode.MISMATCHED_ENDPOINT_TYPE,
+            error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
+            + ENDPOINT_NAMES[endpoint_type],
+        )
+    services = ctx.services
+    listener = services.advertised_listener(ctx.connection.listener)
+    return DescribeClusterResponse(
+        endpoint_type=ENDPOINT_BROKER,
+        cluster_id=services.cluster_id,
+        controller_id=services.node_id,
+        brokers=[
+            DescribeClusterBroker(
+                broker_id=services.node_id, host=listener.host, port=listener.port, rack=None, is_fenced=False
+            )
+        ],
+        cluster_authorized_operations=(
+            CLUSTER_OPERATIONS
+            if request.include_cluster_authorized_operations
+            else AUTHORIZED_OPERATIONS_OMITTED
+        ),
+    )
