@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 from broker.handlers import (
+    alter_configs,
     api_versions,
+    create_partitions,
+    create_topics,
     delete_groups,
+    delete_records,
+    delete_topics,
+    describe_cluster,
+    describe_configs,
     describe_groups,
     fetch,
     find_coordinator,
     heartbeat,
+    incremental_alter_configs,
     join_group,
     leave_group,
     list_groups,
@@ -47,4 +55,13 @@ def build_router() -> Router:
     router.add(describe_groups.API_KEY, describe_groups.handle)
     router.add(list_groups.API_KEY, list_groups.handle)
     router.add(delete_groups.API_KEY, delete_groups.handle)
+    # Topic and config administration.
+    router.add(create_topics.API_KEY, create_topics.handle)
+    router.add(delete_topics.API_KEY, delete_topics.handle)
+    router.add(create_partitions.API_KEY, create_partitions.handle)
+    router.add(delete_records.API_KEY, delete_records.handle)
+    router.add(describe_configs.API_KEY, describe_configs.handle)
+    router.add(alter_configs.API_KEY, alter_configs.handle)
+    router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
+    router.add(describe_cluster.API_KEY, describe_cluster.handle)
     return router

@@ -8,9 +8,9 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-
 from broker_process import BrokerProcess
 from kafka_wire import WireClient
+
 from protocol.codec import ZERO_UUID, Reader
 from protocol.errors import ErrorCode
 from protocol.messages.alter_configs_request import AlterableConfig, AlterConfigsRequest, AlterConfigsResource
@@ -64,7 +64,9 @@ def client(broker: BrokerProcess) -> Iterator[WireClient]:
 def create(
     client: WireClient, *topics: CreatableTopic, version: int = 7, validate_only: bool = False
 ) -> list[CreatableTopicResult]:
-    response = client.call(CREATE_TOPICS, version, CreateTopicsRequest(topics=list(topics), validate_only=validate_only))
+    response = client.call(
+        CREATE_TOPICS, version, CreateTopicsRequest(topics=list(topics), validate_only=validate_only)
+    )
     assert isinstance(response, CreateTopicsResponse)
     return response.topics
 
@@ -79,7 +81,12 @@ def topic(name: str, partitions: int = 1, rf: int = 1, **configs: str) -> Creata
 
 
 def describe(
-    client: WireClient, resource_type: int, name: str, keys: list[str] | None = None, version: int = 4, **flags: bool
+    client: WireClient,
+    resource_type: int,
+    name: str,
+    keys: list[str] | None = None,
+    version: int = 4,
+    **flags: bool,
 ) -> DescribeConfigsResult:
     request = DescribeConfigsRequest(resources=[DescribeConfigsResource(resource_type, name, keys)], **flags)
     response = client.call(DESCRIBE_CONFIGS, version, request)
@@ -120,7 +127,10 @@ def test_create_topics_v7_returns_the_topic_id_and_defaults_apply(client: WireCl
     name = unique()
     [result] = create(client, CreatableTopic(name=name, num_partitions=-1, replication_factor=-1))
     assert result.error_code == 0 and result.topic_id != ZERO_UUID
-    assert (result.num_partitions, result.replication_factor) == (1, 1)  # num.partitions, default.replication.factor
+    assert (result.num_partitions, result.replication_factor) == (
+        1,
+        1,
+    )  # num.partitions, default.replication.factor
 
 
 def test_create_topics_errors_carry_kafkas_codes_and_messages(client: WireClient) -> None:
@@ -159,7 +169,10 @@ def test_create_topics_errors_carry_kafkas_codes_and_messages(client: WireClient
         ErrorCode.INVALID_REPLICATION_FACTOR,
         "Replication factor must be larger than 0, or -1 to use the default value.",
     )
-    assert got[7] == (ErrorCode.INVALID_PARTITIONS, "Number of partitions was set to an invalid non-positive value.")
+    assert got[7] == (
+        ErrorCode.INVALID_PARTITIONS,
+        "Number of partitions was set to an invalid non-positive value.",
+    )
     assert got[8][0] == ErrorCode.INVALID_CONFIG and "retention.ms" in (got[8][1] or "")
     assert got[9] == (ErrorCode.INVALID_CONFIG, "Unknown topic config name: no.such.config")
     # Each duplicated name is answered once, after the others, and none is created.
@@ -239,7 +252,10 @@ def test_delete_topics_v6_by_id_and_by_name(client: WireClient) -> None:
         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         "This server does not host this topic-partition.",
     )
-    assert by_key[(b, ra.topic_id)] == (ErrorCode.INVALID_REQUEST, "You may not specify both topic name and topic id.")
+    assert by_key[(b, ra.topic_id)] == (
+        ErrorCode.INVALID_REQUEST,
+        "You may not specify both topic name and topic id.",
+    )
     assert [k for k, v in by_key.items() if k[0] == b and v[0] == 0]
     assert not topic_exists(client, a) and not topic_exists(client, b)
     [recreated] = create(client, topic(a))
@@ -290,13 +306,17 @@ def test_create_partitions_increase_only(client: WireClient) -> None:
     name = unique()
     create(client, topic(name, 2))
 
-    def grow(count: int, validate_only: bool = False, assignments: list[list[int]] | None = None) -> tuple[int, str | None]:
+    def grow(
+        count: int, validate_only: bool = False, assignments: list[list[int]] | None = None
+    ) -> tuple[int, str | None]:
         t = CreatePartitionsTopic(
             name=name,
             count=count,
             assignments=None if assignments is None else [CreatePartitionsAssignment(a) for a in assignments],
         )
-        response = client.call(CREATE_PARTITIONS, 3, CreatePartitionsRequest(topics=[t], validate_only=validate_only))
+        response = client.call(
+            CREATE_PARTITIONS, 3, CreatePartitionsRequest(topics=[t], validate_only=validate_only)
+        )
         assert isinstance(response, CreatePartitionsResponse)
         [result] = response.results
         return result.error_code, result.error_message
@@ -313,9 +333,14 @@ def test_create_partitions_increase_only(client: WireClient) -> None:
     )
     assert grow(3, assignments=[[1, 1]])[0] == ErrorCode.INVALID_REPLICA_ASSIGNMENT
     assert grow(4, assignments=[[1], [1]]) == (0, None)
-    assert grow(4) == (ErrorCode.INVALID_PARTITIONS, "Topic already has 4 partition(s).")  # validate_only left 2→4 only
+    assert grow(4) == (
+        ErrorCode.INVALID_PARTITIONS,
+        "Topic already has 4 partition(s).",
+    )  # validate_only left 2→4 only
     response = client.call(
-        CREATE_PARTITIONS, 0, CreatePartitionsRequest(topics=[CreatePartitionsTopic(name="no-such-topic", count=2)])
+        CREATE_PARTITIONS,
+        0,
+        CreatePartitionsRequest(topics=[CreatePartitionsTopic(name="no-such-topic", count=2)]),
     )
     assert [(r.error_code, r.error_message) for r in response.results] == [  # type: ignore[attr-defined]
         (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None)
@@ -343,7 +368,10 @@ def test_describe_configs_v0_carries_is_default(client: WireClient) -> None:
         entries[entry_name] = (r.nullable_string(), r.boolean(), r.boolean(), r.boolean())
     assert r.remaining() == 0
     # (value, read_only, is_default, is_sensitive)
-    assert entries == {"retention.ms": ("5000", False, False, False), "cleanup.policy": ("delete", False, True, False)}
+    assert entries == {
+        "retention.ms": ("5000", False, False, False),
+        "cleanup.policy": ("delete", False, True, False),
+    }
     assert struct.unpack(">i", frame[:4])[0] == client.correlation_id
 
 
@@ -395,9 +423,13 @@ def test_alter_configs_replaces_all_overrides(client: WireClient) -> None:
     name = unique()
     create(client, topic(name, retention_ms="5000", segment_ms="100000"))
 
-    def alter(configs: dict[str, str], validate_only: bool = False, rtype: int = TOPIC, rname: str = name) -> tuple[int, str | None]:
+    def alter(
+        configs: dict[str, str], validate_only: bool = False, rtype: int = TOPIC, rname: str = name
+    ) -> tuple[int, str | None]:
         resource = AlterConfigsResource(rtype, rname, [AlterableConfig(k, v) for k, v in configs.items()])
-        response = client.call(ALTER_CONFIGS, 2, AlterConfigsRequest(resources=[resource], validate_only=validate_only))
+        response = client.call(
+            ALTER_CONFIGS, 2, AlterConfigsRequest(resources=[resource], validate_only=validate_only)
+        )
         assert isinstance(response, AlterConfigsResponse)
         return response.responses[0].error_code, response.responses[0].error_message
 
@@ -425,7 +457,9 @@ def test_incremental_alter_configs_operations(client: WireClient) -> None:
     name = unique()
     create(client, topic(name, retention_ms="5000"))
 
-    def alter(*ops: tuple[str, int, str | None], validate_only: bool = False, rtype: int = TOPIC) -> tuple[int, str | None]:
+    def alter(
+        *ops: tuple[str, int, str | None], validate_only: bool = False, rtype: int = TOPIC
+    ) -> tuple[int, str | None]:
         resource = IncrementalResource(
             rtype, name if rtype == TOPIC else "1", [IncrementalConfig(n, op, v) for n, op, v in ops]
         )
@@ -444,7 +478,10 @@ def test_incremental_alter_configs_operations(client: WireClient) -> None:
         ErrorCode.INVALID_CONFIG,
         "Can't APPEND to key retention.ms because its type is not LIST.",
     )
-    assert alter(("retention.ms", 0, None)) == (ErrorCode.INVALID_REQUEST, "Null value not supported for : retention.ms")
+    assert alter(("retention.ms", 0, None)) == (
+        ErrorCode.INVALID_REQUEST,
+        "Null value not supported for : retention.ms",
+    )
     assert alter(("retention.ms", 0, "1"), ("retention.ms", 1, None)) == (
         ErrorCode.INVALID_REQUEST,
         "Error due to duplicate config keys",
