@@ -26,6 +26,7 @@ def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: b
            ) -> tuple[ErrorCode, dict[str, dict[int, FetchedOffset]]]:
     coordinator = group_coordinator(ctx)
     partitions = None if wanted is None else [(t, p) for t, ps in wanted for p in ps]
+    found: dict[tuple[str, int], FetchedOffset]
     if coordinator is None:
         error, found = ErrorCode.COORDINATOR_NOT_AVAILABLE, {}
     else:
