@@ -11,6 +11,7 @@ from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.services import Services
 from coordinator.group.service import start_group_coordinator
+from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
 from storage.file_storage import FileStorage
 
@@ -52,6 +53,9 @@ class Server:
             config=config, clock=self.clock, cluster_id=cluster_id, router=build_router(), storage=storage
         )
         self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
+        transactions = await start_transaction_coordinator(config, self.clock, storage)
+        self.services.transactions = transactions
+        self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
         self.services.group_coordinator = await start_group_coordinator(config, self.clock, storage)
         loop = asyncio.get_running_loop()
         for listener in config.listeners:
@@ -79,6 +83,8 @@ class Server:
         for task in self.background:
             task.cancel()
         await asyncio.gather(*self.background, return_exceptions=True)
+        if self.services is not None and self.services.transactions is not None:
+            await self.services.transactions.shutdown()
         if self.services is not None and self.services.group_coordinator is not None:
             await self.services.group_coordinator.stop()
         if self.services is not None:

@@ -14,6 +14,7 @@ from storage.engine import StorageEngine
 if TYPE_CHECKING:
     from broker.connection import KafkaConnection
     from coordinator.group import GroupCoordinator
+    from coordinator.transaction import TransactionCoordinator
 
 
 @dataclass
@@ -25,6 +26,7 @@ class Services:
     storage: StorageEngine
     appended: AppendSignal = field(default_factory=AppendSignal)
     connections: set[KafkaConnection] = field(default_factory=set)
+    transactions: TransactionCoordinator | None = None
     group_coordinator: GroupCoordinator | None = None
 
     @property

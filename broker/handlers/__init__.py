@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from broker.handlers import (
+    add_offsets_to_txn,
+    add_partitions_to_txn,
     alter_configs,
     api_versions,
     create_partitions,
@@ -13,14 +15,18 @@ from broker.handlers import (
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_transactions,
+    end_txn,
     fetch,
     find_coordinator,
     heartbeat,
     incremental_alter_configs,
+    init_producer_id,
     join_group,
     leave_group,
     list_groups,
     list_offsets,
+    list_transactions,
     metadata,
     offset_commit,
     offset_delete,
@@ -43,6 +49,12 @@ def build_router() -> Router:
     )
     router.add(fetch.API_KEY, fetch.handle, min_version=fetch.MIN_VERSION)
     router.add(list_offsets.API_KEY, list_offsets.handle)
+    router.add(init_producer_id.API_KEY, init_producer_id.handle, max_version=init_producer_id.MAX_VERSION)
+    router.add(add_partitions_to_txn.API_KEY, add_partitions_to_txn.handle)
+    router.add(add_offsets_to_txn.API_KEY, add_offsets_to_txn.handle)
+    router.add(end_txn.API_KEY, end_txn.handle, max_version=end_txn.MAX_VERSION)
+    router.add(describe_transactions.API_KEY, describe_transactions.handle)
+    router.add(list_transactions.API_KEY, list_transactions.handle)
     # consumer groups
     router.add(find_coordinator.API_KEY, find_coordinator.handle)
     router.add(join_group.API_KEY, join_group.handle)

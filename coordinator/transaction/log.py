@@ -217,21 +217,30 @@ class EngineTransactionLog:
     def num_partitions(self) -> int:
         return self._num_partitions
 
-    async def ensure_topic(self) -> None:
-        if self._ready:
-            return
+    def exists(self) -> bool:
+        """Whether the topic exists yet; adopts its partition count when it does."""
         from storage.errors import UnknownTopicOrPartitionError
 
+        if self._ready:
+            return True
         try:
             info = self.engine.describe_topic(TRANSACTION_STATE_TOPIC)
-            self._num_partitions = info.num_partitions
         except UnknownTopicOrPartitionError:
+            return False
+        self._num_partitions = info.num_partitions
+        self._ready = True
+        return True
+
+    async def ensure_topic(self) -> None:
+        """Created on the first write, as Kafka creates it on first use, so a broker that
+        never saw a transaction lists no internal topic."""
+        if not self.exists():
             await self.engine.create_topic(
                 TRANSACTION_STATE_TOPIC,
                 self._num_partitions,
                 {"cleanup.policy": "compact", "compression.type": "uncompressed"},
             )
-        self._ready = True
+            self._ready = True
 
     async def append(self, partition: int, records: list[LogRecord]) -> None:
         # Imported late: the engine is optional and tests run the coordinator without it.
@@ -249,7 +258,8 @@ class EngineTransactionLog:
             raise TransactionLogError(exc.error_code, str(exc)) from exc
 
     async def read_all(self, partition: int) -> list[LogRecord]:
-        await self.ensure_topic()
+        if not self.exists():
+            return []
         log = self.engine.log(TRANSACTION_STATE_TOPIC, partition)
         out: list[LogRecord] = []
         offset = log.log_start_offset

@@ -4,13 +4,18 @@ for each per-partition answer (Kafka's TransactionMarkerRequestCompletionHandler
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from coordinator.transaction.metadata import TopicPartition
 from protocol.errors import ErrorCode
 from protocol.record_batch import ControlType, build_control_batch
+
+if TYPE_CHECKING:
+    from storage.clock import Clock
+    from storage.engine import StorageEngine
 
 
 class MarkerWriter(Protocol):
@@ -143,5 +148,57 @@ class InMemoryMarkerWriter:
                 )
             )
             self.written.setdefault(tp, []).append((producer_id, producer_epoch, committed))
+            result[tp] = ErrorCode.NONE
+        return result
+
+
+MarkerListener = Callable[[TopicPartition, int, bool], Awaitable[None]]
+
+
+class EngineMarkerWriter:
+    """Writes markers straight into the storage engine's partition logs with origin
+    COORDINATOR, so they pass through the log's producer-state hook (marker epoch checks,
+    LSO, aborted-transaction index) like any other append.
+
+    This is the single-broker stand-in for WriteTxnMarkers; the partition side may replace
+    it with its WriteTxnMarkers code path. `listeners` are told of each marker written
+    (the group coordinator uses it to settle pending offsets of `__consumer_offsets`)."""
+
+    def __init__(
+        self, engine: StorageEngine, clock: Clock, listeners: list[MarkerListener] | None = None
+    ) -> None:
+        self.engine = engine
+        self.clock = clock
+        self.listeners: list[MarkerListener] = listeners or []
+
+    async def write_markers(
+        self,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        committed: bool,
+        partitions: list[TopicPartition],
+    ) -> dict[TopicPartition, int]:
+        from storage.engine import AppendOrigin
+        from storage.errors import StorageError
+
+        result: dict[TopicPartition, int] = {}
+        for tp in partitions:
+            batch = build_control_batch(
+                ControlType.COMMIT if committed else ControlType.ABORT,
+                producer_id=producer_id,
+                producer_epoch=producer_epoch,
+                coordinator_epoch=coordinator_epoch,
+                timestamp=self.clock.now_ms(),
+            )
+            try:
+                await self.engine.log(tp[0], tp[1]).append(
+                    batch, durable=True, origin=AppendOrigin.COORDINATOR
+                )
+            except StorageError as exc:
+                result[tp] = exc.error_code
+                continue
+            for listener in self.listeners:
+                await listener(tp, producer_id, committed)
             result[tp] = ErrorCode.NONE
         return result

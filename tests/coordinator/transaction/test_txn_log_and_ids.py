@@ -108,6 +108,8 @@ async def test_engine_store_round_trip() -> None:
 
     engine = storage.MemoryStorage()
     store = EngineTransactionLog(engine, 3, storage.ManualClock())
+    assert await store.read_all(0) == []
+    assert not store.exists()  # reading does not create the topic
     recs = [(encode_key("a"), encode_value(_transit(TransactionState.EMPTY))), (encode_key("a"), None)]
     await store.append(1, recs[:1])
     await store.append(1, recs[1:])

@@ -1,0 +1,27 @@
+"""AddOffsetsToTxn: adds the group's `__consumer_offsets` partition to the transaction, so
+the EndTxn markers reach the group coordinator's pending transactional offsets."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.transaction import partition_for
+from protocol.errors import ErrorCode
+from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
+from protocol.messages.add_offsets_to_txn_response import AddOffsetsToTxnResponse
+
+API_KEY = 25
+PRODUCER_FENCED_MIN_VERSION = 2
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+async def handle(ctx: RequestContext, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
+    coordinator = ctx.services.transactions
+    if coordinator is None:
+        return AddOffsetsToTxnResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
+    partition = partition_for(request.group_id, int(ctx.services.config.get("offsets.topic.num.partitions")))
+    error = await coordinator.add_partitions(
+        request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]
+    )
+    if error == ErrorCode.PRODUCER_FENCED and ctx.api_version < PRODUCER_FENCED_MIN_VERSION:
+        error = ErrorCode.INVALID_PRODUCER_EPOCH
+    return AddOffsetsToTxnResponse(error_code=error)

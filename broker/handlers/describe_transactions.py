@@ -1,0 +1,45 @@
+"""DescribeTransactions (KIP-664): the coordinator's view of each transactional id."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from protocol.errors import ErrorCode
+from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
+from protocol.messages.describe_transactions_response import (
+    DescribeTransactionsResponse,
+    TopicData,
+    TransactionState,
+)
+
+API_KEY = 65
+
+
+async def handle(ctx: RequestContext, request: DescribeTransactionsRequest) -> DescribeTransactionsResponse:
+    coordinator = ctx.services.transactions
+    states: list[TransactionState] = []
+    for tid in request.transactional_ids:
+        if coordinator is None:
+            states.append(
+                TransactionState(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, transactional_id=tid)
+            )
+            continue
+        error, found = coordinator.describe(tid)
+        if found is None:
+            states.append(TransactionState(error_code=error, transactional_id=tid))
+            continue
+        by_topic: dict[str, list[int]] = {}
+        for topic, partition in sorted(found.partitions):
+            by_topic.setdefault(topic, []).append(partition)
+        states.append(
+            TransactionState(
+                error_code=ErrorCode.NONE,
+                transactional_id=tid,
+                transaction_state=found.state.state_name,
+                transaction_timeout_ms=found.timeout_ms,
+                transaction_start_time_ms=found.start_timestamp,
+                producer_id=found.producer_id,
+                producer_epoch=found.producer_epoch,
+                topics=[TopicData(topic=t, partitions=ps) for t, ps in by_topic.items()],
+            )
+        )
+    return DescribeTransactionsResponse(transaction_states=states)

@@ -1,0 +1,33 @@
+"""InitProducerId: producer ids for idempotent producers, id and epoch (fencing older
+instances) for transactional ones. v6 (two-phase commit, unstable in Kafka) is not served."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from protocol.errors import ErrorCode
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.init_producer_id_response import InitProducerIdResponse
+
+API_KEY = 22
+MAX_VERSION = 5
+PRODUCER_FENCED_MIN_VERSION = 4  # KIP-588: older clients know only INVALID_PRODUCER_EPOCH
+
+
+async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> InitProducerIdResponse:
+    coordinator = ctx.services.transactions
+    if coordinator is None:
+        return InitProducerIdResponse(
+            error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, producer_id=-1, producer_epoch=-1
+        )
+    result = await coordinator.init_producer_id(
+        request.transactional_id,
+        request.transaction_timeout_ms,
+        request.producer_id,
+        request.producer_epoch,
+    )
+    error = result.error_code
+    if error == ErrorCode.PRODUCER_FENCED and ctx.api_version < PRODUCER_FENCED_MIN_VERSION:
+        error = ErrorCode.INVALID_PRODUCER_EPOCH
+    return InitProducerIdResponse(
+        error_code=error, producer_id=result.producer_id, producer_epoch=result.producer_epoch
+    )

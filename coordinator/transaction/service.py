@@ -1,0 +1,51 @@
+"""Building the transaction coordinator for a broker process and driving its clock."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import structlog
+
+from coordinator.producer_ids import ProducerIdManager
+from coordinator.transaction.coordinator import TransactionConfig, TransactionCoordinator
+from coordinator.transaction.log import EngineTransactionLog
+from coordinator.transaction.markers import EngineMarkerWriter, MarkerWriter
+
+if TYPE_CHECKING:
+    from broker.config import Config
+    from storage.clock import Clock
+    from storage.engine import StorageEngine
+
+log = structlog.get_logger("odradek.txn")
+
+TICK_SECONDS = 1.0
+
+
+async def start_transaction_coordinator(
+    config: Config, clock: Clock, storage: StorageEngine, marker_writer: MarkerWriter | None = None
+) -> TransactionCoordinator:
+    """A coordinator over `__transaction_state` in `storage`, loaded and serving."""
+    txn_config = TransactionConfig.from_broker_config(config)
+    log_store = EngineTransactionLog(storage, txn_config.num_partitions, clock)
+    if log_store.exists():
+        txn_config.num_partitions = log_store.num_partitions
+    coordinator = TransactionCoordinator(
+        log_store,
+        marker_writer or EngineMarkerWriter(storage, clock),
+        ProducerIdManager(config.data_dir),
+        clock,
+        txn_config,
+    )
+    await coordinator.load()
+    return coordinator
+
+
+async def run_ticks(coordinator: TransactionCoordinator, every_seconds: float = TICK_SECONDS) -> None:
+    """Timeouts and expiry for a running broker; cancel to stop."""
+    while True:
+        await asyncio.sleep(every_seconds)
+        try:
+            await coordinator.tick()
+        except Exception:
+            log.exception("transaction coordinator tick failed")
