@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -192,3 +193,42 @@ def test_verify_only_and_fencing_an_open_transaction(fresh_broker: BrokerProcess
         assert (r2.error_code, r2.producer_id, r2.producer_epoch) == (E.NONE, pid, epoch + 2)
         assert _add(c, "v", pid, epoch, "txn-verify", [0]) == {("txn-verify", 0): E.PRODUCER_FENCED}
         assert _init(c, "v", transaction_timeout_ms=0).error_code == E.INVALID_TRANSACTION_TIMEOUT
+
+
+async def test_aiokafka_transactional_producer_commits_and_aborts(fresh_broker: BrokerProcess) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(
+        bootstrap_servers=fresh_broker.bootstrap, transactional_id="aio", enable_idempotence=True
+    )
+    await producer.start()
+    try:
+        async with producer.transaction():
+            await producer.send_and_wait("txn-aio", b"kept")
+        with contextlib.suppress(RuntimeError):
+            async with producer.transaction():
+                await producer.send_and_wait("txn-aio", b"dropped")
+                raise RuntimeError("abort")
+    finally:
+        await producer.stop()
+    with WireClient(fresh_broker.bootstrap) as c:
+        fetch: Any = c.call(
+            1,
+            4,
+            FetchRequest(
+                max_wait_ms=0,
+                topics=[
+                    FetchTopic(
+                        topic="txn-aio", partitions=[FetchPartition(partition=0, partition_max_bytes=1 << 20)]
+                    )
+                ],
+            ),
+        )
+        batches = decode_batches(fetch.responses[0].partitions[0].records)
+        kinds = [
+            parse_control_record(b.records[0]).control_type if b.header.is_control else b.records[0].value
+            for b in batches
+        ]
+        # Each transaction's data, then its marker; the producer id is the same throughout.
+        assert kinds == [b"kept", ControlType.COMMIT, b"dropped", ControlType.ABORT]
+        assert len({b.header.producer_id for b in batches}) == 1
