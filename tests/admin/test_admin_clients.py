@@ -133,8 +133,9 @@ def test_confluent_create_topic_errors(confluent: AdminClient) -> None:
     }
     futures = confluent.create_topics(list(cases.values()))
     errors = {key: _error(futures[t.topic]) for key, t in cases.items()}
-    assert errors[existing] is not None and errors[existing].code() == KafkaError.TOPIC_ALREADY_EXISTS
-    assert errors[existing].str() == f"Topic '{existing}' already exists."
+    exists = errors[existing]
+    assert exists is not None and exists.code() == KafkaError.TOPIC_ALREADY_EXISTS
+    assert exists.str() == f"Topic '{existing}' already exists."
     assert errors["bad/name"] is not None and errors["bad/name"].code() == KafkaError.TOPIC_EXCEPTION
     assert errors["rf"] is not None and errors["rf"].code() == KafkaError.INVALID_REPLICATION_FACTOR
     assert "cannot be reached because only 1 broker(s) are registered" in errors["rf"].str()
