@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import itertools
 import keyword
 import re
 from collections.abc import Callable
@@ -68,7 +69,7 @@ def _split(outer: Versions, inner: Versions) -> list[tuple[Versions, bool]]:
     if inner.empty:
         return [(outer, False)]
     cuts = sorted({outer.lo, outer.hi + 1} | {x for x in (inner.lo, inner.hi + 1) if outer.lo < x <= outer.hi})
-    return [(Versions(a, b - 1), inner.contains(a)) for a, b in zip(cuts, cuts[1:], strict=False)]
+    return [(Versions(a, b - 1), inner.contains(a)) for a, b in itertools.pairwise(cuts)]
 
 
 @dataclass
@@ -100,9 +101,12 @@ class MessageGenerator:
     def _add_struct(self, name: str, fields: list[FieldSpec], versions: Versions) -> None:
         known = self.structs.get(name)
         if known is not None:
-            # Used in several places: its fields are read in any version of any use.
+            # Used in several places: its fields are read in any version of any use, and so
+            # are the fields of the structs nested in it.
             lo, hi = min(known.versions.lo, versions.lo), max(known.versions.hi, versions.hi)
-            known.versions = Versions(lo, hi)
+            if (lo, hi) != (known.versions.lo, known.versions.hi):
+                known.versions = Versions(lo, hi)
+                self._collect(fields, known.versions)
             return
         self._collect(fields, versions)
         self.structs[name] = _Struct(name, fields, versions)
@@ -434,7 +438,7 @@ def _registry(specs: list[tuple[str, MessageSpec]]) -> str:
         req, resp = requests[key], responses[key]
         lines.append(f"    {key}: ApiSpec({key}, {req.name[: -len('Request')]!r}, {req.name}, {resp.name}),")
     lines.append("}")
-    names = sorted(s.name for _, s in specs) + ["API_SPECS"]
+    names = [*sorted(s.name for _, s in specs), "API_SPECS"]
     lines += ["", "__all__ = ["] + [f"    {n!r}," for n in names] + ["]", ""]
     return "\n".join(lines)
 

@@ -25,15 +25,17 @@ class AddPartitionsToTxnPartitionResult:
         o = cls()
         o.partition_index = r.int32()
         o.partition_error_code = r.int16()
-        for _ in range(r.uvarint()):
-            tag, sub = r.tagged_field_header()
-            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        if v >= 3:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
         return o
 
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.partition_index)
         w.int16(self.partition_error_code)
-        w.tagged_fields(self.unknown_tagged_fields)
+        if v >= 3:
+            w.tagged_fields(self.unknown_tagged_fields)
 
 
 @dataclass(slots=True)
