@@ -9,7 +9,6 @@ from typing import Any
 from broker.config import SETTINGS, Config
 from broker.context import RequestContext
 from broker.topic_names import topic_name_error
-from protocol.codec import Writer
 from protocol.errors import ErrorCode
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
 from protocol.messages.describe_configs_response import (
@@ -206,6 +205,7 @@ def _result_config(
         name=row.name,
         value=row.value,
         read_only=row.read_only,
+        is_default=row.source == ConfigSource.DEFAULT_CONFIG,
         config_source=row.source,
         is_sensitive=row.sensitive,
         synonyms=[DescribeConfigsSynonym(s.name, s.value, s.source) for s in row.synonyms]
@@ -214,33 +214,6 @@ def _result_config(
         config_type=row.config_type,
         documentation=row.documentation if include_documentation else None,
     )
-
-
-class DescribeConfigsResponseV0(DescribeConfigsResponse):
-    """v0 entries carry an IsDefault flag (between ReadOnly and IsSensitive) that later
-    versions replaced with ConfigSource; the generated codec has no such field, so v0 is
-    written here, with IsDefault derived from the source."""
-
-    __slots__ = ()
-
-    def write(self, w: Writer, v: int) -> None:
-        if v != 0:
-            DescribeConfigsResponse.write(self, w, v)
-            return
-        w.int32(self.throttle_time_ms)
-        w.array_length(self.results)
-        for result in self.results:
-            w.int16(result.error_code)
-            w.nullable_string(result.error_message)
-            w.int8(result.resource_type)
-            w.string(result.resource_name)
-            w.array_length(result.configs)
-            for entry in result.configs:
-                w.string(entry.name)
-                w.nullable_string(entry.value)
-                w.boolean(entry.read_only)
-                w.boolean(entry.config_source == ConfigSource.DEFAULT_CONFIG)
-                w.boolean(entry.is_sensitive)
 
 
 async def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
@@ -259,5 +232,4 @@ async def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> Descri
         else:
             result.configs = [_result_config(r, include_synonyms, include_documentation) for r in rows]
         results.append(result)
-    response_cls = DescribeConfigsResponseV0 if ctx.api_version == 0 else DescribeConfigsResponse
-    return response_cls(results=results)
+    return DescribeConfigsResponse(results=results)

@@ -58,6 +58,7 @@ class DescribeConfigsResourceResult:
     name: str = ''
     value: str | None = ''
     read_only: bool = False
+    is_default: bool = False
     config_source: int = -1
     is_sensitive: bool = False
     synonyms: list[DescribeConfigsSynonym] = field(default_factory=list)
@@ -77,6 +78,8 @@ class DescribeConfigsResourceResult:
         else:
             o.value = r.compact_nullable_string()
         o.read_only = r.boolean()
+        if v <= 0:
+            o.is_default = r.boolean()
         if v >= 1:
             o.config_source = r.int8()
         o.is_sensitive = r.boolean()
@@ -116,6 +119,8 @@ class DescribeConfigsResourceResult:
         else:
             w.compact_nullable_string(self.value)
         w.boolean(self.read_only)
+        if v <= 0:
+            w.boolean(self.is_default)
         if v >= 1:
             w.int8(self.config_source)
         w.boolean(self.is_sensitive)
