@@ -119,19 +119,35 @@ class StorageCoordinatorLog:
     def num_partitions(self) -> int:
         return self._num_partitions
 
-    async def ensure_topic(self) -> None:
-        """Create the topic on first start; an existing topic keeps its partition count."""
+    def exists(self) -> bool:
+        """Whether the topic exists; an existing topic keeps its partition count."""
         from storage import errors as se
 
         try:
             info = self.storage.describe_topic(self.topic)
         except se.UnknownTopicOrPartitionError:
-            info = await self.storage.create_topic(self.topic, self._num_partitions)
+            return False
         self._num_partitions = info.num_partitions
+        return True
+
+    async def ensure_topic(self) -> None:
+        """Create the topic on first use, as Kafka does on the first FindCoordinator."""
+        from storage import errors as se
+
+        if self.exists():
+            return
+        try:
+            await self.storage.create_topic(self.topic, self._num_partitions)
+        except se.TopicAlreadyExistsError:
+            pass
+        except se.StorageError as exc:
+            raise _storage_error(exc) from exc
+        self.exists()
 
     async def append(self, partition: int, records: list[tuple[bytes, bytes | None]], timestamp: int) -> int:
         from storage import AppendOrigin, StorageError
 
+        await self.ensure_topic()
         batch = rb.build_batch([rb.Record(key, value, timestamp=timestamp) for key, value in records])
         try:
             result = await self.storage.log(self.topic, partition).append(
@@ -144,6 +160,8 @@ class StorageCoordinatorLog:
     async def replay(self, partition: int) -> list[LogRecord]:
         from storage import StorageError
 
+        if not self.exists():
+            return []
         log = self.storage.log(self.topic, partition)
         out: list[LogRecord] = []
         offset = log.log_start_offset

@@ -24,14 +24,17 @@ def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
     return partition_for(key, int(ctx.services.config.get(_PARTITION_COUNT_SETTING[key_type])))
 
 
-def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
+async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type not in _PARTITION_COUNT_SETTING:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
                            error_message=f"Invalid coordinator type {key_type}")
-    if key_type == KEY_TYPE_GROUP and getattr(ctx.services, "group_coordinator", None) is None:
-        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
-                           error_message="The coordinator is not available.")
-    coordinator_partition(ctx, key_type, key)
+    if key_type == KEY_TYPE_GROUP:
+        groups = getattr(ctx.services, "group_coordinator", None)
+        error = ErrorCode.COORDINATOR_NOT_AVAILABLE if groups is None else await groups.ensure_log()
+        if error is not ErrorCode.NONE:
+            return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                               error_message="The coordinator is not available.")
+    # One broker leads every partition, so the owner of coordinator_partition(...) is this broker.
     listener = ctx.services.advertised_listener(ctx.connection.listener)
     return Coordinator(key=key, node_id=ctx.services.node_id, host=listener.host, port=listener.port,
                        error_code=ErrorCode.NONE, error_message=None)
@@ -40,8 +43,8 @@ def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
 async def handle(ctx: RequestContext, request: FindCoordinatorRequest) -> FindCoordinatorResponse:
     key_type = request.key_type if ctx.api_version >= 1 else KEY_TYPE_GROUP
     if ctx.api_version >= 4:
-        return FindCoordinatorResponse(coordinators=[_find(ctx, key_type, key) for key in request.coordinator_keys])
-    found = _find(ctx, key_type, request.key)
+        return FindCoordinatorResponse(coordinators=[await _find(ctx, key_type, key) for key in request.coordinator_keys])
+    found = await _find(ctx, key_type, request.key)
     return FindCoordinatorResponse(
         error_code=found.error_code,
         error_message=found.error_message,

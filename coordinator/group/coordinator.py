@@ -239,6 +239,17 @@ class GroupCoordinator:
             group.subscribed_topics = group.compute_subscribed_topics()
         return group
 
+    async def ensure_log(self) -> ErrorCode:
+        """Create the log's topic if it is missing (FindCoordinator does, as in Kafka)."""
+        ensure = getattr(self.log, "ensure_topic", None)
+        if ensure is None:
+            return ErrorCode.NONE
+        try:
+            await ensure()
+        except CoordinatorLogError as exc:
+            return group_store_error(exc.error)
+        return ErrorCode.NONE
+
     def start(self, load: bool = True) -> None:
         """Load in the background (serving COORDINATOR_LOAD_IN_PROGRESS meanwhile) and run
         timers (the broker; tests call load() and tick() instead)."""

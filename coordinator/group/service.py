@@ -12,9 +12,9 @@ if TYPE_CHECKING:
 
 
 async def start_group_coordinator(config: Any, clock: Clock, storage: Any) -> GroupCoordinator:
-    """Creates `__consumer_offsets` on first start, then loads it in the background."""
+    """Loads `__consumer_offsets` in the background; the topic is created on first use."""
     log_store = StorageCoordinatorLog(storage, OFFSETS_TOPIC, int(config.get("offsets.topic.num.partitions")))
-    await log_store.ensure_topic()
+    log_store.exists()
     coordinator = GroupCoordinator(log_store, clock, GroupConfig.from_config(config))
     coordinator.start()
     return coordinator
