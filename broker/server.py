@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import signal
 
 from broker.config import Config, load_or_create_cluster_id
@@ -58,10 +59,10 @@ class Server:
         self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
         self.services.group_coordinator = await start_group_coordinator(config, self.clock, storage)
         loop = asyncio.get_running_loop()
+        services = self.services
         for listener in config.listeners:
-            services = self.services
             server = await loop.create_server(
-                lambda name=listener.name: KafkaConnection(services, name),  # type: ignore[misc]
+                functools.partial(KafkaConnection, services, listener.name),
                 host=listener.host,
                 port=listener.port,
                 reuse_address=True,

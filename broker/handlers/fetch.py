@@ -11,7 +11,6 @@ from __future__ import annotations
 from broker.context import RequestContext
 from broker.topics import TopicResolver
 from protocol.errors import ErrorCode
-from protocol.record_batch import iter_batches
 from protocol.messages.fetch_request import FetchRequest
 from protocol.messages.fetch_response import (
     AbortedTransaction,
@@ -19,6 +18,7 @@ from protocol.messages.fetch_response import (
     FetchResponse,
     PartitionData,
 )
+from protocol.record_batch import iter_batches
 from storage.engine import READ_COMMITTED, TopicInfo
 from storage.errors import OffsetOutOfRangeError, StorageError
 

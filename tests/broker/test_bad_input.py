@@ -5,9 +5,9 @@ from __future__ import annotations
 import struct
 
 import pytest
-
 from broker_process import BrokerProcess
 from kafka_wire import WireClient, encode_request
+
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.metadata_request import MetadataRequest

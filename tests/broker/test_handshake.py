@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 
 from aiokafka.admin import AIOKafkaAdminClient
+from broker_process import BrokerProcess
 from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient
-
-from broker_process import BrokerProcess
 from kafka_wire import WireClient
+
 from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
@@ -103,7 +103,7 @@ async def test_pipelined_requests_are_answered_in_order(broker: BrokerProcess) -
         for cid, api, version in sent:
             got, response = client.recv(api, version)
             assert got == cid
-            assert response.API_KEY == api
+            assert api == response.API_KEY
 
 
 def test_sigterm_stops_the_broker_cleanly(fresh_broker: BrokerProcess) -> None:

@@ -10,6 +10,7 @@ import time
 
 from broker_process import BrokerProcess
 from kafka_wire import encode_request
+
 from protocol import record_batch as rb
 from protocol.codec import Reader
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic

@@ -7,11 +7,10 @@ import subprocess
 import uuid
 
 import pytest
+from broker_process import BrokerProcess
 from confluent_kafka import Consumer, Producer, TopicPartition
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
-
-from broker_process import BrokerProcess
 
 
 def topic_name(prefix: str) -> str:

@@ -8,9 +8,9 @@ import time
 import uuid
 
 import pytest
-
 from broker_process import BrokerProcess
 from kafka_wire import WireClient
+
 from protocol import record_batch as rb
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.fetch_response import FetchResponse
