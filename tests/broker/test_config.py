@@ -1,0 +1,63 @@
+"""The one config object: Kafka property names and defaults, file < environment < flags."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from broker.__main__ import parse_args
+from broker.config import Config, ConfigError, Listener, read_properties
+
+
+def test_defaults_are_kafkas() -> None:
+    config = Config()
+    assert config.get("num.partitions") == 1
+    assert config.get("auto.create.topics.enable") is True
+    assert config.get("socket.request.max.bytes") == 104857600
+    assert config.get("offsets.topic.num.partitions") == 50
+    assert config.get("transaction.max.timeout.ms") == 900000
+    assert config.listeners == [Listener("PLAINTEXT", "127.0.0.1", 9092)]
+    assert config.advertised_listeners == config.listeners
+
+
+def test_properties_file_then_environment_then_flags(tmp_path: Path) -> None:
+    props = tmp_path / "server.properties"
+    props.write_text(
+        "# a comment\n! another\nnum.partitions=3\nlog.dirs : /var/lib/x\nauto.create.topics.enable=false\n"
+        "node.id=7\n"
+    )
+    assert read_properties(props)["log.dirs"] == "/var/lib/x"
+    config = Config.load(
+        props,
+        environ={"ODRADEK_NUM_PARTITIONS": "5", "ODRADEK_NODE_ID": "8", "UNRELATED": "x"},
+        cli={"node.id": "9"},
+    )
+    assert config.get("num.partitions") == 5  # environment over file
+    assert config.node_id == 9  # flags over environment
+    assert config.get("auto.create.topics.enable") is False  # file over default
+    assert config.data_dir == Path("/var/lib/x")
+
+
+def test_command_line_flags_and_overrides() -> None:
+    path, cli = parse_args(
+        ["--listeners", "PLAINTEXT://0.0.0.0:19092", "--log-dirs", "d", "--override", "num.partitions=4"]
+    )
+    assert path is None
+    config = Config.load(None, environ={}, cli=cli)
+    assert config.listeners == [Listener("PLAINTEXT", "0.0.0.0", 19092)]
+    assert config.get("num.partitions") == 4
+
+
+def test_advertised_listeners_are_separate() -> None:
+    config = Config({"listeners": "PLAINTEXT://0.0.0.0:9092", "advertised.listeners": "PLAINTEXT://broker.example:19092"})
+    assert config.advertised_listeners == [Listener("PLAINTEXT", "broker.example", 19092)]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("no.such.setting", "1"), ("num.partitions", "many"), ("auto.create.topics.enable", "perhaps"), ("listeners", "nohost")],
+)
+def test_bad_settings_are_refused(name: str, value: str) -> None:
+    with pytest.raises(ConfigError):
+        Config({name: value})
