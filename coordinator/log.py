@@ -180,20 +180,3 @@ class StorageCoordinatorLog:
         except (StorageError, OSError) as exc:
             raise _storage_error(exc) from exc
         return out
-
-
-
-def java_string_hashcode(s: str) -> int:
-    """Java's String.hashCode (over UTF-16 code units, int32 overflow)."""
-    data = s.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def partition_for(key: str, num_partitions: int) -> int:
-    """The coordinator partition of a group or transactional id, as Kafka computes it
-    (Utils.abs maps Integer.MIN_VALUE to 0)."""
-    h = java_string_hashcode(key)
-    return (0 if h == -(1 << 31) else abs(h)) % num_partitions

@@ -4,7 +4,7 @@ the EndTxn markers reach the group coordinator's pending transactional offsets."
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.transaction import partition_for
+from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.add_offsets_to_txn_response import AddOffsetsToTxnResponse

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.log import partition_for
+from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.find_coordinator_response import Coordinator, FindCoordinatorResponse

@@ -29,7 +29,8 @@ from coordinator.group.group import (
 from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
 from coordinator.group.states import GroupState
 from coordinator.group.timers import TimerQueue
-from coordinator.log import CoordinatorLog, CoordinatorLogError, LogRecord, partition_for
+from coordinator.log import CoordinatorLog, CoordinatorLogError, LogRecord
+from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
 from protocol.messages.offset_commit_value import OffsetCommitValue

@@ -2,8 +2,7 @@
 
 - `state`: the states and the table of valid transitions.
 - `metadata`: per-transactional-id metadata with prepare/complete transitions.
-- `log`: `__transaction_state` records, the store interface and its implementations,
-  and `partition_for` (FindCoordinator placement, also usable for group ids).
+- `log`: `__transaction_state` records, the store interface and its implementations.
 - `markers`: the `MarkerWriter` interface the partition side implements.
 - `coordinator`: `TransactionCoordinator`, which the API handlers call.
 """
@@ -22,8 +21,6 @@ from coordinator.transaction.log import (
     InMemoryTransactionLog,
     TransactionLogError,
     TransactionLogStore,
-    java_string_hashcode,
-    partition_for,
 )
 from coordinator.transaction.markers import InMemoryMarkerWriter, MarkerWriter
 from coordinator.transaction.metadata import TopicPartition, TransactionMetadata
@@ -47,6 +44,4 @@ __all__ = [
     "TransactionLogStore",
     "TransactionMetadata",
     "TransactionState",
-    "java_string_hashcode",
-    "partition_for",
 ]

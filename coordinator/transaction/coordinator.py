@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from coordinator.partitioning import partition_for
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction.log import (
     TransactionLogError,
@@ -29,7 +30,6 @@ from coordinator.transaction.log import (
     decode_value,
     encode_key,
     encode_value,
-    partition_for,
 )
 from coordinator.transaction.markers import MarkerOutcome, MarkerWriter, classify_marker_error
 from coordinator.transaction.metadata import (

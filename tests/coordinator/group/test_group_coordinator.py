@@ -9,7 +9,8 @@ from conftest import Harness, done, subscription
 
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.states import GroupState, IllegalStateTransition, check_transition
-from coordinator.log import CoordinatorLogError, LogRecord, java_string_hashcode, partition_for
+from coordinator.log import CoordinatorLogError, LogRecord
+from coordinator.partitioning import java_string_hashcode, partition_for
 from protocol.errors import ErrorCode as E
 
 # --- pure pieces ------------------------------------------------------------------------

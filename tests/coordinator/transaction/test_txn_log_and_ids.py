@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from coordinator.partitioning import java_string_hashcode, partition_for
 from coordinator.producer_ids import BLOCK_FILE, ProducerIdManager
 from coordinator.transaction.log import (
     decode_key,
@@ -13,8 +14,6 @@ from coordinator.transaction.log import (
     encode_key,
     encode_value,
     group_records,
-    java_string_hashcode,
-    partition_for,
 )
 from coordinator.transaction.metadata import TxnTransit
 from coordinator.transaction.state import TransactionState
