@@ -57,7 +57,12 @@ class Server:
         transactions = await start_transaction_coordinator(config, self.clock, storage)
         self.services.transactions = transactions
         self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
-        self.services.group_coordinator = await start_group_coordinator(config, self.clock, storage)
+        groups = await start_group_coordinator(config, self.clock, storage)
+        self.services.group_coordinator = groups
+        # Markers reaching __consumer_offsets settle the group coordinator's pending offsets.
+        listeners = getattr(transactions.marker_writer, "listeners", None)
+        if listeners is not None:
+            listeners.append(groups.on_txn_marker)
         loop = asyncio.get_running_loop()
         services = self.services
         for listener in config.listeners:

@@ -33,6 +33,7 @@ from broker.handlers import (
     offset_fetch,
     produce,
     sync_group,
+    txn_offset_commit,
 )
 from broker.router import Router
 
@@ -55,6 +56,7 @@ def build_router() -> Router:
     router.add(end_txn.API_KEY, end_txn.handle, max_version=end_txn.MAX_VERSION)
     router.add(describe_transactions.API_KEY, describe_transactions.handle)
     router.add(list_transactions.API_KEY, list_transactions.handle)
+    router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle, max_version=txn_offset_commit.MAX_VERSION)
     # consumer groups
     router.add(find_coordinator.API_KEY, find_coordinator.handle)
     router.add(join_group.API_KEY, join_group.handle)

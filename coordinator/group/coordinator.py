@@ -29,6 +29,7 @@ from coordinator.group.group import (
 from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
 from coordinator.group.states import GroupState
 from coordinator.group.timers import TimerQueue
+from coordinator.group.txn_log import TransactionalOffsetsLog
 from coordinator.log import CoordinatorLog, CoordinatorLogError, LogRecord
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
@@ -118,6 +119,19 @@ def group_store_error(error: ErrorCode) -> ErrorCode:
     return error
 
 
+def txn_offset_store_error(error: ErrorCode) -> ErrorCode:
+    """What a failed transactional offset append means to a client (Kafka's
+    CoordinatorOperationExceptionHelper); the leader's own errors pass through."""
+    if error in (ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.REQUEST_TIMED_OUT):
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
+        return ErrorCode.NOT_COORDINATOR
+    if error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
+        return ErrorCode.UNKNOWN_SERVER_ERROR
+    return error
+
+
 def offset_store_error(error: ErrorCode) -> ErrorCode:
     """What a failed offset append means to a client (Kafka's storeOffsets)."""
     if error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
@@ -143,6 +157,10 @@ class GroupCoordinator:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._runner: asyncio.Task[None] | None = None
         self._next_cleanup_ms = clock.monotonic_ms() + self.config.offsets_retention_check_interval_ms
+        # Markers that reached __consumer_offsets while loading, applied once loaded.
+        self._markers_while_loading: list[tuple[int, int, bool]] = []
+        # (log partition, producer id) of transactional appends in flight -> markers seen meanwhile.
+        self._txn_appends: dict[tuple[int, int], list[bool]] = {}
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -172,6 +190,10 @@ class GroupCoordinator:
             for member in group.members.values():
                 self._schedule_heartbeat(group, member)
         self.status = "active"
+        # A marker replay already saw finds nothing pending: applying it again is harmless.
+        for partition, producer_id, committed in self._markers_while_loading:
+            self.complete_txn(producer_id, committed, {partition})
+        self._markers_while_loading.clear()
         log.info("group coordinator loaded", groups=len(self.groups))
 
     def _replay(
@@ -896,7 +918,8 @@ class GroupCoordinator:
         return result
 
     def _validate_offset_commit(
-        self, group: ClassicGroup, generation_id: int, member_id: str, instance_id: str | None
+        self, group: ClassicGroup, generation_id: int, member_id: str, instance_id: str | None,
+        transactional: bool = False,
     ) -> ErrorCode | None:
         if group.is_state(GroupState.DEAD):
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
@@ -907,8 +930,9 @@ class GroupCoordinator:
             if generation_id != group.generation_id:
                 return ErrorCode.ILLEGAL_GENERATION
             return None
-        if not group.is_state(GroupState.EMPTY):
-            # Only members may commit to a group that has members.
+        if not transactional and not group.is_state(GroupState.EMPTY):
+            # Only members may commit to a group that has members; a transactional commit
+            # without member fields is accepted (Kafka's validateOffsetCommit).
             return ErrorCode.UNKNOWN_MEMBER_ID
         return None
 
@@ -1060,16 +1084,124 @@ class GroupCoordinator:
                 removed += len(expired)
         return removed
 
-    # --- transactional offsets (TxnOffsetCommit, written by the transactions work) ---------
+    # --- transactional offsets (TxnOffsetCommit) -------------------------------------------
+
+    async def commit_txn_offsets(
+        self,
+        group_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        member_id: str,
+        group_instance_id: str | None,
+        generation_id: int,
+        offsets: dict[TopicPartition, OffsetAndMetadata],
+        verify: Callable[[int], ErrorCode] | None = None,
+    ) -> dict[TopicPartition, ErrorCode]:
+        """Kafka's commitTransactionalOffset: append the offsets as a transactional batch
+        and hold them pending for `producer_id` until a marker decides them. `verify`
+        (log partition -> error) asks the transaction coordinator whether that partition
+        is in the producer's transaction; it runs after the status checks, before the
+        group checks, as in Kafka's coordinator runtime."""
+
+        def all_with(error: ErrorCode) -> dict[TopicPartition, ErrorCode]:
+            return dict.fromkeys(offsets, error)
+
+        error = self._validate(group_id, allow_empty=False)
+        if error is not None:
+            return all_with(error)
+        partition = self.partition_for(group_id)
+        if verify is not None and (error := verify(partition)) is not ErrorCode.NONE:
+            return all_with(error)
+        group = self.groups.get(group_id)
+        if group is None:
+            if generation_id >= 0:
+                return all_with(ErrorCode.ILLEGAL_GENERATION)
+        else:
+            # Zombie fencing (KIP-447); the group state itself is not enforced.
+            error = self._validate_offset_commit(group, generation_id, member_id, group_instance_id,
+                                                 transactional=True)
+            if error is not None:
+                return all_with(error)
+        results: dict[TopicPartition, ErrorCode] = {}
+        valid: dict[TopicPartition, OffsetAndMetadata] = {}
+        for tp, om in offsets.items():
+            if len(om.metadata.encode()) > self.config.offset_metadata_max_bytes:
+                results[tp] = ErrorCode.OFFSET_METADATA_TOO_LARGE
+            else:
+                valid[tp] = om
+        if valid:
+            recs: list[tuple[bytes, bytes | None]] = [
+                (
+                    records.offset_key(group_id, tp[0], tp[1]),
+                    records.offset_value(OffsetCommitValue(
+                        offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
+                        commit_timestamp=om.commit_timestamp, expire_timestamp=-1,
+                    )),
+                )
+                for tp, om in valid.items()
+            ]
+            key = (partition, producer_id)
+            seen = self._txn_appends.setdefault(key, [])
+            try:
+                base = await self._append_transactional(partition, recs, producer_id, producer_epoch)
+            except CoordinatorLogError as exc:
+                for tp in valid:
+                    results[tp] = txn_offset_store_error(exc.error)
+            else:
+                for i, om in enumerate(valid.values()):
+                    om.record_offset = base + i
+                decided = await self._decided_after(partition, producer_id, base) if seen else None
+                if decided is None:
+                    self.prepare_txn_offsets(group_id, producer_id, valid)
+                elif decided:
+                    group = self.groups.get(group_id) or self._new_simple_group(group_id)
+                    for tp, om in valid.items():
+                        group.offsets.put(tp, om)
+                for tp in valid:
+                    results[tp] = ErrorCode.NONE
+            finally:
+                if self._txn_appends.get(key) is seen:
+                    del self._txn_appends[key]
+        return {tp: results[tp] for tp in offsets}
+
+    async def _append_transactional(
+        self, partition: int, recs: list[tuple[bytes, bytes | None]], producer_id: int, producer_epoch: int
+    ) -> int:
+        if not isinstance(self.log, TransactionalOffsetsLog):
+            raise CoordinatorLogError(ErrorCode.COORDINATOR_NOT_AVAILABLE, "log without transactional appends")
+        try:
+            return await self.log.append_transactional(
+                partition, recs, self.clock.now_ms(), producer_id, producer_epoch
+            )
+        except CoordinatorLogError:
+            raise
+        except Exception as exc:
+            raise CoordinatorLogError(ErrorCode.KAFKA_STORAGE_ERROR, str(exc)) from exc
+
+    async def _decided_after(self, partition: int, producer_id: int, base: int) -> bool | None:
+        """A marker for the producer reached the partition while its offsets were being
+        appended: read the log to learn whether that marker follows them (then it decides
+        them: True commit, False abort) or precedes them (None: still pending)."""
+        try:
+            entries = await self.log.replay(partition)
+        except Exception:
+            log.exception("re-reading __consumer_offsets after a concurrent marker failed")
+            return None
+        for entry in entries:
+            if entry.offset > base and entry.producer_id == producer_id and entry.control_commit is not None:
+                return entry.control_commit
+        return None
+
+    def _new_simple_group(self, group_id: str) -> ClassicGroup:
+        group = ClassicGroup(group_id, self.clock.now_ms())
+        self.groups[group_id] = group
+        return group
 
     def prepare_txn_offsets(
         self, group_id: str, producer_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]
     ) -> None:
         """Hold offsets a transaction appended; invisible until its marker."""
-        group = self.groups.get(group_id)
-        if group is None:
-            group = ClassicGroup(group_id, self.clock.now_ms())
-            self.groups[group_id] = group
+        group = self.groups.get(group_id) or self._new_simple_group(group_id)
         for tp, om in offsets.items():
             group.offsets.prepare_txn(producer_id, tp, om)
 
@@ -1081,8 +1213,15 @@ class GroupCoordinator:
 
     async def on_txn_marker(self, tp: tuple[str, int], producer_id: int, committed: bool) -> None:
         """MarkerListener for the transaction coordinator: a marker reached a partition."""
-        if tp[0] == OFFSETS_TOPIC:
-            self.complete_txn(producer_id, committed, {tp[1]})
+        if tp[0] != OFFSETS_TOPIC:
+            return
+        for (partition, pid), seen in self._txn_appends.items():
+            if partition == tp[1] and pid == producer_id:
+                seen.append(committed)
+        if self.status == "loading":
+            self._markers_while_loading.append((tp[1], producer_id, committed))
+            return
+        self.complete_txn(producer_id, committed, {tp[1]})
 
     # --- administration -----------------------------------------------------------------
 

@@ -1,0 +1,120 @@
+"""TxnOffsetCommit v0-v4: offsets committed inside a transaction (transaction version 1).
+
+The transaction must already hold the group's `__consumer_offsets` partition (added by
+AddOffsetsToTxn); the offsets are appended there as a transactional batch and stay pending
+until the transaction's marker decides them. v5 belongs to transaction version 2 (implicit
+add), which this broker does not finalize, so clients never send it.
+"""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from coordinator.group.coordinator import OFFSETS_TOPIC
+from coordinator.group.handler_support import group_coordinator, unknown_partition
+from coordinator.group.offsets import OffsetAndMetadata
+from protocol.errors import ErrorCode
+from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
+from protocol.messages.txn_offset_commit_response import (
+    TxnOffsetCommitResponse,
+    TxnOffsetCommitResponsePartition,
+    TxnOffsetCommitResponseTopic,
+)
+
+API_KEY = 28
+MAX_VERSION = 4
+LEADER_EPOCH_MIN_VERSION = 2
+# 0.11-2.0 clients do not retry COORDINATOR_LOAD_IN_PROGRESS here.
+LOAD_IN_PROGRESS_MIN_VERSION = 2
+GROUP_METADATA_MIN_VERSION = 3
+TRANSACTION_ABORTABLE_MIN_VERSION = 4
+
+# What the leader's verification answers become for the producer (transactions.md §3.3),
+# after the group coordinator's own translation (§5).
+_UNAVAILABLE = frozenset(
+    {
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+        ErrorCode.NETWORK_EXCEPTION,
+    }
+)
+
+
+def verification_error(error: int, version: int) -> ErrorCode:
+    """A transaction coordinator verdict on the offsets partition, as TxnOffsetCommit answers it."""
+    if error == ErrorCode.NONE:
+        return ErrorCode.NONE
+    if error == ErrorCode.TRANSACTION_ABORTABLE:
+        return (ErrorCode.TRANSACTION_ABORTABLE if version >= TRANSACTION_ABORTABLE_MIN_VERSION
+                else ErrorCode.INVALID_TXN_STATE)
+    if error == ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if error in _UNAVAILABLE:
+        # NOT_ENOUGH_REPLICAS at the leader, which the group coordinator reports so.
+        return ErrorCode.COORDINATOR_NOT_AVAILABLE
+    return ErrorCode(error)
+
+
+async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
+    v = ctx.api_version
+    coordinator = group_coordinator(ctx)
+    transactions = ctx.services.transactions
+    now = ctx.services.clock.now_ms()
+    errors: dict[tuple[str, int], ErrorCode] = {}
+    offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+    for topic in request.topics:
+        for p in topic.partitions:
+            tp = (topic.name, p.partition_index)
+            if unknown_partition(ctx, topic.name, p.partition_index):
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            offsets[tp] = OffsetAndMetadata(
+                offset=p.committed_offset,
+                leader_epoch=p.committed_leader_epoch if v >= LEADER_EPOCH_MIN_VERSION else -1,
+                metadata=p.committed_metadata or "",
+                commit_timestamp=now,
+            )
+
+    def verify(partition: int) -> ErrorCode:
+        if transactions is None:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        verdict = transactions.verify_partitions(
+            request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]
+        )
+        return verification_error(verdict.get((OFFSETS_TOPIC, partition), ErrorCode.UNKNOWN_SERVER_ERROR), v)
+
+    if coordinator is None:
+        errors.update(dict.fromkeys(offsets, ErrorCode.COORDINATOR_NOT_AVAILABLE))
+    elif offsets:
+        group_fields = v >= GROUP_METADATA_MIN_VERSION
+        errors.update(await coordinator.commit_txn_offsets(
+            group_id=request.group_id,
+            producer_id=request.producer_id,
+            producer_epoch=request.producer_epoch,
+            member_id=request.member_id if group_fields else "",
+            group_instance_id=request.group_instance_id if group_fields else None,
+            generation_id=request.generation_id if group_fields else -1,
+            offsets=offsets,
+            verify=verify,
+        ))
+    if v < LOAD_IN_PROGRESS_MIN_VERSION:
+        errors = {
+            tp: ErrorCode.COORDINATOR_NOT_AVAILABLE if e == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS else e
+            for tp, e in errors.items()
+        }
+    return TxnOffsetCommitResponse(
+        topics=[
+            TxnOffsetCommitResponseTopic(
+                name=topic.name,
+                partitions=[
+                    TxnOffsetCommitResponsePartition(
+                        partition_index=p.partition_index,
+                        error_code=errors[(topic.name, p.partition_index)],
+                    )
+                    for p in topic.partitions
+                ],
+            )
+            for topic in request.topics
+        ]
+    )
