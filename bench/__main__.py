@@ -1,0 +1,198 @@
+"""`python -m bench`: start odradek and a peer broker, drive both with the same workloads,
+print a table of medians and ratios, then one JSON line with every figure."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from bench.brokers import Broker, Odradek, RssSampler, Tansu
+from bench.plan import Spec, build_plan
+from bench.report import Results, as_json, table
+from bench.runner import Outcome, Worker
+
+MB = 1_000_000
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument(
+        "--quick", action="store_true", help="a short smoke run: 1/10 of the data, one run each"
+    )
+    parser.add_argument(
+        "--runs", type=int, help="runs per workload and broker; the median is reported (default 3)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="run only workloads whose key or tag contains TEXT (repeatable), e.g. produce, consume, txn, aiokafka",
+    )
+    parser.add_argument(
+        "--bootstrap",
+        "--peer-bootstrap",
+        dest="peer_bootstrap",
+        action="append",
+        default=[],
+        metavar="HOST:PORT",
+        help="compare against this running broker instead of starting Tansu (repeatable)",
+    )
+    parser.add_argument(
+        "--peer-name", help="column name of the peer (default: tansu, or peer with --bootstrap)"
+    )
+    parser.add_argument(
+        "--peer-pid", type=int, help="pid of a --bootstrap broker on this machine, to read its RSS"
+    )
+    parser.add_argument("--no-peer", action="store_true", help="measure odradek alone")
+    parser.add_argument(
+        "--odradek-bootstrap",
+        metavar="HOST:PORT",
+        help="use an odradek already running there (e.g. under a profiler)",
+    )
+    parser.add_argument("--odradek-pid", type=int, help="pid of that odradek, to read its RSS")
+    parser.add_argument("--list", action="store_true", help="list the workloads and exit")
+    args = parser.parse_args(argv)
+    if args.runs is None:
+        args.runs = 1 if args.quick else 3
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    return args
+
+
+def selected(plan: list[Spec], only: list[str]) -> list[Spec]:
+    if not only:
+        return plan
+    return [s for s in plan if any(t in s.key or t in s.tags for t in only)]
+
+
+def make_brokers(args: argparse.Namespace) -> list[Broker]:
+    if args.odradek_bootstrap:
+        brokers: list[Broker] = [Broker("odradek", bootstrap=args.odradek_bootstrap, pid=args.odradek_pid)]
+    else:
+        brokers = [Odradek("odradek")]
+    if args.no_peer:
+        return brokers
+    if args.peer_bootstrap:
+        bootstrap = ",".join(args.peer_bootstrap)
+        brokers.append(Broker(args.peer_name or "peer", bootstrap=bootstrap, pid=args.peer_pid))
+    else:
+        brokers.append(Tansu(args.peer_name or "tansu"))
+    return brokers
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def summary(outcome: Outcome) -> str:
+    if outcome.error is not None:
+        return f"error: {outcome.error}"
+    return ", ".join(f"{k}={v:.4g}" for k, v in outcome.metrics.items())
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = selected(build_plan(args.quick), args.only)
+    if args.list:
+        for spec in plan:
+            print(f"{spec.key:32} {spec.title}")
+        return 0
+    brokers = make_brokers(args)
+    names = [b.name for b in brokers]
+    failed: dict[str, str] = {}
+    results = Results(names)
+    began = time.monotonic()
+    worker = Worker()
+    try:
+        for broker in brokers:
+            try:
+                broker.start()
+                log(f"{broker.name}: {broker.bootstrap}" + (f" pid {broker.pid}" if broker.pid else ""))
+            except Exception as exc:
+                failed[broker.name] = f"did not start: {str(exc).splitlines()[0][:100]}"
+                log(f"{broker.name}: {exc}")
+        time.sleep(1.0)
+        for broker in brokers:
+            rss = broker.rss()
+            results.add_value(
+                "rss-idle",
+                "broker RSS at idle",
+                "rss_mb",
+                broker.name,
+                rss / MB if rss else None,
+                failed.get(broker.name, "no pid to read"),
+            )
+        with RssSampler([b for b in brokers if b.name not in failed]) as sampler:
+            for spec in plan:
+                for i in range(args.runs):
+                    # Alternate which broker goes first, so drift on a shared machine
+                    # does not always favour the same one.
+                    order = brokers if i % 2 == 0 else list(reversed(brokers))
+                    for broker in order:
+                        outcome, peak = run_one(worker, spec, broker, failed, sampler)
+                        log(
+                            f"[{broker.name}] {spec.key} run {i + 1}/{args.runs} ({outcome.seconds:.1f}s): {summary(outcome)}"
+                        )
+                        results.add(spec, broker.name, outcome)
+                        if spec.sample_rss:
+                            results.add_value(
+                                f"{spec.key}-rss",
+                                f"broker RSS, peak during {spec.title}",
+                                "rss_mb",
+                                broker.name,
+                                peak / MB if peak else None,
+                                outcome.error or "no pid to read",
+                            )
+            overall = sampler.overall()
+        for broker in brokers:
+            peak = overall.get(broker.name)
+            results.add_value(
+                "rss-peak",
+                "broker RSS, peak over the whole run",
+                "rss_mb",
+                broker.name,
+                peak / MB if peak else None,
+                failed.get(broker.name, "no pid to read"),
+            )
+    finally:
+        worker.close()
+        for broker in brokers:
+            broker.stop()
+    meta: dict[str, Any] = {
+        "bench": "odradek",
+        "quick": args.quick,
+        "runs": args.runs,
+        "elapsed_s": round(time.monotonic() - began, 1),
+        "brokers": {b.name: {"bootstrap": b.bootstrap, "kind": type(b).__name__.lower()} for b in brokers},
+    }
+    print(table(results, args.runs))
+    print(as_json(results, meta))
+    return 0
+
+
+def run_one(
+    worker: Worker, spec: Spec, broker: Broker, failed: dict[str, str], sampler: RssSampler
+) -> tuple[Outcome, int | None]:
+    """Run one workload once on one broker; also return the broker's peak RSS during it."""
+    if broker.name in failed:
+        return Outcome(error=failed[broker.name]), None
+    sampler.reset()
+    outcome = worker.run(spec.func, {"bootstrap": broker.bootstrap, **spec.params}, spec.hard_limit)
+    peak = sampler.peaks().get(broker.name)
+    if not broker.alive():
+        failed[broker.name] = "broker exited"
+        log(f"{broker.name} exited; log tail:\n{broker.log_tail()}")
+    return outcome, peak
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return run(parse_args(argv))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""What the bench runs: each workload with its client, sizes and the figures it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+KIB = 1024
+
+#: metric name -> (label in the table, unit, whether higher is better)
+METRICS: dict[str, tuple[str, str, bool]] = {
+    "mb_s": ("", "MB/s", True),
+    "records_s": ("", "records/s", True),
+    "txn_s": ("", "txn/s", True),
+    "p50_ms": ("p50", "ms", False),
+    "p99_ms": ("p99", "ms", False),
+    "max_ms": ("max", "ms", False),
+    "create_s": ("create topic", "s", False),
+    "ok": ("worked", "yes/no", True),
+    "rss_mb": ("", "MB", False),
+}
+
+
+@dataclass(frozen=True)
+class Spec:
+    key: str  # unique, used in JSON and --only
+    title: str  # shown in the table
+    func: str  # a name in bench.workloads.WORKLOADS
+    params: dict[str, Any]
+    metrics: tuple[str, ...]
+    hard_limit: float = 120.0
+    tags: tuple[str, ...] = field(default=())
+    sample_rss: bool = False  # report the brokers' peak memory during this workload
+
+
+def build_plan(quick: bool) -> list[Spec]:
+    scale = 0.1 if quick else 1.0
+    timeout = 30.0 if quick else 60.0
+
+    def n(count: int) -> int:
+        return max(10, int(count * scale))
+
+    specs: list[Spec] = []
+    clients = [("confluent", "confluent-kafka"), ("aiokafka", "aiokafka")]
+    # Counts per client: aiokafka is a pure-Python client and several times slower, so it
+    # gets fewer records to keep the run short; both brokers always get the same count.
+    produce_counts = {
+        ("confluent", 100): 200_000,
+        ("confluent", KIB): 50_000,
+        ("aiokafka", 100): 50_000,
+        ("aiokafka", KIB): 20_000,
+    }
+    for acks, idempotent, label in [("1", False, "acks=1"), ("all", True, "acks=all idempotent")]:
+        for size, size_label in [(100, "100 B"), (KIB, "1 KiB")]:
+            for client, client_label in clients:
+                tag = "acks1" if acks == "1" else "acksall"
+                specs.append(
+                    Spec(
+                        key=f"produce-{size}-{tag}-{client}",
+                        title=f"produce {size_label} {label} [{client_label}]",
+                        func=f"produce_{client}",
+                        params={
+                            "size": size,
+                            "count": n(produce_counts[client, size]),
+                            "acks": acks,
+                            "idempotent": idempotent,
+                            "timeout": timeout,
+                        },
+                        metrics=("mb_s", "records_s"),
+                        tags=("produce", tag, client),
+                    )
+                )
+    for size, size_label in [(100, "100 B"), (KIB, "1 KiB")]:
+        for client, client_label in clients:
+            specs.append(
+                Spec(
+                    key=f"consume-{size}-{client}",
+                    title=f"consume {size_label} [{client_label}]",
+                    func=f"consume_{client}",
+                    params={"size": size, "count": n(produce_counts[client, size]), "timeout": timeout},
+                    metrics=("mb_s", "records_s"),
+                    tags=("consume", client),
+                )
+            )
+    for client, client_label in clients:
+        specs.append(
+            Spec(
+                key=f"txn-small-{client}",
+                title=f"transactions of 10 x 100 B [{client_label}]",
+                func=f"small_txns_{client}",
+                params={
+                    "size": 100,
+                    "per_txn": 10,
+                    "count": n(300),
+                    "budget": 1.0 if quick else 3.0,
+                    "timeout": timeout,
+                },
+                metrics=("txn_s",),
+                tags=("txn", client),
+            )
+        )
+    for client, client_label in clients:
+        count = 20_000 if client == "confluent" else 10_000
+        specs.append(
+            Spec(
+                key=f"txn-large-{client}",
+                title=f"one transaction of {n(count)} x 1 KiB [{client_label}]",
+                func=f"large_txn_{client}",
+                params={"size": KIB, "count": n(count), "timeout": timeout},
+                metrics=("mb_s",),
+                tags=("txn", client),
+            )
+        )
+    specs.append(
+        Spec(
+            key="latency-confluent",
+            title="end-to-end 500 msg/s acks=all -> read_committed [confluent-kafka]",
+            func="e2e_latency_confluent",
+            params={"size": 100, "rate": 500, "seconds": 1.0 if quick else 3.0, "timeout": 20.0},
+            metrics=("p50_ms", "p99_ms"),
+            tags=("latency", "confluent"),
+        )
+    )
+    specs.append(
+        Spec(
+            key="partitions-1000-confluent",
+            title="1000 partitions, produce 100 B acks=1 [confluent-kafka]",
+            func="many_partitions_confluent",
+            params={"partitions": 1000, "size": 100, "count": n(100_000), "timeout": timeout},
+            metrics=("ok", "create_s", "mb_s", "records_s"),
+            tags=("partitions", "confluent"),
+            sample_rss=True,
+        )
+    )
+    specs.append(
+        Spec(
+            key="connections-100-confluent",
+            title="100 producer connections, 1 KiB acks=1 [confluent-kafka]",
+            func="many_connections_confluent",
+            params={
+                "connections": 100,
+                "partitions": 10,
+                "size": KIB,
+                "per_connection": n(300),
+                "timeout": timeout,
+            },
+            metrics=("mb_s", "records_s"),
+            tags=("connections", "confluent"),
+        )
+    )
+    return specs

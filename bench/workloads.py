@@ -1,0 +1,416 @@
+"""The workloads. Each takes a bootstrap address and its parameters, sets up a topic of its
+own, times only the measured part, and returns its figures by metric name. A broker that
+misbehaves makes it raise; the runner turns that into an error cell."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer
+from confluent_kafka import TopicPartition as CkTopicPartition
+
+from bench.clients import (
+    REQUEST_TIMEOUT_MS,
+    WorkloadError,
+    confluent_base,
+    create_topic,
+    payload,
+    prefill,
+    produce_all,
+    producer_config,
+    stamp_of,
+    stamped,
+    unique,
+)
+
+Metrics = dict[str, float]
+MB = 1_000_000
+
+
+def throughput(records: int, size: int, seconds: float) -> Metrics:
+    seconds = max(seconds, 1e-9)
+    return {"mb_s": records * size / seconds / MB, "records_s": records / seconds}
+
+
+def _run_async(coro: Any, timeout: float) -> Any:
+    async def bounded() -> Any:
+        try:
+            return await asyncio.wait_for(coro, timeout)
+        except TimeoutError:
+            raise WorkloadError(f"timed out after {timeout:.0f}s") from None
+
+    return asyncio.run(bounded())
+
+
+def _aio_producer(bootstrap: str, acks: str, idempotent: bool, **extra: Any) -> AIOKafkaProducer:
+    return AIOKafkaProducer(
+        bootstrap_servers=bootstrap,
+        acks="all" if idempotent else (int(acks) if acks != "all" else "all"),
+        enable_idempotence=idempotent,
+        linger_ms=5,
+        max_batch_size=262_144,
+        request_timeout_ms=REQUEST_TIMEOUT_MS,
+        **extra,
+    )
+
+
+# ---------------------------------------------------------------- produce
+
+
+def produce_confluent(
+    bootstrap: str, size: int, count: int, acks: str, idempotent: bool, timeout: float
+) -> Metrics:
+    topic = unique("produce")
+    create_topic(bootstrap, topic)
+    producer = Producer(producer_config(bootstrap, acks, idempotent))
+    value = payload(size)
+    produce_all(producer, topic, value, 1, timeout)  # connect, metadata, producer id
+    start = time.perf_counter()
+    produce_all(producer, topic, value, count, timeout)
+    return throughput(count, size, time.perf_counter() - start)
+
+
+async def _produce_aio(bootstrap: str, size: int, count: int, acks: str, idempotent: bool) -> Metrics:
+    topic = unique("produce")
+    create_topic(bootstrap, topic)
+    producer = _aio_producer(bootstrap, acks, idempotent)
+    try:
+        await producer.start()
+        value = payload(size)
+        await producer.send_and_wait(topic, value)
+        start = time.perf_counter()
+        futures = [await producer.send(topic, value) for _ in range(count)]
+        await asyncio.gather(*futures)
+        return throughput(count, size, time.perf_counter() - start)
+    finally:
+        await producer.stop()
+
+
+def produce_aiokafka(
+    bootstrap: str, size: int, count: int, acks: str, idempotent: bool, timeout: float
+) -> Metrics:
+    return dict(_run_async(_produce_aio(bootstrap, size, count, acks, idempotent), timeout))
+
+
+# ---------------------------------------------------------------- consume
+
+
+def consume_confluent(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
+    topic = unique("consume")
+    create_topic(bootstrap, topic)
+    prefill(bootstrap, topic, payload(size), count, timeout)
+    conf = confluent_base(bootstrap)
+    conf.update({"group.id": unique("group"), "enable.auto.commit": False, "enable.partition.eof": False})
+    consumer = Consumer(conf)
+    try:
+        consumer.list_topics(topic, timeout=10)  # connect before the clock starts
+        deadline = time.monotonic() + timeout
+        start = time.perf_counter()
+        consumer.assign([CkTopicPartition(topic, 0, OFFSET_BEGINNING)])
+        got = 0
+        while got < count:
+            if time.monotonic() > deadline:
+                raise WorkloadError(f"consumed {got} of {count} records in {timeout:.0f}s")
+            for msg in consumer.consume(min(10_000, count - got), 0.5):
+                if msg.error() is not None:
+                    raise WorkloadError(f"consume: {msg.error().str()}")
+                got += 1
+        return throughput(count, size, time.perf_counter() - start)
+    finally:
+        consumer.close()
+
+
+async def _consume_aio(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
+    topic = unique("consume")
+    create_topic(bootstrap, topic)
+    prefill(bootstrap, topic, payload(size), count, timeout)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        request_timeout_ms=REQUEST_TIMEOUT_MS,
+    )
+    try:
+        await consumer.start()
+        tp = TopicPartition(topic, 0)
+        start = time.perf_counter()
+        consumer.assign([tp])
+        await consumer.seek_to_beginning(tp)
+        got = 0
+        while got < count:
+            batches = await consumer.getmany(tp, timeout_ms=500, max_records=10_000)
+            got += sum(len(records) for records in batches.values())
+        return throughput(count, size, time.perf_counter() - start)
+    finally:
+        await consumer.stop()
+
+
+def consume_aiokafka(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
+    return dict(_run_async(_consume_aio(bootstrap, size, count, timeout), timeout))
+
+
+# ---------------------------------------------------------------- transactions
+
+
+def _transactional_confluent(bootstrap: str) -> Producer:
+    producer = Producer(
+        producer_config(
+            bootstrap,
+            "all",
+            True,
+            **{"transactional.id": unique("txn"), "transaction.timeout.ms": 60_000},
+        )
+    )
+    try:
+        producer.init_transactions(20)
+    except KafkaException as exc:
+        raise WorkloadError(f"init_transactions: {exc.args[0].str()}") from None
+    return producer
+
+
+def _commit(producer: Producer, timeout: float) -> None:
+    try:
+        producer.commit_transaction(timeout)
+    except KafkaException as exc:
+        raise WorkloadError(f"commit_transaction: {exc.args[0].str()}") from None
+
+
+def small_txns_confluent(
+    bootstrap: str, size: int, per_txn: int, count: int, budget: float, timeout: float
+) -> Metrics:
+    topic = unique("txn-small")
+    create_topic(bootstrap, topic)
+    producer = _transactional_confluent(bootstrap)
+    value = payload(size)
+    done = 0
+    start = time.perf_counter()
+    while done < count and time.perf_counter() - start < budget:
+        producer.begin_transaction()
+        for _ in range(per_txn):
+            producer.produce(topic, value)
+        _commit(producer, timeout)
+        done += 1
+    seconds = time.perf_counter() - start
+    return {"txn_s": done / seconds, "records_s": done * per_txn / seconds}
+
+
+def large_txn_confluent(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
+    topic = unique("txn-large")
+    create_topic(bootstrap, topic)
+    producer = _transactional_confluent(bootstrap)
+    value = payload(size)
+    start = time.perf_counter()
+    producer.begin_transaction()
+    produce_all(producer, topic, value, count, timeout)
+    _commit(producer, timeout)
+    return throughput(count, size, time.perf_counter() - start)
+
+
+async def _small_txns_aio(bootstrap: str, size: int, per_txn: int, count: int, budget: float) -> Metrics:
+    topic = unique("txn-small")
+    create_topic(bootstrap, topic)
+    producer = _aio_producer(bootstrap, "all", True, transactional_id=unique("txn"))
+    try:
+        await producer.start()
+        value = payload(size)
+        done = 0
+        start = time.perf_counter()
+        while done < count and time.perf_counter() - start < budget:
+            async with producer.transaction():
+                for _ in range(per_txn):
+                    await producer.send(topic, value)
+            done += 1
+        seconds = time.perf_counter() - start
+        return {"txn_s": done / seconds, "records_s": done * per_txn / seconds}
+    finally:
+        await producer.stop()
+
+
+def small_txns_aiokafka(
+    bootstrap: str, size: int, per_txn: int, count: int, budget: float, timeout: float
+) -> Metrics:
+    return dict(_run_async(_small_txns_aio(bootstrap, size, per_txn, count, budget), timeout))
+
+
+async def _large_txn_aio(bootstrap: str, size: int, count: int) -> Metrics:
+    topic = unique("txn-large")
+    create_topic(bootstrap, topic)
+    producer = _aio_producer(bootstrap, "all", True, transactional_id=unique("txn"))
+    try:
+        await producer.start()
+        value = payload(size)
+        start = time.perf_counter()
+        async with producer.transaction():
+            futures = [await producer.send(topic, value) for _ in range(count)]
+            await asyncio.gather(*futures)
+        return throughput(count, size, time.perf_counter() - start)
+    finally:
+        await producer.stop()
+
+
+def large_txn_aiokafka(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
+    return dict(_run_async(_large_txn_aio(bootstrap, size, count), timeout))
+
+
+# ---------------------------------------------------------------- end-to-end latency
+
+
+def e2e_latency_confluent(bootstrap: str, size: int, rate: int, seconds: float, timeout: float) -> Metrics:
+    """Idempotent acks=all producer at a fixed rate into a read_committed consumer in the
+    same process; each record carries its send time."""
+    topic = unique("latency")
+    create_topic(bootstrap, topic)
+    conf = confluent_base(bootstrap)
+    conf.update(
+        {
+            "group.id": unique("group"),
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+        }
+    )
+    consumer = Consumer(conf)
+    consumer.assign([CkTopicPartition(topic, 0, OFFSET_BEGINNING)])
+    latencies: list[int] = []
+    received = threading.Event()
+    stop = threading.Event()
+    errors: list[str] = []
+
+    def consume() -> None:
+        while not stop.is_set():
+            msg = consumer.poll(0.05)
+            if msg is None:
+                continue
+            if msg.error() is not None:
+                errors.append(msg.error().str())
+                continue
+            now = time.monotonic_ns()
+            value = msg.value()
+            if value and value[:1] == b"W":
+                received.set()
+            elif value:
+                latencies.append(now - stamp_of(value))
+
+    thread = threading.Thread(target=consume, daemon=True)
+    thread.start()
+    producer = Producer(producer_config(bootstrap, "all", True, **{"linger.ms": 0}))
+    try:
+        producer.produce(topic, b"W" + b"\0" * (size - 1))  # warm-up record, not measured
+        producer.flush(timeout)
+        if not received.wait(timeout):
+            raise WorkloadError(f"warm-up record not consumed in {timeout:.0f}s: {errors[:1]}")
+        total = int(rate * seconds)
+        start = time.monotonic()
+        for i in range(total):
+            delay = start + i / rate - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            producer.produce(topic, stamped(size))
+            producer.poll(0)
+        if producer.flush(timeout):
+            raise WorkloadError("records unacknowledged")
+        deadline = time.monotonic() + timeout
+        while len(latencies) < total and time.monotonic() < deadline:
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        thread.join(5)
+        consumer.close()
+    if len(latencies) < total:
+        raise WorkloadError(f"{len(latencies)} of {total} records arrived")
+    ms = sorted(x / 1e6 for x in latencies)
+    return {
+        "p50_ms": statistics.median(ms),
+        "p99_ms": ms[min(len(ms) - 1, int(len(ms) * 0.99))],
+        "max_ms": ms[-1],
+    }
+
+
+# ---------------------------------------------------------------- many partitions, many connections
+
+
+def many_partitions_confluent(
+    bootstrap: str, partitions: int, size: int, count: int, timeout: float
+) -> Metrics:
+    """Create a topic with many partitions and produce round-robin over all of them; it
+    worked when every record is acknowledged and every partition received some."""
+    topic = unique("partitions")
+    start = time.perf_counter()
+    create_topic(bootstrap, topic, partitions, timeout)
+    created = time.perf_counter() - start
+    seen: set[int] = set()
+    failures: list[str] = []
+
+    def on_delivery(err: Any, msg: Any) -> None:
+        if err is not None:
+            failures.append(err.str())
+        else:
+            seen.add(msg.partition())
+
+    producer = Producer(producer_config(bootstrap, "1", False, **{"delivery.report.only.error": False}))
+    value = payload(size)
+    start = time.perf_counter()
+    produce_all(producer, topic, value, count, timeout, partitions, on_delivery)
+    seconds = time.perf_counter() - start
+    if failures:
+        raise WorkloadError(f"delivery failed: {failures[0]}")
+    result = throughput(count, size, seconds)
+    result["create_s"] = created
+    result["ok"] = 1.0 if len(seen) == partitions else 0.0
+    return result
+
+
+def many_connections_confluent(
+    bootstrap: str, connections: int, partitions: int, size: int, per_connection: int, timeout: float
+) -> Metrics:
+    """Many producers, each with its own connection, sending at once (acks=1)."""
+    topic = unique("connections")
+    create_topic(bootstrap, topic, partitions)
+    value = payload(size)
+    producers = [Producer(producer_config(bootstrap, "1", False)) for _ in range(connections)]
+    deadline = time.monotonic() + timeout
+    for producer in producers:  # connect each and learn the partition leaders
+        produce_all(producer, topic, value, 1, timeout)
+    start = time.perf_counter()
+    for _ in range(per_connection):
+        for i, producer in enumerate(producers):
+            _produce_retrying(producer, topic, value, i % partitions, deadline)
+    remaining = sum(p.flush(max(0.1, deadline - time.monotonic())) for p in producers)
+    seconds = time.perf_counter() - start
+    if remaining:
+        raise WorkloadError(f"{remaining} records unacknowledged after {timeout:.0f}s")
+    return throughput(connections * per_connection, size, seconds)
+
+
+def _produce_retrying(producer: Producer, topic: str, value: bytes, partition: int, deadline: float) -> None:
+    while True:
+        try:
+            producer.produce(topic, value, partition=partition)
+            return
+        except BufferError:
+            producer.poll(0.005)
+            if time.monotonic() > deadline:
+                raise WorkloadError("timed out with the queue full") from None
+
+
+WORKLOADS: dict[str, Callable[..., Metrics]] = {
+    f.__name__: f
+    for f in (
+        produce_confluent,
+        produce_aiokafka,
+        consume_confluent,
+        consume_aiokafka,
+        small_txns_confluent,
+        small_txns_aiokafka,
+        large_txn_confluent,
+        large_txn_aiokafka,
+        e2e_latency_confluent,
+        many_partitions_confluent,
+        many_connections_confluent,
+    )
+}
