@@ -84,9 +84,7 @@ class Target:
 
 def all_targets() -> list[Target]:
     """Every message class (APIs, headers, data schemas) at every version its spec defines."""
-    return [
-        Target(cls, v) for cls in message_classes() for v in range(cls.MIN_VERSION, cls.MAX_VERSION + 1)
-    ]
+    return [Target(cls, v) for cls in message_classes() for v in range(cls.MIN_VERSION, cls.MAX_VERSION + 1)]
 
 
 def struct_fields(spec: MessageSpec, f: FieldSpec) -> list[FieldSpec]:
@@ -140,9 +138,9 @@ def _primitive_strategy(t: str) -> st.SearchStrategy[Any]:
 
 
 def _unknown_tagged(known_tags: set[int]) -> st.SearchStrategy[list[RawTaggedField]]:
-    tags = st.lists(
-        st.integers(0, 300).filter(lambda t: t not in known_tags), max_size=2, unique=True
-    ).map(sorted)
+    tags = st.lists(st.integers(0, 300).filter(lambda t: t not in known_tags), max_size=2, unique=True).map(
+        sorted
+    )
     return tags.flatmap(
         lambda ts: st.tuples(*(st.binary(max_size=6) for _ in ts)).map(
             lambda datas: [RawTaggedField(t, d) for t, d in zip(ts, datas, strict=True)]
@@ -150,7 +148,9 @@ def _unknown_tagged(known_tags: set[int]) -> st.SearchStrategy[list[RawTaggedFie
     )
 
 
-def _field_strategy(spec: MessageSpec, mod: ModuleType, f: FieldSpec, v: int, depth: int) -> st.SearchStrategy[Any]:
+def _field_strategy(
+    spec: MessageSpec, mod: ModuleType, f: FieldSpec, v: int, depth: int
+) -> st.SearchStrategy[Any]:
     if f.is_struct:
         elem = _struct_strategy(spec, mod, f.element_type, struct_fields(spec, f), v, depth + 1)
     else:
@@ -243,7 +243,9 @@ def _from_kio_struct(
     if len(kfields) != len(ours) or not all(
         kio_name_matches(kf.name, f.name) for kf, f in zip(kfields, ours, strict=True)
     ):
-        raise AssertionError(f"{name} v{v}: kio fields {[k.name for k in kfields]} vs ours {[f.name for f in ours]}")
+        raise AssertionError(
+            f"{name} v{v}: kio fields {[k.name for k in kfields]} vs ours {[f.name for f in ours]}"
+        )
     hints = typing.get_type_hints(type(entity))
     kwargs: dict[str, Any] = {}
     for kf, f in zip(kfields, ours, strict=True):
@@ -282,7 +284,9 @@ def _kio_hint_strategy(hint: Any, depth: int) -> st.SearchStrategy[Any]:
         return kio_strategy(hint, depth)
     if hint is i64Timedelta:
         # kio itself cannot read back milliseconds near timedelta.max; stay within 2**40 ms.
-        return st.integers(-(2**40), 2**40).map(lambda ms: i64Timedelta.parse(datetime.timedelta(milliseconds=ms)))
+        return st.integers(-(2**40), 2**40).map(
+            lambda ms: i64Timedelta.parse(datetime.timedelta(milliseconds=ms))
+        )
     return st.from_type(hint)
 
 

@@ -7,7 +7,7 @@ import io
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from kio.index import load_entity_schema, load_request_schema, load_response_schema
 from kio.serial import entity_reader, entity_writer
@@ -108,6 +108,7 @@ def test_against_kio(target: Target, ktype: type[Any]) -> None:
     (b) the same values built as ours (by converting field by field), we encode, kio
     decodes to the same values."""
 
+    @settings(max_examples=20)
     @given(entity=kio_strategy(ktype))
     def check(entity: Any) -> None:
         expected = from_kio(entity, target)

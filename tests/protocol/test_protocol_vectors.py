@@ -91,7 +91,9 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
                 ListOffsetsTopicResponse(
                     name="t",
                     partitions=[
-                        ListOffsetsPartitionResponse(partition_index=3, error_code=0, old_style_offsets=[7, 0])
+                        ListOffsetsPartitionResponse(
+                            partition_index=3, error_code=0, old_style_offsets=[7, 0]
+                        )
                     ],
                 )
             ]
@@ -122,7 +124,10 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
                     name="t",
                     partitions=[
                         OffsetCommitRequestPartition(
-                            partition_index=0, committed_offset=42, commit_timestamp=1000, committed_metadata=None
+                            partition_index=0,
+                            committed_offset=42,
+                            commit_timestamp=1000,
+                            committed_metadata=None,
                         )
                     ],
                 )
@@ -152,7 +157,11 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
             topics=[
                 OffsetCommitRequestTopic(
                     name="t",
-                    partitions=[OffsetCommitRequestPartition(partition_index=1, committed_offset=2, committed_metadata="")],
+                    partitions=[
+                        OffsetCommitRequestPartition(
+                            partition_index=1, committed_offset=2, committed_metadata=""
+                        )
+                    ],
                 )
             ],
         ),
@@ -174,7 +183,11 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
         ProduceRequest(
             acks=-1,
             timeout_ms=30000,
-            topic_data=[TopicProduceData(name="t", partition_data=[PartitionProduceData(index=0, records=b"\x01\x02\x03")])],
+            topic_data=[
+                TopicProduceData(
+                    name="t", partition_data=[PartitionProduceData(index=0, records=b"\x01\x02\x03")]
+                )
+            ],
         ),
         2,
         _hex(
@@ -221,7 +234,8 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
         ProduceResponse(
             responses=[
                 TopicProduceResponse(
-                    name="t", partition_responses=[PartitionProduceResponse(index=1, error_code=6, base_offset=-1)]
+                    name="t",
+                    partition_responses=[PartitionProduceResponse(index=1, error_code=6, base_offset=-1)],
                 )
             ],
         ),
@@ -275,7 +289,9 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
             results_by_topic_v3_and_below=[
                 AddPartitionsToTxnTopicResult(
                     name="t",
-                    results_by_partition=[AddPartitionsToTxnPartitionResult(partition_index=1, partition_error_code=48)],
+                    results_by_partition=[
+                        AddPartitionsToTxnPartitionResult(partition_index=1, partition_error_code=48)
+                    ],
                 )
             ],
         ),
@@ -297,7 +313,9 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
             results_by_topic_v3_and_below=[
                 AddPartitionsToTxnTopicResult(
                     name="t",
-                    results_by_partition=[AddPartitionsToTxnPartitionResult(partition_index=1, partition_error_code=0)],
+                    results_by_partition=[
+                        AddPartitionsToTxnPartitionResult(partition_index=1, partition_error_code=0)
+                    ],
                 )
             ],
         ),
@@ -356,7 +374,9 @@ VECTORS: list[tuple[str, Message, int, bytes]] = [
 ]
 
 
-@pytest.mark.parametrize(("value", "version", "wire"), [pytest.param(m, v, b, id=n) for n, m, v, b in VECTORS])
+@pytest.mark.parametrize(
+    ("value", "version", "wire"), [pytest.param(m, v, b, id=n) for n, m, v, b in VECTORS]
+)
 def test_vector(value: Message, version: int, wire: bytes) -> None:
     assert value.encode(version) == wire
     assert type(value).decode(wire, version) == value
