@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+import sys
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from broker_process import BrokerProcess
+
+# Fast groups for consume-transform-produce workers.
+TXN_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000"}
+
+CLIENTS = ["aiokafka", "confluent", "kafka-python"]
+
+
+@pytest.fixture(scope="session")
+def txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    proc = BrokerProcess(tmp_path_factory.mktemp("transactions") / "data", overrides=TXN_OVERRIDES)
+    proc.start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def fresh_txn_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
+    proc = BrokerProcess(tmp_path / "data", overrides=TXN_OVERRIDES)
+    proc.start()
+    yield proc
+    if proc.alive:
+        proc.kill()
+
+
+@pytest.fixture
+def name() -> str:
+    """A fresh prefix for the topics, groups and transactional ids of one test."""
+    return f"t{uuid.uuid4().hex[:10]}"
+
+
+# read_committed relies on the partition leader's last stable offset and aborted-transaction
+# index (storage/producer_state.py); until they are in main, Fetch and ListOffsets treat every
+# record as stable and return no aborted transactions, so aborted and open records show.
+NEEDS_PARTITION_SIDE = pytest.mark.xfail(
+    strict=True,
+    reason="no LSO or aborted-transaction index in storage/producer_state.py yet (NoProducerState): "
+    "read_committed consumers are returned aborted and still-open transactional records",
+)
