@@ -65,6 +65,31 @@ class InvalidRecordError(StorageError, rb.InvalidRecordError):
     error_code = 87
 
 
+class OutOfOrderSequenceError(StorageError):
+    """A batch's first sequence does not follow the producer's last one (or a new epoch
+    does not start at 0)."""
+
+    error_code = 45
+
+
+class InvalidProducerEpochError(StorageError):
+    """The batch or marker carries an epoch older than the partition has seen."""
+
+    error_code = 47
+
+
+class InvalidTxnStateError(StorageError):
+    """A non-transactional write from a producer with a transaction open here."""
+
+    error_code = 48
+
+
+class TransactionCoordinatorFencedError(StorageError):
+    """A marker from a coordinator epoch older than the last one seen for the producer."""
+
+    error_code = 52
+
+
 class KafkaStorageError(StorageError):
     """The log directory failed (I/O error, fsync failure)."""
 

@@ -9,6 +9,7 @@ Layout under the log directory:
         log-start-offset            checkpoint of DeleteRecords / retention
         recovery-point              offset below which everything was fsynced
         00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex)
+        00000000000000000000.snapshot  producer state at that offset
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .log_loader import (
     read_offset_file,
 )
 from .log_manager import LogManager
+from .producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, FileSnapshotStore, ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -77,8 +79,10 @@ class FileStorage(LogManager):
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
+        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override)
+        self.producer_id_expiration_ms = producer_id_expiration_ms
         self.log_dir = os.fspath(log_dir)
         self.clean_start = False
         self.recovery: dict[tuple[str, int], RecoveryReport] = {}
@@ -91,10 +95,12 @@ class FileStorage(LogManager):
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
+        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ) -> FileStorage:
         """Load the catalog and every partition (recovering after an unclean shutdown)."""
         storage = cls(log_dir, clock=clock, broker_defaults=broker_defaults,
-                      segment_bytes_override=segment_bytes_override)
+                      segment_bytes_override=segment_bytes_override,
+                      producer_id_expiration_ms=producer_id_expiration_ms)
         await asyncio.to_thread(storage._load)
         return storage
 
@@ -144,6 +150,10 @@ class FileStorage(LogManager):
             flusher=self.flusher,
             persistence=_FilePersistence(self, directory),
             log_start_offset=log_start,
+            producer_state=ProducerStateManager(
+                FileSnapshotStore(directory), producer_id_expiration_ms=self.producer_id_expiration_ms
+            ),
+            max_snapshot_offset=report.recovery_start,
             segment_bytes_override=self.segment_bytes_override,
         )
 
@@ -160,11 +170,14 @@ class FileStorage(LogManager):
 
     # --- durability, checkpoints, shutdown --------------------------------------------
 
-    def _checkpoint_sync(self, logs: list[tuple[Log, int]]) -> None:
+    def _checkpoint_sync(self, logs: list[tuple[Log, int]], snapshot: bool = False) -> None:
         for log, end_offset in logs:
             if log.closed:
                 continue
             log.sync_all()
+            if snapshot:
+                # Clean shutdown: the next start loads this and replays nothing.
+                log.take_producer_snapshot(durable=True)
             persistence = log._persistence
             assert isinstance(persistence, _FilePersistence)
             write_atomically(os.path.join(persistence.directory, RECOVERY_POINT_FILE), str(end_offset).encode())
@@ -182,7 +195,7 @@ class FileStorage(LogManager):
         for log in self.logs():
             log.active_segment.on_become_inactive()
         snapshot = [(log, log.log_end_offset) for log in self.logs()]
-        await asyncio.to_thread(self._checkpoint_sync, snapshot)
+        await asyncio.to_thread(self._checkpoint_sync, snapshot, True)
         self._closed = True
         for log in self.logs():
             log.close()

@@ -7,6 +7,7 @@ a segment factory and a `LogPersistence`.
 from __future__ import annotations
 
 import bisect
+import contextlib
 from collections.abc import Callable
 from typing import Protocol
 
@@ -34,7 +35,7 @@ from .errors import (
     from_batch_error,
 )
 from .flusher import GroupCommitFlusher
-from .producer_state import NoProducerState, ProducerStateHook
+from .producer_state import ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -64,7 +65,8 @@ class Log:
         flusher: GroupCommitFlusher,
         persistence: LogPersistence,
         log_start_offset: int = 0,
-        producer_state: ProducerStateHook | None = None,
+        producer_state: ProducerStateManager | None = None,
+        max_snapshot_offset: int | None = None,
         segment_bytes_override: int | None = None,
     ) -> None:
         assert segments, "a log always has an active segment"
@@ -76,10 +78,16 @@ class Log:
         self._clock = clock
         self._flusher = flusher
         self._persistence = persistence
-        self._producer_state: ProducerStateHook = producer_state or NoProducerState()
         self._segment_bytes_override = segment_bytes_override
         self._next_offset = segments[-1].next_offset
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
+        self.producer_state = producer_state if producer_state is not None else ProducerStateManager()
+        # After a crash only snapshots at or below the recovery point are trusted.
+        self.producer_state.load(
+            segments,
+            self._next_offset,
+            max_snapshot_offset=self._next_offset if max_snapshot_offset is None else max_snapshot_offset,
+        )
         # Single broker: a write is as replicated as it will ever be once it is in the log.
         self._high_watermark = self._next_offset
         self.closed = False
@@ -108,8 +116,10 @@ class Log:
 
     @property
     def last_stable_offset(self) -> int:
-        unstable = self._producer_state.first_unstable_offset()
-        return self._high_watermark if unstable is None else min(unstable, self._high_watermark)
+        unstable = self.producer_state.first_unstable_offset()
+        if unstable is None:
+            return self._high_watermark
+        return max(self._log_start_offset, min(unstable, self._high_watermark))
 
     @property
     def size_bytes(self) -> int:
@@ -164,9 +174,11 @@ class Log:
         log_append_time = now if config.log_append_time else None
         if log_append_time is None and not header.is_control:
             self._check_timestamps(header, now)
-        duplicate = self._producer_state.before_append(header, origin)
+        duplicate = self.producer_state.before_append(header, records, origin, now)
         if duplicate is not None:
-            return duplicate
+            # A retry of a batch already in the log: its original offsets, nothing written.
+            return AppendResult(duplicate.base_offset, duplicate.last_offset, duplicate.log_append_time,
+                                self._log_start_offset)
         base_offset = self._next_offset
         if header.last_offset_delta > INT32_MAX - 1:
             raise InvalidRecordError("batch offset delta too large")
@@ -181,7 +193,12 @@ class Log:
         self._flusher.mark_dirty(segment.store)
         self._next_offset = header.next_offset
         self._high_watermark = self._next_offset
-        self._producer_state.after_append(header, origin)
+        aborted = self.producer_state.after_append(header, buf, origin)
+        if aborted is not None:
+            try:
+                segment.txn_index.append(aborted)
+            except OSError as exc:
+                raise KafkaStorageError(f"write to {self._topic}-{self._partition} txn index failed: {exc}") from exc
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
 
@@ -220,6 +237,8 @@ class Log:
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         self._persistence.segment_created(segment)
+        with contextlib.suppress(OSError):  # only speeds up the next load; the replay covers it
+            self.producer_state.take_snapshot(self._next_offset)
         return segment
 
     # --- reads ------------------------------------------------------------------------
@@ -265,7 +284,23 @@ class Log:
         return result(b"")
 
     def aborted_transactions(self, start_offset: int, end_offset: int) -> list[AbortedTransaction]:
-        return self._producer_state.aborted_transactions(start_offset, end_offset)
+        """Aborted transactions overlapping [start_offset, end_offset): their ABORT marker is
+        at or after the start (so it lives in the segment holding the start or a later one)
+        and their first offset is below the end."""
+        found: list[AbortedTransaction] = []
+        index = max(0, bisect.bisect_right(self._bases, start_offset) - 1)
+        for segment in self._segments[index:]:
+            entries, complete = segment.txn_index.collect(start_offset, end_offset)
+            found.extend(AbortedTransaction(e.producer_id, e.first_offset) for e in entries)
+            if complete:
+                break
+        return found
+
+    def needs_verification(self, header: BatchHeader) -> bool:
+        return self.producer_state.needs_verification(header)
+
+    def take_producer_snapshot(self, *, durable: bool) -> None:
+        self.producer_state.take_snapshot(self._next_offset, durable=durable)
 
     # --- list offsets -----------------------------------------------------------------
 
@@ -330,7 +365,7 @@ class Log:
             self._log_start_offset = offset
             self._persistence.save_log_start_offset(offset)
             self._delete_leading(lambda seg, nxt: nxt is not None and nxt <= self._log_start_offset)
-            self._producer_state.truncate(self._log_start_offset, self._next_offset)
+            self.producer_state.on_log_start_offset(self._segments[0].base_offset)
         return self._log_start_offset
 
     def enforce_retention(self) -> int:
@@ -374,7 +409,7 @@ class Log:
             if new_start > self._log_start_offset:
                 self._log_start_offset = new_start
                 self._persistence.save_log_start_offset(new_start)
-                self._producer_state.truncate(self._log_start_offset, self._next_offset)
+                self.producer_state.on_log_start_offset(self._segments[0].base_offset)
         return deleted
 
     # --- lifecycle --------------------------------------------------------------------

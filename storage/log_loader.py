@@ -3,7 +3,8 @@
 Recovery (no clean-shutdown marker) re-validates every batch from the segment holding
 the recovery point on: header, length, CRC and offset order. The first bad batch and
 everything after it is cut off (later segments are deleted), indexes are rebuilt, so
-the log end offset is restored with no gap and no duplicate offset. Segments before the
+the log end offset is restored with no gap and no duplicate offset. Producer state and
+the aborted-transaction indexes are rebuilt afterwards by the Log (producer_state.load). Segments before the
 recovery point were fsynced when the point was written; only their indexes are checked.
 """
 
@@ -31,6 +32,9 @@ class RecoveryReport:
     truncated_bytes: int = 0
     deleted_segments: list[int] = field(default_factory=list)
     rebuilt_indexes: list[int] = field(default_factory=list)
+    # Base of the first segment re-validated after a crash: producer-state snapshots above
+    # it may describe data that never reached disk, so they are not trusted.
+    recovery_start: int | None = None
 
 
 def read_offset_file(directory: str, name: str) -> int | None:
@@ -90,6 +94,8 @@ def load_segments(
         recovery_point = read_offset_file(directory, RECOVERY_POINT_FILE) or 0
         recover_from = max(0, bisect.bisect_right(bases, recovery_point) - 1)
 
+    if recover_from < len(bases):
+        report.recovery_start = bases[recover_from]
     segments: list[LogSegment] = []
     for i, base in enumerate(bases):
         segment = open_segment(base)

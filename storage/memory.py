@@ -15,6 +15,7 @@ from .clock import Clock
 from .engine import TopicInfo
 from .log import Log
 from .log_manager import LogManager
+from .producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, MemorySnapshotStore, ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -24,6 +25,7 @@ class MemoryState:
     catalog: dict[str, TopicRecord] = field(default_factory=dict)
     segments: dict[tuple[uuid.UUID, int], list[LogSegment]] = field(default_factory=dict)
     log_start: dict[tuple[uuid.UUID, int], int] = field(default_factory=dict)
+    snapshots: dict[tuple[uuid.UUID, int], dict[int, bytes]] = field(default_factory=dict)
 
 
 class _MemoryPersistence:
@@ -54,8 +56,10 @@ class MemoryStorage(LogManager):
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
+        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override)
+        self.producer_id_expiration_ms = producer_id_expiration_ms
         self.state = state or MemoryState()
         for record in list(self.state.catalog.values()):
             info = self._install(record)
@@ -82,6 +86,10 @@ class MemoryStorage(LogManager):
             flusher=self.flusher,
             persistence=persistence,
             log_start_offset=self.state.log_start.get(key, 0),
+            producer_state=ProducerStateManager(
+                MemorySnapshotStore(self.state.snapshots.setdefault(key, {})),
+                producer_id_expiration_ms=self.producer_id_expiration_ms,
+            ),
             segment_bytes_override=self.segment_bytes_override,
         )
 
@@ -91,6 +99,7 @@ class MemoryStorage(LogManager):
             log.delete()
         self.state.segments.pop(key, None)
         self.state.log_start.pop(key, None)
+        self.state.snapshots.pop(key, None)
 
     async def checkpoint(self) -> None:
         self._check_open()
@@ -99,4 +108,5 @@ class MemoryStorage(LogManager):
         await self.flusher.close()
         self._closed = True
         for log in self.logs():
+            log.take_producer_snapshot(durable=True)
             log.closed = True

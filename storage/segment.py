@@ -13,11 +13,12 @@ from protocol.record_batch import HEADER_SIZE, BatchHeader
 
 from .files import ByteStore, FileStore, MemoryStore
 from .index import OFFSET_ENTRY, TIME_ENTRY, OffsetIndex, TimeIndex
+from .txn_index import TransactionIndex
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
-TXN_INDEX_SUFFIX = ".txnindex"  # aborted transactions; written once transactions land
+TXN_INDEX_SUFFIX = ".txnindex"  # aborted transactions, created with the segment's first entry
 SCAN_CHUNK = 64 * 1024
 
 
@@ -35,11 +36,13 @@ class LogSegment:
         *,
         index_interval_bytes: int,
         created_ms: int,
+        txn_index: TransactionIndex | None = None,
     ) -> None:
         self.base_offset = base_offset
         self.store = store
         self.offset_index = offset_index
         self.time_index = time_index
+        self.txn_index = txn_index if txn_index is not None else TransactionIndex(None)
         self.index_interval_bytes = index_interval_bytes
         self.next_offset = base_offset  # one past the last offset written
         self.max_timestamp = -1
@@ -61,6 +64,7 @@ class LogSegment:
             TimeIndex(base_offset, stem + TIME_INDEX_SUFFIX, index_max_bytes // TIME_ENTRY.size),
             index_interval_bytes=index_interval_bytes,
             created_ms=now_ms,
+            txn_index=TransactionIndex(stem + TXN_INDEX_SUFFIX),
         )
 
     @classmethod
@@ -251,13 +255,16 @@ class LogSegment:
         self.store.sync()
         self.offset_index.sync()
         self.time_index.sync()
+        self.txn_index.sync()
 
     def close(self) -> None:
         self.store.close()
         self.offset_index.close()
         self.time_index.close()
+        self.txn_index.close()
 
     def delete(self) -> None:
         self.store.delete()
         self.offset_index.delete()
         self.time_index.delete()
+        self.txn_index.delete()

@@ -34,6 +34,7 @@ from broker.handlers import (
     produce,
     sync_group,
     txn_offset_commit,
+    write_txn_markers,
 )
 from broker.router import Router
 
@@ -56,6 +57,7 @@ def build_router() -> Router:
     router.add(end_txn.API_KEY, end_txn.handle, max_version=end_txn.MAX_VERSION)
     router.add(describe_transactions.API_KEY, describe_transactions.handle)
     router.add(list_transactions.API_KEY, list_transactions.handle)
+    router.add(write_txn_markers.API_KEY, write_txn_markers.handle)
     router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle, max_version=txn_offset_commit.MAX_VERSION)
     # consumer groups
     router.add(find_coordinator.API_KEY, find_coordinator.handle)

@@ -3,12 +3,20 @@
 Batches stay opaque: the log checks the header and CRC, rewrites the base offset and
 appends. Every partition of a request is written before the one fsync that `acks=all`
 waits for, so a request costs one group-committed flush however many partitions it has.
+
+Idempotence and transactions are checked by the log's producer state (sequences,
+epochs, duplicates). Here, as in Kafka's KafkaApis/ReplicaManager: transactional batches
+need a transactional id and a single producer per request, and a transactional batch
+that would open a transaction at a partition is first verified with the transaction
+coordinator (KIP-890 part 1). Verification is an in-process call, so the appends still
+happen in request order before the handler first suspends.
 """
 
 from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.logging import get_logger
+from broker.services import Services
 from broker.topics import TopicResolver
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
@@ -19,6 +27,7 @@ from protocol.messages.produce_response import (
     TopicProduceResponse,
 )
 from storage.errors import StorageError
+from storage.log import Log
 
 API_KEY = 0
 MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stores
@@ -26,6 +35,18 @@ MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stor
 # (KAFKA-18659), so v0 is advertised although v0-2 are refused, as Kafka does.
 ADVERTISED_MIN_VERSION = 0
 ZSTD_MIN_VERSION = 7
+TRANSACTION_ABORTABLE_MIN_VERSION = 11  # older producers get INVALID_TXN_STATE instead
+
+# Verification outcomes as the producer sees them (transactions.md §3.3).
+_VERIFY_RETRIABLE = frozenset(
+    {
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.NETWORK_EXCEPTION,
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+    }
+)
 
 log = get_logger("odradek.produce")
 
@@ -56,6 +77,18 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             )
         return ProduceResponse(responses=topics_out)
 
+    txn_error = _transactional_request_error(request)
+    if txn_error is not None:
+        for topic in request.topic_data:
+            topics_out.append(
+                TopicProduceResponse(
+                    name=topic.name,
+                    topic_id=topic.topic_id,
+                    partition_responses=[_partition_error(p.index, txn_error) for p in topic.partition_data],
+                )
+            )
+        return None if acks == 0 else ProduceResponse(responses=topics_out)
+
     for topic in request.topic_data:
         partitions_out: list[PartitionProduceResponse] = []
         topics_out.append(
@@ -78,6 +111,19 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                 partitions_out.append(_partition_error(partition.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE))
                 continue
             partition_log = services.storage.log(info.name, partition.index)
+            header = _peek_header(records)
+            if (
+                header is not None
+                and header.is_transactional
+                and isinstance(partition_log, Log)
+                and partition_log.needs_verification(header)
+            ):
+                code = _verify(services, request.transactional_id, header, (info.name, partition.index), version)
+                if code != ErrorCode.NONE:
+                    log.info("transactional produce not verified", topic=info.name, partition=partition.index,
+                             producer_id=header.producer_id, error=code.name)
+                    partitions_out.append(_partition_error(partition.index, code))
+                    continue
             try:
                 result = await partition_log.append(records)
             except StorageError as exc:
@@ -112,6 +158,51 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
     if acks == 0:
         return None
     return ProduceResponse(responses=topics_out)
+
+
+def _peek_header(records: bytes) -> rb.BatchHeader | None:
+    """The first batch's header, unvalidated (the append validates it)."""
+    if len(records) < rb.HEADER_SIZE:
+        return None
+    return rb.BatchHeader.parse(records)
+
+
+def _transactional_request_error(request: ProduceRequest) -> ErrorCode | None:
+    """Request-wide refusals of transactional batches, answered for every partition."""
+    producers: set[tuple[int, int]] = set()
+    for topic in request.topic_data:
+        for partition in topic.partition_data:
+            header = _peek_header(partition.records) if partition.records else None
+            # Control batches are refused by the log's validation (INVALID_RECORD).
+            if header is not None and header.is_transactional and not header.is_control and header.producer_id >= 0:
+                producers.add((header.producer_id, header.producer_epoch))
+    if not producers:
+        return None
+    if request.transactional_id is None:
+        # Kafka's authorisation of the transactional id fails when there is none.
+        return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    if len(producers) > 1:
+        return ErrorCode.INVALID_PRODUCER_ID_MAPPING
+    return None
+
+
+def _verify(
+    services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
+) -> ErrorCode:
+    """Is this partition part of the producer's ongoing transaction? Translated for the
+    producer as Kafka's ReplicaManager does."""
+    coordinator = services.transactions
+    if coordinator is None or transactional_id is None:
+        return ErrorCode.NOT_ENOUGH_REPLICAS
+    result = coordinator.verify_partitions(transactional_id, header.producer_id, header.producer_epoch, [tp])
+    code = ErrorCode(result.get(tp, ErrorCode.NONE))
+    if code == ErrorCode.TRANSACTION_ABORTABLE and version < TRANSACTION_ABORTABLE_MIN_VERSION:
+        return ErrorCode.INVALID_TXN_STATE
+    if code == ErrorCode.PRODUCER_FENCED:
+        return ErrorCode.INVALID_PRODUCER_EPOCH
+    if code in _VERIFY_RETRIABLE:
+        return ErrorCode.NOT_ENOUGH_REPLICAS
+    return code
 
 
 def _uses_zstd(records: bytes) -> bool:

@@ -156,13 +156,11 @@ MarkerListener = Callable[[TopicPartition, int, bool], Awaitable[None]]
 
 
 class EngineMarkerWriter:
-    """Writes markers straight into the storage engine's partition logs with origin
-    COORDINATOR, so they pass through the log's producer-state hook (marker epoch checks,
-    LSO, aborted-transaction index) like any other append.
-
-    This is the single-broker stand-in for WriteTxnMarkers; the partition side may replace
-    it with its WriteTxnMarkers code path. `listeners` are told of each marker written
-    (the group coordinator uses it to settle pending offsets of `__consumer_offsets`)."""
+    """Writes markers into the storage engine's partition logs through the same code path as
+    the WriteTxnMarkers API (`storage.txn_markers.write_txn_markers`): origin COORDINATOR,
+    the leader's marker checks, LSO and aborted-transaction index, one flush. `listeners`
+    are told of each marker once durable (the group coordinator uses it to settle pending
+    offsets of `__consumer_offsets`)."""
 
     def __init__(
         self, engine: StorageEngine, clock: Clock, listeners: list[MarkerListener] | None = None
@@ -179,26 +177,15 @@ class EngineMarkerWriter:
         committed: bool,
         partitions: list[TopicPartition],
     ) -> dict[TopicPartition, int]:
-        from storage.engine import AppendOrigin
-        from storage.errors import StorageError
+        from storage.txn_markers import write_txn_markers
 
-        result: dict[TopicPartition, int] = {}
-        for tp in partitions:
-            batch = build_control_batch(
-                ControlType.COMMIT if committed else ControlType.ABORT,
-                producer_id=producer_id,
-                producer_epoch=producer_epoch,
-                coordinator_epoch=coordinator_epoch,
-                timestamp=self.clock.now_ms(),
-            )
-            try:
-                await self.engine.log(tp[0], tp[1]).append(
-                    batch, durable=True, origin=AppendOrigin.COORDINATOR
-                )
-            except StorageError as exc:
-                result[tp] = exc.error_code
-                continue
-            for listener in self.listeners:
-                await listener(tp, producer_id, committed)
-            result[tp] = ErrorCode.NONE
-        return result
+        return await write_txn_markers(
+            self.engine,
+            self.clock,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            coordinator_epoch=coordinator_epoch,
+            committed=committed,
+            partitions=partitions,
+            listeners=self.listeners,
+        )

@@ -1,0 +1,57 @@
+"""WriteTxnMarkers v0-v2: COMMIT/ABORT markers sent to this broker as a partition leader.
+
+Kafka's transaction coordinators send it to partition leaders; the admin client sends it
+to abort a hanging transaction (`kafka-transactions.sh abort`). The markers go through
+the same code path as the in-process coordinator's (storage.txn_markers).
+"""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
+from protocol.messages.write_txn_markers_response import (
+    WritableTxnMarkerPartitionResult,
+    WritableTxnMarkerResult,
+    WritableTxnMarkerTopicResult,
+    WriteTxnMarkersResponse,
+)
+from storage.txn_markers import MarkerListener, write_txn_markers
+
+API_KEY = 27
+
+
+async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
+    services = ctx.services
+    listeners: list[MarkerListener] = []
+    if services.group_coordinator is not None:
+        listeners.append(services.group_coordinator.on_txn_marker)
+    results: list[WritableTxnMarkerResult] = []
+    for marker in request.markers:
+        partitions = [(t.name, p) for t in marker.topics for p in t.partition_indexes]
+        errors = await write_txn_markers(
+            services.storage,
+            services.clock,
+            producer_id=marker.producer_id,
+            producer_epoch=marker.producer_epoch,
+            coordinator_epoch=marker.coordinator_epoch,
+            committed=marker.transaction_result,
+            partitions=partitions,
+            listeners=listeners,
+            transaction_version=marker.transaction_version if ctx.api_version >= 2 else 0,
+        )
+        results.append(
+            WritableTxnMarkerResult(
+                producer_id=marker.producer_id,
+                topics=[
+                    WritableTxnMarkerTopicResult(
+                        name=t.name,
+                        partitions=[
+                            WritableTxnMarkerPartitionResult(partition_index=p, error_code=errors[(t.name, p)])
+                            for p in t.partition_indexes
+                        ],
+                    )
+                    for t in marker.topics
+                ],
+            )
+        )
+    return WriteTxnMarkersResponse(markers=results)

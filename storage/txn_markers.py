@@ -1,0 +1,87 @@
+"""Writing COMMIT/ABORT markers into partition logs: the one code path behind both the
+WriteTxnMarkers API and the in-process transaction coordinator (transactions.md §3.2).
+
+Each partition gets a control batch appended with origin COORDINATOR, which runs the
+log's marker checks (producer epoch, coordinator epoch), ends the producer's open
+transaction there (LSO, aborted-transaction index). All partitions are written first,
+then made durable with one group-committed flush; only then are listeners told (the
+group coordinator settles pending transactional offsets of `__consumer_offsets`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable
+
+from protocol.errors import ErrorCode
+from protocol.record_batch import ControlType, build_control_batch
+
+from .clock import Clock
+from .engine import AppendOrigin, StorageEngine
+from .errors import StorageError
+from .log import Log
+
+logger = logging.getLogger(__name__)
+
+TopicPartition = tuple[str, int]
+# (partition, producer id, committed): awaited after the marker is durable.
+MarkerListener = Callable[[TopicPartition, int, bool], Awaitable[None]]
+
+
+async def write_txn_markers(
+    storage: StorageEngine,
+    clock: Clock,
+    *,
+    producer_id: int,
+    producer_epoch: int,
+    coordinator_epoch: int,
+    committed: bool,
+    partitions: Iterable[TopicPartition],
+    listeners: Iterable[MarkerListener] = (),
+    transaction_version: int = 0,
+) -> dict[TopicPartition, int]:
+    """Append the marker to every partition; one error code per partition (NONE when
+    written). Appends happen in order before the first suspension. `transaction_version`
+    2 (WriteTxnMarkers v2) applies the strict epoch rule of TV2 coordinators."""
+    control = ControlType.COMMIT if committed else ControlType.ABORT
+    result: dict[TopicPartition, int] = {}
+    written: list[TopicPartition] = []
+    for tp in partitions:
+        batch = build_control_batch(
+            control,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            coordinator_epoch=coordinator_epoch,
+            timestamp=clock.now_ms(),
+        )
+        try:
+            log = storage.log(tp[0], tp[1])
+            if transaction_version >= 2 and isinstance(log, Log):
+                log.producer_state.check_strict_marker_epoch(producer_id, producer_epoch)
+            # durable=False: the append completes without suspending; the flush is below.
+            await log.append(batch, origin=AppendOrigin.COORDINATOR)
+        except StorageError as exc:
+            result[tp] = exc.error_code
+            continue
+        result[tp] = ErrorCode.NONE
+        written.append(tp)
+    if not written:
+        return result
+    try:
+        await storage.sync()
+    except StorageError as exc:
+        logger.error("marker flush failed: %s", exc)
+        for tp in written:
+            result[tp] = exc.error_code
+        return result
+    listeners = list(listeners)
+    for tp in written:
+        for listener in listeners:
+            try:
+                await listener(tp, producer_id, committed)
+            except Exception:
+                # Kafka answers a failure of the group coordinator's completion with
+                # NOT_LEADER_OR_FOLLOWER, so the marker is sent again.
+                logger.exception("marker listener failed for %s-%d", tp[0], tp[1])
+                result[tp] = ErrorCode.NOT_LEADER_OR_FOLLOWER
+    return result
