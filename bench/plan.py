@@ -45,10 +45,10 @@ def build_plan(quick: bool) -> list[Spec]:
     # Counts per client: aiokafka is a pure-Python client and several times slower, so it
     # gets fewer records to keep the run short; both brokers always get the same count.
     produce_counts = {
-        ("confluent", 100): 200_000,
-        ("confluent", KIB): 50_000,
-        ("aiokafka", 100): 50_000,
-        ("aiokafka", KIB): 20_000,
+        ("confluent", 100): 400_000,
+        ("confluent", KIB): 100_000,
+        ("aiokafka", 100): 100_000,
+        ("aiokafka", KIB): 40_000,
     }
     for acks, idempotent, label in [("1", False, "acks=1"), ("all", True, "acks=all idempotent")]:
         for size, size_label in [(100, "100 B"), (KIB, "1 KiB")]:
@@ -100,7 +100,7 @@ def build_plan(quick: bool) -> list[Spec]:
             )
         )
     for client, client_label in clients:
-        count = 20_000 if client == "confluent" else 10_000
+        count = 50_000 if client == "confluent" else 20_000
         specs.append(
             Spec(
                 key=f"txn-large-{client}",

@@ -43,7 +43,7 @@ def _serve(conn: Connection) -> None:
             return
         name, params = request
         try:
-            result: tuple[str, Any] = ("ok", WORKLOADS[name](**params))
+            result: tuple[Any, ...] = ("ok", WORKLOADS[name](**params))
         except BaseException as exc:  # report anything, including KeyboardInterrupt in the child
             result = ("error", short_reason(exc), traceback.format_exc())
         conn.send(result)

@@ -118,8 +118,9 @@ def consume_confluent(bootstrap: str, size: int, count: int, timeout: float) -> 
             if time.monotonic() > deadline:
                 raise WorkloadError(f"consumed {got} of {count} records in {timeout:.0f}s")
             for msg in consumer.consume(min(10_000, count - got), 0.5):
-                if msg.error() is not None:
-                    raise WorkloadError(f"consume: {msg.error().str()}")
+                err = msg.error()
+                if err is not None:
+                    raise WorkloadError(f"consume: {err.str()}")
                 got += 1
         return throughput(count, size, time.perf_counter() - start)
     finally:
@@ -286,8 +287,9 @@ def e2e_latency_confluent(bootstrap: str, size: int, rate: int, seconds: float, 
             msg = consumer.poll(0.05)
             if msg is None:
                 continue
-            if msg.error() is not None:
-                errors.append(msg.error().str())
+            err = msg.error()
+            if err is not None:
+                errors.append(err.str())
                 continue
             now = time.monotonic_ns()
             value = msg.value()
