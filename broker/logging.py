@@ -29,4 +29,4 @@ def configure_logging(fmt: str = "console", level: str = "info") -> None:
 
 
 def get_logger(name: str) -> structlog.stdlib.BoundLogger:
-    return structlog.get_logger(name)  # type: ignore[no-any-return]
+    return structlog.get_logger(name)

@@ -313,7 +313,9 @@ class Writer:
         self.buf += _I16.pack(len(data))
         self.buf += data
 
-    def string(self, v: str) -> None:
+    def string(self, v: str | None) -> None:
+        if v is None:
+            raise ValueError("null in a non-nullable string")
         self.nullable_string(v)
 
     def compact_nullable_string(self, v: str | None) -> None:
@@ -324,7 +326,9 @@ class Writer:
         self.buf += uvarint_bytes(len(data) + 1)
         self.buf += data
 
-    def compact_string(self, v: str) -> None:
+    def compact_string(self, v: str | None) -> None:
+        if v is None:
+            raise ValueError("null in a non-nullable string")
         self.compact_nullable_string(v)
 
     def nullable_blob(self, v: bytes | bytearray | memoryview | None) -> None:
@@ -334,7 +338,9 @@ class Writer:
         self.buf += _I32.pack(len(v))
         self.buf += v
 
-    def blob(self, v: bytes | bytearray | memoryview) -> None:
+    def blob(self, v: bytes | bytearray | memoryview | None) -> None:
+        if v is None:
+            raise ValueError("null in non-nullable bytes")
         self.nullable_blob(v)
 
     def compact_nullable_blob(self, v: bytes | bytearray | memoryview | None) -> None:
@@ -344,7 +350,9 @@ class Writer:
         self.buf += uvarint_bytes(len(v) + 1)
         self.buf += v
 
-    def compact_blob(self, v: bytes | bytearray | memoryview) -> None:
+    def compact_blob(self, v: bytes | bytearray | memoryview | None) -> None:
+        if v is None:
+            raise ValueError("null in non-nullable bytes")
         self.compact_nullable_blob(v)
 
     def array_length(self, v: Sequence[object] | None) -> None:

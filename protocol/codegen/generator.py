@@ -207,13 +207,15 @@ class MessageGenerator:
         ind: int,
         cases: list[tuple[Versions, bool, bool]],
         present: Versions,
-        body: Callable[[_Emitter, int, tuple[Versions, bool, bool]], None],
+        emit: Callable[[_Emitter, int, FieldSpec, str, bool, bool], None],
+        f: FieldSpec,
+        value: str,
     ) -> None:
         """Emits one branch per run of versions whose wire encoding is the same."""
         runs: list[tuple[Versions, list[str]]] = []
         for case in cases:
             sub = _Emitter()
-            body(sub, 0, case)
+            emit(sub, 0, f, value, case[1], case[2])
             if runs and runs[-1][1] == sub.lines:
                 runs[-1] = (Versions(runs[-1][0].lo, case[0].hi), sub.lines)
             else:
@@ -253,7 +255,9 @@ class MessageGenerator:
                 ind,
                 self._cases(f, present),
                 present,
-                lambda sub, i, case, f=f, attr=attr: self._emit_read_value(sub, i, f, f"o.{attr}", case[1], case[2]),
+                self._emit_read_value,
+                f,
+                f"o.{attr}",
             )
         flex_range = self.flexible.intersect(known)
         if not flex_range.empty:
@@ -294,17 +298,21 @@ class MessageGenerator:
         self, e: _Emitter, ind: int, f: FieldSpec, value: str, flexible: bool, nullable: bool, w: str = "w"
     ) -> None:
         if f.is_array:
-            e.line(ind, f"items = {value}")
-            e.line(ind, f"{w}.{'compact_' if flexible else ''}array_length(items)")
+            # A loop variable named for the field keeps each loop's element type its own.
+            item = f"{snake_case(f.name)}_item"
+            if not nullable and self._nullable_anywhere(f):
+                e.line(ind, f"if {value} is None:")
+                e.line(ind + 1, f"raise ValueError('{f.name} is not nullable in version %d' % v)")
+            e.line(ind, f"{w}.{'compact_' if flexible else ''}array_length({value})")
             loop_ind = ind
             if nullable:
-                e.line(ind, "if items is not None:")
+                e.line(ind, f"if {value} is not None:")
                 loop_ind = ind + 1
-            e.line(loop_ind, "for item in items:")
+            e.line(loop_ind, f"for {item} in {value}:")
             if f.is_struct:
-                e.line(loop_ind + 1, f"item.write({w}, v)")
+                e.line(loop_ind + 1, f"{item}.write({w}, v)")
             else:
-                e.line(loop_ind + 1, self._prim_write(f.element_type, flexible, False, "item", w))
+                e.line(loop_ind + 1, self._prim_write(f.element_type, flexible, False, item, w))
         elif f.is_struct:
             if nullable:
                 e.line(ind, f"if {value} is None:")
@@ -340,9 +348,9 @@ class MessageGenerator:
                 ind,
                 self._cases(f, present),
                 present,
-                lambda sub, i, case, f=f, attr=attr: self._emit_write_value(
-                    sub, i, f, f"self.{attr}", case[1], case[2]
-                ),
+                self._emit_write_value,
+                f,
+                f"self.{attr}",
             )
             wrote = True
         flex_range = self.flexible.intersect(known)

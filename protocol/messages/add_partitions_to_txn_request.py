@@ -51,15 +51,13 @@ class AddPartitionsToTxnTopic:
         else:
             w.compact_string(self.name)
         if v <= 2:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                w.int32(partitions_item)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                w.int32(partitions_item)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -95,10 +93,9 @@ class AddPartitionsToTxnTransaction:
         w.int64(self.producer_id)
         w.int16(self.producer_epoch)
         w.boolean(self.verify_only)
-        items = self.topics
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -157,10 +154,9 @@ class AddPartitionsToTxnRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v >= 4:
-            items = self.transactions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.transactions)
+            for transactions_item in self.transactions:
+                transactions_item.write(w, v)
         if v <= 3:
             if v <= 2:
                 w.string(self.v3_and_below_transactional_id)
@@ -172,14 +168,12 @@ class AddPartitionsToTxnRequest(Message):
             w.int16(self.v3_and_below_producer_epoch)
         if v <= 3:
             if v <= 2:
-                items = self.v3_and_below_topics
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.array_length(self.v3_and_below_topics)
+                for v3_and_below_topics_item in self.v3_and_below_topics:
+                    v3_and_below_topics_item.write(w, v)
             else:
-                items = self.v3_and_below_topics
-                w.compact_array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.compact_array_length(self.v3_and_below_topics)
+                for v3_and_below_topics_item in self.v3_and_below_topics:
+                    v3_and_below_topics_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

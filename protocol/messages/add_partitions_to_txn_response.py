@@ -75,15 +75,13 @@ class AddPartitionsToTxnTopicResult:
         else:
             w.compact_string(self.name)
         if v <= 2:
-            items = self.results_by_partition
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.results_by_partition)
+            for results_by_partition_item in self.results_by_partition:
+                results_by_partition_item.write(w, v)
         else:
-            items = self.results_by_partition
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.results_by_partition)
+            for results_by_partition_item in self.results_by_partition:
+                results_by_partition_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -110,10 +108,9 @@ class AddPartitionsToTxnResult:
 
     def write(self, w: Writer, v: int) -> None:
         w.compact_string(self.transactional_id)
-        items = self.topic_results
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.topic_results)
+        for topic_results_item in self.topic_results:
+            topic_results_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -168,20 +165,17 @@ class AddPartitionsToTxnResponse(Message):
         if v >= 4:
             w.int16(self.error_code)
         if v >= 4:
-            items = self.results_by_transaction
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.results_by_transaction)
+            for results_by_transaction_item in self.results_by_transaction:
+                results_by_transaction_item.write(w, v)
         if v <= 3:
             if v <= 2:
-                items = self.results_by_topic_v3_and_below
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.array_length(self.results_by_topic_v3_and_below)
+                for results_by_topic_v3_and_below_item in self.results_by_topic_v3_and_below:
+                    results_by_topic_v3_and_below_item.write(w, v)
             else:
-                items = self.results_by_topic_v3_and_below
-                w.compact_array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.compact_array_length(self.results_by_topic_v3_and_below)
+                for results_by_topic_v3_and_below_item in self.results_by_topic_v3_and_below:
+                    results_by_topic_v3_and_below_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -90,15 +90,13 @@ class AlterConfigsResource:
         else:
             w.compact_string(self.resource_name)
         if v <= 1:
-            items = self.configs
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.configs)
+            for configs_item in self.configs:
+                configs_item.write(w, v)
         else:
-            items = self.configs
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.configs)
+            for configs_item in self.configs:
+                configs_item.write(w, v)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -140,15 +138,13 @@ class AlterConfigsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 1:
-            items = self.resources
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.resources)
+            for resources_item in self.resources:
+                resources_item.write(w, v)
         else:
-            items = self.resources
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.resources)
+            for resources_item in self.resources:
+                resources_item.write(w, v)
         w.boolean(self.validate_only)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -161,25 +161,22 @@ class ApiVersionsResponse(Message):
     def write(self, w: Writer, v: int) -> None:
         w.int16(self.error_code)
         if v <= 2:
-            items = self.api_keys
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.api_keys)
+            for api_keys_item in self.api_keys:
+                api_keys_item.write(w, v)
         else:
-            items = self.api_keys
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.api_keys)
+            for api_keys_item in self.api_keys:
+                api_keys_item.write(w, v)
         if v >= 1:
             w.int32(self.throttle_time_ms)
         if v >= 3:
             tagged = list(self.unknown_tagged_fields)
             if self.supported_features != []:
                 t = Writer()
-                items = self.supported_features
-                t.compact_array_length(items)
-                for item in items:
-                    item.write(t, v)
+                t.compact_array_length(self.supported_features)
+                for supported_features_item in self.supported_features:
+                    supported_features_item.write(t, v)
                 tagged.append(RawTaggedField(0, bytes(t.buf)))
             if self.finalized_features_epoch != -1:
                 t = Writer()
@@ -187,10 +184,9 @@ class ApiVersionsResponse(Message):
                 tagged.append(RawTaggedField(1, bytes(t.buf)))
             if self.finalized_features != []:
                 t = Writer()
-                items = self.finalized_features
-                t.compact_array_length(items)
-                for item in items:
-                    item.write(t, v)
+                t.compact_array_length(self.finalized_features)
+                for finalized_features_item in self.finalized_features:
+                    finalized_features_item.write(t, v)
                 tagged.append(RawTaggedField(2, bytes(t.buf)))
             if self.zk_migration_ready != False:
                 t = Writer()

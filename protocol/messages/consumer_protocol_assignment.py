@@ -33,10 +33,9 @@ class TopicPartition:
 
     def write(self, w: Writer, v: int) -> None:
         w.string(self.topic)
-        items = self.partitions
-        w.array_length(items)
-        for item in items:
-            w.int32(item)
+        w.array_length(self.partitions)
+        for partitions_item in self.partitions:
+            w.int32(partitions_item)
 
 
 @dataclass(slots=True)
@@ -64,8 +63,7 @@ class ConsumerProtocolAssignment(Message):
         return o
 
     def write(self, w: Writer, v: int) -> None:
-        items = self.assigned_partitions
-        w.array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.array_length(self.assigned_partitions)
+        for assigned_partitions_item in self.assigned_partitions:
+            assigned_partitions_item.write(w, v)
         w.nullable_blob(self.user_data)

@@ -33,10 +33,9 @@ class TopicPartition:
 
     def write(self, w: Writer, v: int) -> None:
         w.string(self.topic)
-        items = self.partitions
-        w.array_length(items)
-        for item in items:
-            w.int32(item)
+        w.array_length(self.partitions)
+        for partitions_item in self.partitions:
+            w.int32(partitions_item)
 
 
 @dataclass(slots=True)
@@ -77,16 +76,14 @@ class ConsumerProtocolSubscription(Message):
         return o
 
     def write(self, w: Writer, v: int) -> None:
-        items = self.topics
-        w.array_length(items)
-        for item in items:
-            w.string(item)
+        w.array_length(self.topics)
+        for topics_item in self.topics:
+            w.string(topics_item)
         w.nullable_blob(self.user_data)
         if v >= 1:
-            items = self.owned_partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.owned_partitions)
+            for owned_partitions_item in self.owned_partitions:
+                owned_partitions_item.write(w, v)
         if v >= 2:
             w.int32(self.generation_id)
         if v >= 3:

@@ -42,15 +42,13 @@ class CreatePartitionsAssignment:
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 1:
-            items = self.broker_ids
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.broker_ids)
+            for broker_ids_item in self.broker_ids:
+                w.int32(broker_ids_item)
         else:
-            items = self.broker_ids
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.broker_ids)
+            for broker_ids_item in self.broker_ids:
+                w.int32(broker_ids_item)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -95,17 +93,15 @@ class CreatePartitionsTopic:
             w.compact_string(self.name)
         w.int32(self.count)
         if v <= 1:
-            items = self.assignments
-            w.array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.array_length(self.assignments)
+            if self.assignments is not None:
+                for assignments_item in self.assignments:
+                    assignments_item.write(w, v)
         else:
-            items = self.assignments
-            w.compact_array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.compact_array_length(self.assignments)
+            if self.assignments is not None:
+                for assignments_item in self.assignments:
+                    assignments_item.write(w, v)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -149,15 +145,13 @@ class CreatePartitionsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 1:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         w.int32(self.timeout_ms)
         w.boolean(self.validate_only)
         if v >= 2:

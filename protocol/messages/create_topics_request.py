@@ -45,15 +45,13 @@ class CreatableReplicaAssignment:
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.partition_index)
         if v <= 4:
-            items = self.broker_ids
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.broker_ids)
+            for broker_ids_item in self.broker_ids:
+                w.int32(broker_ids_item)
         else:
-            items = self.broker_ids
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.broker_ids)
+            for broker_ids_item in self.broker_ids:
+                w.int32(broker_ids_item)
         if v >= 5:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -150,25 +148,21 @@ class CreatableTopic:
         w.int32(self.num_partitions)
         w.int16(self.replication_factor)
         if v <= 4:
-            items = self.assignments
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.assignments)
+            for assignments_item in self.assignments:
+                assignments_item.write(w, v)
         else:
-            items = self.assignments
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.assignments)
+            for assignments_item in self.assignments:
+                assignments_item.write(w, v)
         if v <= 4:
-            items = self.configs
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.configs)
+            for configs_item in self.configs:
+                configs_item.write(w, v)
         else:
-            items = self.configs
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.configs)
+            for configs_item in self.configs:
+                configs_item.write(w, v)
         if v >= 5:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -213,15 +207,13 @@ class CreateTopicsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 4:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         w.int32(self.timeout_ms)
         if v >= 1:
             w.boolean(self.validate_only)

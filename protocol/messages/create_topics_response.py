@@ -111,11 +111,10 @@ class CreatableTopicResult:
         if v >= 5:
             w.int16(self.replication_factor)
         if v >= 5:
-            items = self.configs
-            w.compact_array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.compact_array_length(self.configs)
+            if self.configs is not None:
+                for configs_item in self.configs:
+                    configs_item.write(w, v)
         if v >= 5:
             tagged = list(self.unknown_tagged_fields)
             if self.topic_config_error_code != 0:
@@ -166,14 +165,12 @@ class CreateTopicsResponse(Message):
         if v >= 2:
             w.int32(self.throttle_time_ms)
         if v <= 4:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 5:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -49,14 +49,12 @@ class DeleteGroupsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 1:
-            items = self.groups_names
-            w.array_length(items)
-            for item in items:
-                w.string(item)
+            w.array_length(self.groups_names)
+            for groups_names_item in self.groups_names:
+                w.string(groups_names_item)
         else:
-            items = self.groups_names
-            w.compact_array_length(items)
-            for item in items:
-                w.compact_string(item)
+            w.compact_array_length(self.groups_names)
+            for groups_names_item in self.groups_names:
+                w.compact_string(groups_names_item)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)

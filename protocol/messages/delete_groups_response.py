@@ -82,14 +82,12 @@ class DeleteGroupsResponse(Message):
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.throttle_time_ms)
         if v <= 1:
-            items = self.results
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.results)
+            for results_item in self.results:
+                results_item.write(w, v)
         else:
-            items = self.results
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.results)
+            for results_item in self.results:
+                results_item.write(w, v)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -78,15 +78,13 @@ class DeleteRecordsTopicResult:
         else:
             w.compact_string(self.name)
         if v <= 1:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -129,14 +127,12 @@ class DeleteRecordsResponse(Message):
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.throttle_time_ms)
         if v <= 1:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 2:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -81,21 +81,18 @@ class DeleteTopicsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v >= 6:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v <= 5:
             if v <= 3:
-                items = self.topic_names
-                w.array_length(items)
-                for item in items:
-                    w.string(item)
+                w.array_length(self.topic_names)
+                for topic_names_item in self.topic_names:
+                    w.string(topic_names_item)
             else:
-                items = self.topic_names
-                w.compact_array_length(items)
-                for item in items:
-                    w.compact_string(item)
+                w.compact_array_length(self.topic_names)
+                for topic_names_item in self.topic_names:
+                    w.compact_string(topic_names_item)
         w.int32(self.timeout_ms)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -98,14 +98,12 @@ class DeleteTopicsResponse(Message):
         if v >= 1:
             w.int32(self.throttle_time_ms)
         if v <= 3:
-            items = self.responses
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.responses)
+            for responses_item in self.responses:
+                responses_item.write(w, v)
         else:
-            items = self.responses
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.responses)
+            for responses_item in self.responses:
+                responses_item.write(w, v)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)

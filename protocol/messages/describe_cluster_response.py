@@ -95,9 +95,8 @@ class DescribeClusterResponse(Message):
             w.int8(self.endpoint_type)
         w.compact_string(self.cluster_id)
         w.int32(self.controller_id)
-        items = self.brokers
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.brokers)
+        for brokers_item in self.brokers:
+            brokers_item.write(w, v)
         w.int32(self.cluster_authorized_operations)
         w.tagged_fields(self.unknown_tagged_fields)

@@ -54,17 +54,15 @@ class DescribeConfigsResource:
         else:
             w.compact_string(self.resource_name)
         if v <= 3:
-            items = self.configuration_keys
-            w.array_length(items)
-            if items is not None:
-                for item in items:
-                    w.string(item)
+            w.array_length(self.configuration_keys)
+            if self.configuration_keys is not None:
+                for configuration_keys_item in self.configuration_keys:
+                    w.string(configuration_keys_item)
         else:
-            items = self.configuration_keys
-            w.compact_array_length(items)
-            if items is not None:
-                for item in items:
-                    w.compact_string(item)
+            w.compact_array_length(self.configuration_keys)
+            if self.configuration_keys is not None:
+                for configuration_keys_item in self.configuration_keys:
+                    w.compact_string(configuration_keys_item)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -110,15 +108,13 @@ class DescribeConfigsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 3:
-            items = self.resources
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.resources)
+            for resources_item in self.resources:
+                resources_item.write(w, v)
         else:
-            items = self.resources
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.resources)
+            for resources_item in self.resources:
+                resources_item.write(w, v)
         if v >= 1:
             w.boolean(self.include_synonyms)
         if v >= 3:

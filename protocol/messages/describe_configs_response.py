@@ -126,15 +126,13 @@ class DescribeConfigsResourceResult:
         w.boolean(self.is_sensitive)
         if v >= 1:
             if v <= 3:
-                items = self.synonyms
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.array_length(self.synonyms)
+                for synonyms_item in self.synonyms:
+                    synonyms_item.write(w, v)
             else:
-                items = self.synonyms
-                w.compact_array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.compact_array_length(self.synonyms)
+                for synonyms_item in self.synonyms:
+                    synonyms_item.write(w, v)
         if v >= 3:
             w.int8(self.config_type)
         if v >= 3:
@@ -198,15 +196,13 @@ class DescribeConfigsResult:
         else:
             w.compact_string(self.resource_name)
         if v <= 3:
-            items = self.configs
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.configs)
+            for configs_item in self.configs:
+                configs_item.write(w, v)
         else:
-            items = self.configs
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.configs)
+            for configs_item in self.configs:
+                configs_item.write(w, v)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -249,14 +245,12 @@ class DescribeConfigsResponse(Message):
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.throttle_time_ms)
         if v <= 3:
-            items = self.results
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.results)
+            for results_item in self.results:
+                results_item.write(w, v)
         else:
-            items = self.results
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.results)
+            for results_item in self.results:
+                results_item.write(w, v)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)

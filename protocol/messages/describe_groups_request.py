@@ -52,15 +52,13 @@ class DescribeGroupsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 4:
-            items = self.groups
-            w.array_length(items)
-            for item in items:
-                w.string(item)
+            w.array_length(self.groups)
+            for groups_item in self.groups:
+                w.string(groups_item)
         else:
-            items = self.groups
-            w.compact_array_length(items)
-            for item in items:
-                w.compact_string(item)
+            w.compact_array_length(self.groups)
+            for groups_item in self.groups:
+                w.compact_string(groups_item)
         if v >= 3:
             w.boolean(self.include_authorized_operations)
         if v >= 5:

@@ -163,15 +163,13 @@ class DescribedGroup:
         else:
             w.compact_string(self.protocol_data)
         if v <= 4:
-            items = self.members
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.members)
+            for members_item in self.members:
+                members_item.write(w, v)
         else:
-            items = self.members
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.members)
+            for members_item in self.members:
+                members_item.write(w, v)
         if v >= 3:
             w.int32(self.authorized_operations)
         if v >= 5:
@@ -218,14 +216,12 @@ class DescribeGroupsResponse(Message):
         if v >= 1:
             w.int32(self.throttle_time_ms)
         if v <= 4:
-            items = self.groups
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.groups)
+            for groups_item in self.groups:
+                groups_item.write(w, v)
         else:
-            items = self.groups
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.groups)
+            for groups_item in self.groups:
+                groups_item.write(w, v)
         if v >= 5:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -36,10 +36,9 @@ class TopicRequest:
 
     def write(self, w: Writer, v: int) -> None:
         w.compact_string(self.name)
-        items = self.partition_indexes
-        w.compact_array_length(items)
-        for item in items:
-            w.int32(item)
+        w.compact_array_length(self.partition_indexes)
+        for partition_indexes_item in self.partition_indexes:
+            w.int32(partition_indexes_item)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -69,8 +68,7 @@ class DescribeProducersRequest(Message):
         return o
 
     def write(self, w: Writer, v: int) -> None:
-        items = self.topics
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)

@@ -76,10 +76,9 @@ class PartitionResponse:
         w.int32(self.partition_index)
         w.int16(self.error_code)
         w.compact_nullable_string(self.error_message)
-        items = self.active_producers
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.active_producers)
+        for active_producers_item in self.active_producers:
+            active_producers_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -105,10 +104,9 @@ class TopicResponse:
 
     def write(self, w: Writer, v: int) -> None:
         w.compact_string(self.name)
-        items = self.partitions
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.partitions)
+        for partitions_item in self.partitions:
+            partitions_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -141,8 +139,7 @@ class DescribeProducersResponse(Message):
 
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.throttle_time_ms)
-        items = self.topics
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)

@@ -40,8 +40,7 @@ class DescribeTransactionsRequest(Message):
         return o
 
     def write(self, w: Writer, v: int) -> None:
-        items = self.transactional_ids
-        w.compact_array_length(items)
-        for item in items:
-            w.compact_string(item)
+        w.compact_array_length(self.transactional_ids)
+        for transactional_ids_item in self.transactional_ids:
+            w.compact_string(transactional_ids_item)
         w.tagged_fields(self.unknown_tagged_fields)

@@ -36,10 +36,9 @@ class TopicData:
 
     def write(self, w: Writer, v: int) -> None:
         w.compact_string(self.topic)
-        items = self.partitions
-        w.compact_array_length(items)
-        for item in items:
-            w.int32(item)
+        w.compact_array_length(self.partitions)
+        for partitions_item in self.partitions:
+            w.int32(partitions_item)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -83,10 +82,9 @@ class TransactionState:
         w.int64(self.transaction_start_time_ms)
         w.int64(self.producer_id)
         w.int16(self.producer_epoch)
-        items = self.topics
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -119,8 +117,7 @@ class DescribeTransactionsResponse(Message):
 
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.throttle_time_ms)
-        items = self.transaction_states
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.transaction_states)
+        for transaction_states_item in self.transaction_states:
+            transaction_states_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)

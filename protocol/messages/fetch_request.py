@@ -143,15 +143,13 @@ class FetchTopic:
         if v >= 13:
             w.uuid_value(self.topic_id)
         if v <= 11:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 12:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -200,15 +198,13 @@ class ForgottenTopic:
         if v >= 13:
             w.uuid_value(self.topic_id)
         if v <= 11:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                w.int32(partitions_item)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                w.int32(partitions_item)
         if v >= 12:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -310,26 +306,22 @@ class FetchRequest(Message):
         if v >= 7:
             w.int32(self.session_epoch)
         if v <= 11:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 7:
             if v <= 11:
-                items = self.forgotten_topics_data
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.array_length(self.forgotten_topics_data)
+                for forgotten_topics_data_item in self.forgotten_topics_data:
+                    forgotten_topics_data_item.write(w, v)
             else:
-                items = self.forgotten_topics_data
-                w.compact_array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.compact_array_length(self.forgotten_topics_data)
+                for forgotten_topics_data_item in self.forgotten_topics_data:
+                    forgotten_topics_data_item.write(w, v)
         if v >= 11:
             if v <= 11:
                 w.string(self.rack_id)

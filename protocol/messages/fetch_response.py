@@ -177,17 +177,15 @@ class PartitionData:
             w.int64(self.log_start_offset)
         if v >= 4:
             if v <= 11:
-                items = self.aborted_transactions
-                w.array_length(items)
-                if items is not None:
-                    for item in items:
-                        item.write(w, v)
+                w.array_length(self.aborted_transactions)
+                if self.aborted_transactions is not None:
+                    for aborted_transactions_item in self.aborted_transactions:
+                        aborted_transactions_item.write(w, v)
             else:
-                items = self.aborted_transactions
-                w.compact_array_length(items)
-                if items is not None:
-                    for item in items:
-                        item.write(w, v)
+                w.compact_array_length(self.aborted_transactions)
+                if self.aborted_transactions is not None:
+                    for aborted_transactions_item in self.aborted_transactions:
+                        aborted_transactions_item.write(w, v)
         if v >= 11:
             w.int32(self.preferred_read_replica)
         if v <= 11:
@@ -256,15 +254,13 @@ class FetchableTopicResponse:
         if v >= 13:
             w.uuid_value(self.topic_id)
         if v <= 11:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 12:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -357,23 +353,20 @@ class FetchResponse(Message):
         if v >= 7:
             w.int32(self.session_id)
         if v <= 11:
-            items = self.responses
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.responses)
+            for responses_item in self.responses:
+                responses_item.write(w, v)
         else:
-            items = self.responses
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.responses)
+            for responses_item in self.responses:
+                responses_item.write(w, v)
         if v >= 12:
             tagged = list(self.unknown_tagged_fields)
             if v >= 16 and self.node_endpoints != []:
                 t = Writer()
-                items = self.node_endpoints
-                t.compact_array_length(items)
-                for item in items:
-                    item.write(t, v)
+                t.compact_array_length(self.node_endpoints)
+                for node_endpoints_item in self.node_endpoints:
+                    node_endpoints_item.write(t, v)
                 tagged.append(RawTaggedField(0, bytes(t.buf)))
             tagged.sort(key=_tag_order)
             w.tagged_fields(tagged)

@@ -59,9 +59,8 @@ class FindCoordinatorRequest(Message):
         if v >= 1:
             w.int8(self.key_type)
         if v >= 4:
-            items = self.coordinator_keys
-            w.compact_array_length(items)
-            for item in items:
-                w.compact_string(item)
+            w.compact_array_length(self.coordinator_keys)
+            for coordinator_keys_item in self.coordinator_keys:
+                w.compact_string(coordinator_keys_item)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -119,9 +119,8 @@ class FindCoordinatorResponse(Message):
         if v <= 3:
             w.int32(self.port)
         if v >= 4:
-            items = self.coordinators
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.coordinators)
+            for coordinators_item in self.coordinators:
+                coordinators_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

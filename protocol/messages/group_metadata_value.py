@@ -166,14 +166,12 @@ class GroupMetadataValue(Message):
         if v >= 2:
             w.int64(self.current_state_timestamp)
         if v <= 3:
-            items = self.members
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.members)
+            for members_item in self.members:
+                members_item.write(w, v)
         else:
-            items = self.members
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.members)
+            for members_item in self.members:
+                members_item.write(w, v)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)

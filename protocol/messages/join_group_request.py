@@ -134,15 +134,13 @@ class JoinGroupRequest(Message):
         else:
             w.compact_string(self.protocol_type)
         if v <= 5:
-            items = self.protocols
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.protocols)
+            for protocols_item in self.protocols:
+                protocols_item.write(w, v)
         else:
-            items = self.protocols
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.protocols)
+            for protocols_item in self.protocols:
+                protocols_item.write(w, v)
         if v >= 8:
             w.compact_nullable_string(self.reason)
         if v >= 6:

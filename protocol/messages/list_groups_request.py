@@ -50,14 +50,12 @@ class ListGroupsRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v >= 4:
-            items = self.states_filter
-            w.compact_array_length(items)
-            for item in items:
-                w.compact_string(item)
+            w.compact_array_length(self.states_filter)
+            for states_filter_item in self.states_filter:
+                w.compact_string(states_filter_item)
         if v >= 5:
-            items = self.types_filter
-            w.compact_array_length(items)
-            for item in items:
-                w.compact_string(item)
+            w.compact_array_length(self.types_filter)
+            for types_filter_item in self.types_filter:
+                w.compact_string(types_filter_item)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

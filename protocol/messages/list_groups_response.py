@@ -103,14 +103,12 @@ class ListGroupsResponse(Message):
             w.int32(self.throttle_time_ms)
         w.int16(self.error_code)
         if v <= 2:
-            items = self.groups
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.groups)
+            for groups_item in self.groups:
+                groups_item.write(w, v)
         else:
-            items = self.groups
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.groups)
+            for groups_item in self.groups:
+                groups_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -85,15 +85,13 @@ class ListOffsetsTopic:
         else:
             w.compact_string(self.name)
         if v <= 5:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 6:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -144,15 +142,13 @@ class ListOffsetsRequest(Message):
         if v >= 2:
             w.int8(self.isolation_level)
         if v <= 5:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 10:
             w.int32(self.timeout_ms)
         if v >= 6:

@@ -51,10 +51,9 @@ class ListOffsetsPartitionResponse:
         w.int32(self.partition_index)
         w.int16(self.error_code)
         if v <= 0:
-            items = self.old_style_offsets
-            w.array_length(items)
-            for item in items:
-                w.int64(item)
+            w.array_length(self.old_style_offsets)
+            for old_style_offsets_item in self.old_style_offsets:
+                w.int64(old_style_offsets_item)
         if v >= 1:
             w.int64(self.timestamp)
         if v >= 1:
@@ -102,15 +101,13 @@ class ListOffsetsTopicResponse:
         else:
             w.compact_string(self.name)
         if v <= 5:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 6:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -155,14 +152,12 @@ class ListOffsetsResponse(Message):
         if v >= 2:
             w.int32(self.throttle_time_ms)
         if v <= 5:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 6:
             w.tagged_fields(self.unknown_tagged_fields)

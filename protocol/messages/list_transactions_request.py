@@ -52,14 +52,12 @@ class ListTransactionsRequest(Message):
         return o
 
     def write(self, w: Writer, v: int) -> None:
-        items = self.state_filters
-        w.compact_array_length(items)
-        for item in items:
-            w.compact_string(item)
-        items = self.producer_id_filters
-        w.compact_array_length(items)
-        for item in items:
-            w.int64(item)
+        w.compact_array_length(self.state_filters)
+        for state_filters_item in self.state_filters:
+            w.compact_string(state_filters_item)
+        w.compact_array_length(self.producer_id_filters)
+        for producer_id_filters_item in self.producer_id_filters:
+            w.int64(producer_id_filters_item)
         if v >= 1:
             w.int64(self.duration_filter)
         if v >= 2:

@@ -77,12 +77,10 @@ class ListTransactionsResponse(Message):
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.throttle_time_ms)
         w.int16(self.error_code)
-        items = self.unknown_state_filters
-        w.compact_array_length(items)
-        for item in items:
-            w.compact_string(item)
-        items = self.transaction_states
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.unknown_state_filters)
+        for unknown_state_filters_item in self.unknown_state_filters:
+            w.compact_string(unknown_state_filters_item)
+        w.compact_array_length(self.transaction_states)
+        for transaction_states_item in self.transaction_states:
+            transaction_states_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)

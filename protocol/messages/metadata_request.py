@@ -100,22 +100,21 @@ class MetadataRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 0:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            if self.topics is None:
+                raise ValueError('Topics is not nullable in version %d' % v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         elif v >= 1 and v <= 8:
-            items = self.topics
-            w.array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.array_length(self.topics)
+            if self.topics is not None:
+                for topics_item in self.topics:
+                    topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.compact_array_length(self.topics)
+            if self.topics is not None:
+                for topics_item in self.topics:
+                    topics_item.write(w, v)
         if v >= 4:
             w.boolean(self.allow_auto_topic_creation)
         if v >= 8 and v <= 10:

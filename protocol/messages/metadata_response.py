@@ -127,36 +127,30 @@ class MetadataResponsePartition:
         if v >= 7:
             w.int32(self.leader_epoch)
         if v <= 8:
-            items = self.replica_nodes
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.replica_nodes)
+            for replica_nodes_item in self.replica_nodes:
+                w.int32(replica_nodes_item)
         else:
-            items = self.replica_nodes
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.replica_nodes)
+            for replica_nodes_item in self.replica_nodes:
+                w.int32(replica_nodes_item)
         if v <= 8:
-            items = self.isr_nodes
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.isr_nodes)
+            for isr_nodes_item in self.isr_nodes:
+                w.int32(isr_nodes_item)
         else:
-            items = self.isr_nodes
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.isr_nodes)
+            for isr_nodes_item in self.isr_nodes:
+                w.int32(isr_nodes_item)
         if v >= 5:
             if v <= 8:
-                items = self.offline_replicas
-                w.array_length(items)
-                for item in items:
-                    w.int32(item)
+                w.array_length(self.offline_replicas)
+                for offline_replicas_item in self.offline_replicas:
+                    w.int32(offline_replicas_item)
             else:
-                items = self.offline_replicas
-                w.compact_array_length(items)
-                for item in items:
-                    w.int32(item)
+                w.compact_array_length(self.offline_replicas)
+                for offline_replicas_item in self.offline_replicas:
+                    w.int32(offline_replicas_item)
         if v >= 9:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -218,15 +212,13 @@ class MetadataResponseTopic:
         if v >= 1:
             w.boolean(self.is_internal)
         if v <= 8:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 8:
             w.int32(self.topic_authorized_operations)
         if v >= 9:
@@ -301,15 +293,13 @@ class MetadataResponse(Message):
         if v >= 3:
             w.int32(self.throttle_time_ms)
         if v <= 8:
-            items = self.brokers
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.brokers)
+            for brokers_item in self.brokers:
+                brokers_item.write(w, v)
         else:
-            items = self.brokers
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.brokers)
+            for brokers_item in self.brokers:
+                brokers_item.write(w, v)
         if v >= 2:
             if v <= 8:
                 w.nullable_string(self.cluster_id)
@@ -318,15 +308,13 @@ class MetadataResponse(Message):
         if v >= 1:
             w.int32(self.controller_id)
         if v <= 8:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 8 and v <= 10:
             w.int32(self.cluster_authorized_operations)
         if v >= 13:

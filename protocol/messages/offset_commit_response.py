@@ -82,15 +82,13 @@ class OffsetCommitResponseTopic:
         if v >= 10:
             w.uuid_value(self.topic_id)
         if v <= 7:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 8:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -135,14 +133,12 @@ class OffsetCommitResponse(Message):
         if v >= 3:
             w.int32(self.throttle_time_ms)
         if v <= 7:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 8:
             w.tagged_fields(self.unknown_tagged_fields)

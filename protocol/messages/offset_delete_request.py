@@ -48,10 +48,9 @@ class OffsetDeleteRequestTopic:
 
     def write(self, w: Writer, v: int) -> None:
         w.string(self.name)
-        items = self.partitions
-        w.array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.array_length(self.partitions)
+        for partitions_item in self.partitions:
+            partitions_item.write(w, v)
 
 
 @dataclass(slots=True)
@@ -80,7 +79,6 @@ class OffsetDeleteRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         w.string(self.group_id)
-        items = self.topics
-        w.array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)

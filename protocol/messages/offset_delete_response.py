@@ -51,10 +51,9 @@ class OffsetDeleteResponseTopic:
 
     def write(self, w: Writer, v: int) -> None:
         w.string(self.name)
-        items = self.partitions
-        w.array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.array_length(self.partitions)
+        for partitions_item in self.partitions:
+            partitions_item.write(w, v)
 
 
 @dataclass(slots=True)
@@ -86,7 +85,6 @@ class OffsetDeleteResponse(Message):
     def write(self, w: Writer, v: int) -> None:
         w.int16(self.error_code)
         w.int32(self.throttle_time_ms)
-        items = self.topics
-        w.array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)

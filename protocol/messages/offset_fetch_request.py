@@ -51,15 +51,13 @@ class OffsetFetchRequestTopic:
         else:
             w.compact_string(self.name)
         if v <= 5:
-            items = self.partition_indexes
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.partition_indexes)
+            for partition_indexes_item in self.partition_indexes:
+                w.int32(partition_indexes_item)
         else:
-            items = self.partition_indexes
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.partition_indexes)
+            for partition_indexes_item in self.partition_indexes:
+                w.int32(partition_indexes_item)
         if v >= 6:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -93,10 +91,9 @@ class OffsetFetchRequestTopics:
             w.compact_string(self.name)
         if v >= 10:
             w.uuid_value(self.topic_id)
-        items = self.partition_indexes
-        w.compact_array_length(items)
-        for item in items:
-            w.int32(item)
+        w.compact_array_length(self.partition_indexes)
+        for partition_indexes_item in self.partition_indexes:
+            w.int32(partition_indexes_item)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -132,11 +129,10 @@ class OffsetFetchRequestGroup:
             w.compact_nullable_string(self.member_id)
         if v >= 9:
             w.int32(self.member_epoch)
-        items = self.topics
-        w.compact_array_length(items)
-        if items is not None:
-            for item in items:
-                item.write(w, v)
+        w.compact_array_length(self.topics)
+        if self.topics is not None:
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -204,27 +200,25 @@ class OffsetFetchRequest(Message):
                 w.compact_string(self.group_id)
         if v <= 7:
             if v <= 1:
-                items = self.topics
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                if self.topics is None:
+                    raise ValueError('Topics is not nullable in version %d' % v)
+                w.array_length(self.topics)
+                for topics_item in self.topics:
+                    topics_item.write(w, v)
             elif v >= 2 and v <= 5:
-                items = self.topics
-                w.array_length(items)
-                if items is not None:
-                    for item in items:
-                        item.write(w, v)
+                w.array_length(self.topics)
+                if self.topics is not None:
+                    for topics_item in self.topics:
+                        topics_item.write(w, v)
             else:
-                items = self.topics
-                w.compact_array_length(items)
-                if items is not None:
-                    for item in items:
-                        item.write(w, v)
+                w.compact_array_length(self.topics)
+                if self.topics is not None:
+                    for topics_item in self.topics:
+                        topics_item.write(w, v)
         if v >= 8:
-            items = self.groups
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.groups)
+            for groups_item in self.groups:
+                groups_item.write(w, v)
         if v >= 7:
             w.boolean(self.require_stable)
         if v >= 6:

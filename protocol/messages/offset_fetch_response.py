@@ -92,15 +92,13 @@ class OffsetFetchResponseTopic:
         else:
             w.compact_string(self.name)
         if v <= 5:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 6:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -165,10 +163,9 @@ class OffsetFetchResponseTopics:
             w.compact_string(self.name)
         if v >= 10:
             w.uuid_value(self.topic_id)
-        items = self.partitions
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.partitions)
+        for partitions_item in self.partitions:
+            partitions_item.write(w, v)
         w.tagged_fields(self.unknown_tagged_fields)
 
 
@@ -196,10 +193,9 @@ class OffsetFetchResponseGroup:
 
     def write(self, w: Writer, v: int) -> None:
         w.compact_string(self.group_id)
-        items = self.topics
-        w.compact_array_length(items)
-        for item in items:
-            item.write(w, v)
+        w.compact_array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)
         w.int16(self.error_code)
         w.tagged_fields(self.unknown_tagged_fields)
 
@@ -256,21 +252,18 @@ class OffsetFetchResponse(Message):
             w.int32(self.throttle_time_ms)
         if v <= 7:
             if v <= 5:
-                items = self.topics
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.array_length(self.topics)
+                for topics_item in self.topics:
+                    topics_item.write(w, v)
             else:
-                items = self.topics
-                w.compact_array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.compact_array_length(self.topics)
+                for topics_item in self.topics:
+                    topics_item.write(w, v)
         if v >= 2 and v <= 7:
             w.int16(self.error_code)
         if v >= 8:
-            items = self.groups
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.groups)
+            for groups_item in self.groups:
+                groups_item.write(w, v)
         if v >= 6:
             w.tagged_fields(self.unknown_tagged_fields)

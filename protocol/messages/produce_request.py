@@ -88,15 +88,13 @@ class TopicProduceData:
         if v >= 13:
             w.uuid_value(self.topic_id)
         if v <= 8:
-            items = self.partition_data
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partition_data)
+            for partition_data_item in self.partition_data:
+                partition_data_item.write(w, v)
         else:
-            items = self.partition_data
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partition_data)
+            for partition_data_item in self.partition_data:
+                partition_data_item.write(w, v)
         if v >= 9:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -153,14 +151,12 @@ class ProduceRequest(Message):
         w.int16(self.acks)
         w.int32(self.timeout_ms)
         if v <= 8:
-            items = self.topic_data
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topic_data)
+            for topic_data_item in self.topic_data:
+                topic_data_item.write(w, v)
         else:
-            items = self.topic_data
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topic_data)
+            for topic_data_item in self.topic_data:
+                topic_data_item.write(w, v)
         if v >= 9:
             w.tagged_fields(self.unknown_tagged_fields)

@@ -127,15 +127,13 @@ class PartitionProduceResponse:
             w.int64(self.log_start_offset)
         if v >= 8:
             if v <= 8:
-                items = self.record_errors
-                w.array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.array_length(self.record_errors)
+                for record_errors_item in self.record_errors:
+                    record_errors_item.write(w, v)
             else:
-                items = self.record_errors
-                w.compact_array_length(items)
-                for item in items:
-                    item.write(w, v)
+                w.compact_array_length(self.record_errors)
+                for record_errors_item in self.record_errors:
+                    record_errors_item.write(w, v)
         if v >= 8:
             if v <= 8:
                 w.nullable_string(self.error_message)
@@ -195,15 +193,13 @@ class TopicProduceResponse:
         if v >= 13:
             w.uuid_value(self.topic_id)
         if v <= 8:
-            items = self.partition_responses
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partition_responses)
+            for partition_responses_item in self.partition_responses:
+                partition_responses_item.write(w, v)
         else:
-            items = self.partition_responses
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partition_responses)
+            for partition_responses_item in self.partition_responses:
+                partition_responses_item.write(w, v)
         if v >= 9:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -284,25 +280,22 @@ class ProduceResponse(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 8:
-            items = self.responses
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.responses)
+            for responses_item in self.responses:
+                responses_item.write(w, v)
         else:
-            items = self.responses
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.responses)
+            for responses_item in self.responses:
+                responses_item.write(w, v)
         if v >= 1:
             w.int32(self.throttle_time_ms)
         if v >= 9:
             tagged = list(self.unknown_tagged_fields)
             if v >= 10 and self.node_endpoints != []:
                 t = Writer()
-                items = self.node_endpoints
-                t.compact_array_length(items)
-                for item in items:
-                    item.write(t, v)
+                t.compact_array_length(self.node_endpoints)
+                for node_endpoints_item in self.node_endpoints:
+                    node_endpoints_item.write(t, v)
                 tagged.append(RawTaggedField(0, bytes(t.buf)))
             tagged.sort(key=_tag_order)
             w.tagged_fields(tagged)

@@ -40,7 +40,6 @@ class SaslHandshakeResponse(Message):
 
     def write(self, w: Writer, v: int) -> None:
         w.int16(self.error_code)
-        items = self.mechanisms
-        w.array_length(items)
-        for item in items:
-            w.string(item)
+        w.array_length(self.mechanisms)
+        for mechanisms_item in self.mechanisms:
+            w.string(mechanisms_item)

@@ -127,14 +127,12 @@ class SyncGroupRequest(Message):
         if v >= 5:
             w.compact_nullable_string(self.protocol_name)
         if v <= 3:
-            items = self.assignments
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.assignments)
+            for assignments_item in self.assignments:
+                assignments_item.write(w, v)
         else:
-            items = self.assignments
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.assignments)
+            for assignments_item in self.assignments:
+                assignments_item.write(w, v)
         if v >= 4:
             w.tagged_fields(self.unknown_tagged_fields)

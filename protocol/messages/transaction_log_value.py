@@ -51,15 +51,13 @@ class PartitionsSchema:
         else:
             w.compact_string(self.topic)
         if v <= 0:
-            items = self.partition_ids
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.partition_ids)
+            for partition_ids_item in self.partition_ids:
+                w.int32(partition_ids_item)
         else:
-            items = self.partition_ids
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.partition_ids)
+            for partition_ids_item in self.partition_ids:
+                w.int32(partition_ids_item)
         if v >= 1:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -136,17 +134,15 @@ class TransactionLogValue(Message):
         w.int32(self.transaction_timeout_ms)
         w.int8(self.transaction_status)
         if v <= 0:
-            items = self.transaction_partitions
-            w.array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.array_length(self.transaction_partitions)
+            if self.transaction_partitions is not None:
+                for transaction_partitions_item in self.transaction_partitions:
+                    transaction_partitions_item.write(w, v)
         else:
-            items = self.transaction_partitions
-            w.compact_array_length(items)
-            if items is not None:
-                for item in items:
-                    item.write(w, v)
+            w.compact_array_length(self.transaction_partitions)
+            if self.transaction_partitions is not None:
+                for transaction_partitions_item in self.transaction_partitions:
+                    transaction_partitions_item.write(w, v)
         w.int64(self.transaction_last_update_timestamp_ms)
         w.int64(self.transaction_start_timestamp_ms)
         if v >= 1:

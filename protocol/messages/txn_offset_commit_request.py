@@ -89,15 +89,13 @@ class TxnOffsetCommitRequestTopic:
         else:
             w.compact_string(self.name)
         if v <= 2:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -176,14 +174,12 @@ class TxnOffsetCommitRequest(Message):
         if v >= 3:
             w.compact_nullable_string(self.group_instance_id)
         if v <= 2:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 3:
             w.tagged_fields(self.unknown_tagged_fields)

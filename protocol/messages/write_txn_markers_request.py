@@ -51,15 +51,13 @@ class WritableTxnMarkerTopic:
         else:
             w.compact_string(self.name)
         if v <= 0:
-            items = self.partition_indexes
-            w.array_length(items)
-            for item in items:
-                w.int32(item)
+            w.array_length(self.partition_indexes)
+            for partition_indexes_item in self.partition_indexes:
+                w.int32(partition_indexes_item)
         else:
-            items = self.partition_indexes
-            w.compact_array_length(items)
-            for item in items:
-                w.int32(item)
+            w.compact_array_length(self.partition_indexes)
+            for partition_indexes_item in self.partition_indexes:
+                w.int32(partition_indexes_item)
         if v >= 1:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -106,15 +104,13 @@ class WritableTxnMarker:
         w.int16(self.producer_epoch)
         w.boolean(self.transaction_result)
         if v <= 0:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         w.int32(self.coordinator_epoch)
         if v >= 2:
             w.int8(self.transaction_version)
@@ -157,14 +153,12 @@ class WriteTxnMarkersRequest(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 0:
-            items = self.markers
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.markers)
+            for markers_item in self.markers:
+                markers_item.write(w, v)
         else:
-            items = self.markers
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.markers)
+            for markers_item in self.markers:
+                markers_item.write(w, v)
         if v >= 1:
             w.tagged_fields(self.unknown_tagged_fields)

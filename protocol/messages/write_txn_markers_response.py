@@ -75,15 +75,13 @@ class WritableTxnMarkerTopicResult:
         else:
             w.compact_string(self.name)
         if v <= 0:
-            items = self.partitions
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         else:
-            items = self.partitions
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                partitions_item.write(w, v)
         if v >= 1:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -119,15 +117,13 @@ class WritableTxnMarkerResult:
     def write(self, w: Writer, v: int) -> None:
         w.int64(self.producer_id)
         if v <= 0:
-            items = self.topics
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         else:
-            items = self.topics
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.topics)
+            for topics_item in self.topics:
+                topics_item.write(w, v)
         if v >= 1:
             w.tagged_fields(self.unknown_tagged_fields)
 
@@ -167,14 +163,12 @@ class WriteTxnMarkersResponse(Message):
 
     def write(self, w: Writer, v: int) -> None:
         if v <= 0:
-            items = self.markers
-            w.array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.array_length(self.markers)
+            for markers_item in self.markers:
+                markers_item.write(w, v)
         else:
-            items = self.markers
-            w.compact_array_length(items)
-            for item in items:
-                item.write(w, v)
+            w.compact_array_length(self.markers)
+            for markers_item in self.markers:
+                markers_item.write(w, v)
         if v >= 1:
             w.tagged_fields(self.unknown_tagged_fields)
