@@ -123,7 +123,7 @@ async def test_aiokafka_transactions_and_read_committed(broker: BrokerProcess) -
         committed = [b"committed-0", b"committed-1", b"committed-2", b"after"]
         assert await read(broker.bootstrap, topic, committed=True, until=4) == committed
         everything = await read(broker.bootstrap, topic, committed=False, until=7)
-        assert everything == committed[:3] + [b"aborted-0", b"aborted-1", b"aborted-2", b"after"]
+        assert everything == [*committed[:3], b"aborted-0", b"aborted-1", b"aborted-2", b"after"]
 
         # An open transaction holds read_committed consumers at its first offset.
         await producer.begin_transaction()
@@ -131,6 +131,6 @@ async def test_aiokafka_transactions_and_read_committed(broker: BrokerProcess) -
         assert await read(broker.bootstrap, topic, committed=True, timeout_ms=1000) == committed
         assert (await read(broker.bootstrap, topic, committed=False, until=8))[-1] == b"open"
         await producer.commit_transaction()
-        assert await read(broker.bootstrap, topic, committed=True, until=5) == committed + [b"open"]
+        assert await read(broker.bootstrap, topic, committed=True, until=5) == [*committed, b"open"]
     finally:
         await producer.stop()
