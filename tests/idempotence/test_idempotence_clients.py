@@ -59,7 +59,9 @@ def confluent_read(bootstrap: str, topic: str, n: int) -> list[bytes]:
                 break
             for m in messages:
                 assert m.error() is None, m.error()
-                got.append(m.value())
+                value = m.value()
+                assert value is not None
+                got.append(value)
     finally:
         consumer.close()
     return got
