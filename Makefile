@@ -30,6 +30,7 @@ check-codegen: $(STAMP)
 	$(BIN)/python -m protocol.codegen --check
 
 bench: $(STAMP)
+	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
