@@ -193,7 +193,7 @@ class Log:
         self._flusher.mark_dirty(segment.store)
         self._next_offset = header.next_offset
         self._high_watermark = self._next_offset
-        aborted = self.producer_state.after_append(header, buf, origin)
+        aborted = self.producer_state.after_append(header, buf, origin, now)
         if aborted is not None:
             try:
                 segment.txn_index.append(aborted)

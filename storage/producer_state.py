@@ -19,7 +19,7 @@ import struct
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from crc32c import crc32c
 
@@ -49,8 +49,7 @@ NO_EPOCH = -1
 # --- state ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class BatchMetadata:
+class BatchMetadata(NamedTuple):  # a tuple: cheap to build on every append
     first_seq: int
     last_seq: int
     first_offset: int
@@ -64,7 +63,10 @@ class ProducerStateEntry:
     epoch: int = NO_EPOCH
     batches: deque[BatchMetadata] = field(default_factory=lambda: deque(maxlen=NUM_BATCHES_TO_RETAIN))
     coordinator_epoch: int = -1
-    last_timestamp: int = -1  # max timestamp of its last batch or marker (drives expiry)
+    # When it last wrote: the broker's clock at append; on replay, the batch's max
+    # timestamp (Kafka uses that one always, which makes producers sending old
+    # timestamps expire at once).
+    last_timestamp: int = -1
     current_txn_first_offset: int | None = None
 
     @property
@@ -259,7 +261,7 @@ class ProducerStateHook(Protocol):
         ...
 
     def after_append(
-        self, header: BatchHeader, records: bytes | bytearray | memoryview, origin: AppendOrigin
+        self, header: BatchHeader, records: bytes | bytearray | memoryview, origin: AppendOrigin, now_ms: int
     ) -> AbortedTxn | None:
         """Called once the batch is in the log (`header` carries the assigned offsets);
         returns the entry for the segment's transaction index when an ABORT completed."""
@@ -382,17 +384,17 @@ class ProducerStateManager:
         return None
 
     def after_append(
-        self, header: BatchHeader, records: bytes | bytearray | memoryview, origin: AppendOrigin
+        self, header: BatchHeader, records: bytes | bytearray | memoryview, origin: AppendOrigin, now_ms: int
     ) -> AbortedTxn | None:
         if header.producer_id < 0:
             return None
         if header.is_control:
             ctype, coordinator_epoch = read_control_record(records)
-            return self._apply_marker(header, ctype, coordinator_epoch)
-        self._apply_data(header)
+            return self._apply_marker(header, ctype, coordinator_epoch, now_ms)
+        self._apply_data(header, now_ms)
         return None
 
-    def _apply_data(self, header: BatchHeader) -> None:
+    def _apply_data(self, header: BatchHeader, now_ms: int) -> None:
         pid = header.producer_id
         entry = self.producers.get(pid)
         if entry is None:
@@ -403,12 +405,14 @@ class ProducerStateManager:
             BatchMetadata(header.base_sequence, header.last_sequence, header.base_offset, header.last_offset,
                           log_append_time)
         )
-        entry.last_timestamp = header.max_timestamp
+        entry.last_timestamp = now_ms
         if header.is_transactional and entry.current_txn_first_offset is None:
             entry.current_txn_first_offset = header.base_offset
             self._ongoing[pid] = header.base_offset
 
-    def _apply_marker(self, header: BatchHeader, ctype: ControlType | None, coordinator_epoch: int) -> AbortedTxn | None:
+    def _apply_marker(
+        self, header: BatchHeader, ctype: ControlType | None, coordinator_epoch: int, now_ms: int
+    ) -> AbortedTxn | None:
         if ctype not in (ControlType.COMMIT, ControlType.ABORT):
             return None
         pid = header.producer_id
@@ -419,7 +423,7 @@ class ProducerStateManager:
         entry.update_epoch(header.producer_epoch)
         entry.current_txn_first_offset = None
         entry.coordinator_epoch = coordinator_epoch
-        entry.last_timestamp = header.max_timestamp
+        entry.last_timestamp = now_ms
         self._ongoing.pop(pid, None)
         # A marker for a transaction without data here moves nothing and indexes nothing.
         if first is None or ctype is not ControlType.ABORT:
@@ -490,11 +494,11 @@ class ProducerStateManager:
                     continue
                 if header.is_control:
                     ctype, coordinator_epoch = read_control_record(segment.store.read(pos, header.size))
-                    aborted = self._apply_marker(header, ctype, coordinator_epoch)
+                    aborted = self._apply_marker(header, ctype, coordinator_epoch, header.max_timestamp)
                     if aborted is not None:
                         segment.txn_index.append(aborted)
                 else:
-                    self._apply_data(header)
+                    self._apply_data(header, header.max_timestamp)
         return start
 
     def on_log_start_offset(self, first_segment_base: int) -> None:

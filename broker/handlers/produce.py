@@ -160,7 +160,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
     return ProduceResponse(responses=topics_out)
 
 
-def _peek_header(records: bytes) -> rb.BatchHeader | None:
+def _peek_header(records: bytes | bytearray | memoryview) -> rb.BatchHeader | None:
     """The first batch's header, unvalidated (the append validates it)."""
     if len(records) < rb.HEADER_SIZE:
         return None
@@ -205,7 +205,7 @@ def _verify(
     return code
 
 
-def _uses_zstd(records: bytes) -> bool:
+def _uses_zstd(records: bytes | bytearray | memoryview) -> bool:
     if len(records) < rb.HEADER_SIZE:
         return False
     attributes = int.from_bytes(records[rb.ATTRIBUTES_OFFSET : rb.ATTRIBUTES_OFFSET + 2], "big")
