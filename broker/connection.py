@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, cast
 from broker.context import ConnectionInfo, RequestContext
 from broker.logging import get_logger
 from protocol.apis import API_VERSIONS_KEY
-from protocol.codec import DecodeError, Reader, Writer
-from protocol.frames import FrameReader
+from protocol.codec import DecodeError, Reader, RecordsData, Writer
+from protocol.frames import Frame, FrameReader
 from protocol.message import Message
 from protocol.messages.api_versions_response import ApiVersion, ApiVersionsResponse
 from protocol.messages.request_header import RequestHeader
@@ -42,7 +42,8 @@ class _Slot:
 
     def __init__(self) -> None:
         self.done = False
-        self.payload: bytes | bytearray | None = None
+        # The response's buffers (header and body, records not copied), or None: no response.
+        self.payload: list[RecordsData] | None = None
 
 
 class KafkaConnection(asyncio.Protocol):
@@ -59,6 +60,7 @@ class KafkaConnection(asyncio.Protocol):
         self.writing_paused = False
         self.closing = False
         self.draining = False
+        self.flush_scheduled = False
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -101,10 +103,10 @@ class KafkaConnection(asyncio.Protocol):
         self._update_reading()
 
     # -- requests -------------------------------------------------------------------------
-    def _dispatch(self, frame: bytes) -> None:
+    def _dispatch(self, frame: Frame) -> None:
         assert self.info is not None
         if len(frame) < _HEADER_PREFIX.size:
-            self.close("request shorter than its header")
+            self.close("request shorter than its header", size=len(frame))
             return
         api_key, version, correlation_id = _HEADER_PREFIX.unpack_from(frame)
         route = self.services.router.route(api_key)
@@ -146,16 +148,17 @@ class KafkaConnection(asyncio.Protocol):
         if response is not None:
             slot.payload = self._encode_response(ctx, response)
         slot.done = True
-        self._flush()
+        self._schedule_flush()
 
-    def _encode_response(self, ctx: RequestContext, response: Message) -> bytearray:
+    def _encode_response(self, ctx: RequestContext, response: Message) -> list[RecordsData]:
         api = self.services.router.routes[ctx.api_key].api
         w = Writer()
         w.int32(0)  # size, filled in below
         ResponseHeader(correlation_id=ctx.correlation_id).write(w, api.response_header_version(ctx.api_version))
         response.write(w, ctx.api_version)
-        struct.pack_into(">i", w.buf, 0, len(w.buf) - 4)
-        return w.buf
+        buffers = w.buffers()
+        struct.pack_into(">i", buffers[0], 0, w.size() - 4)
+        return buffers
 
     def _answer_unsupported_api_versions(self, correlation_id: int, lo: int, hi: int) -> None:
         body = ApiVersionsResponse(
@@ -167,20 +170,30 @@ class KafkaConnection(asyncio.Protocol):
         body.write(w, 0)
         struct.pack_into(">i", w.buf, 0, len(w.buf) - 4)
         slot = _Slot()
-        slot.payload = w.buf
+        slot.payload = [w.buf]
         slot.done = True
         self.pending.append(slot)
-        self._flush()
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        # Responses finished in the same loop iteration go out in one write.
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
         """Writes every finished response that has no unfinished one before it."""
+        self.flush_scheduled = False
         if self.transport is None or self.closing:
             return
         pending = self.pending
+        out: list[RecordsData] = []
         while pending and pending[0].done:
-            slot = pending.popleft()
-            if slot.payload is not None:
-                self.transport.write(slot.payload)
+            payload = pending.popleft().payload
+            if payload is not None:
+                out.extend(payload)
+        if out:
+            self.transport.writelines(out)
         self._update_reading()
 
     def _update_reading(self) -> None:

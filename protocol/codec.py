@@ -23,6 +23,9 @@ _F64 = struct.Struct(">d")
 
 ZERO_UUID = uuid.UUID(int=0)
 
+# Record batches are passed around as views of the buffer they arrived in, never copied.
+RecordsData = bytes | bytearray | memoryview
+
 
 class DecodeError(ValueError):
     """Bytes that are not a valid encoding of the message being read."""
@@ -70,7 +73,8 @@ class Reader:
     __slots__ = ("buf", "end", "pos")
 
     def __init__(self, buf: bytes | bytearray | memoryview, pos: int = 0, end: int | None = None) -> None:
-        self.buf = buf
+        # A view, so that records can be handed out as slices without copying.
+        self.buf = buf if isinstance(buf, memoryview) else memoryview(buf)
         self.pos = pos
         self.end = len(buf) if end is None else end
 
@@ -203,6 +207,23 @@ class Reader:
             raise InvalidValueError("null in non-nullable bytes")
         return b
 
+    # Records: like bytes, but a view of the request's buffer rather than a copy.
+    def nullable_records(self) -> memoryview | None:
+        n = self.int32()
+        if n < 0:
+            if n == -1:
+                return None
+            raise InvalidLengthError(f"records length {n}")
+        start = self._advance(self._checked_len(n, "records"))
+        return self.buf[start : start + n]
+
+    def compact_nullable_records(self) -> memoryview | None:
+        n = self.uvarint() - 1
+        if n < 0:
+            return None
+        start = self._advance(self._checked_len(n, "records"))
+        return self.buf[start : start + n]
+
     # Arrays: the count is checked against the bytes left (every element takes at least one).
     def array_length(self) -> int:
         n = self.int32()
@@ -254,6 +275,9 @@ def _uvarint_bytes(value: int) -> bytes:
     return bytes(out)
 
 
+# Below this, copying records into the response costs less than another buffer to write.
+ZERO_COPY_MIN_BYTES = 16 * 1024
+
 # Small values are by far the most common: cache their encodings.
 _SMALL_UVARINTS = [_uvarint_bytes(i) for i in range(128)]
 
@@ -265,15 +289,26 @@ def uvarint_bytes(value: int) -> bytes:
 
 
 class Writer:
-    """Appends encoded primitives to one growing buffer."""
+    """Appends encoded primitives to one growing buffer.
 
-    __slots__ = ("buf",)
+    Large record sets are not copied in: the buffer so far and the records' own buffer are
+    kept as separate parts (`buffers()`), to be written to the socket one after the other.
+    """
+
+    __slots__ = ("buf", "parts")
 
     def __init__(self) -> None:
         self.buf = bytearray()
+        self.parts: list[RecordsData] = []
+
+    def buffers(self) -> list[RecordsData]:
+        return [*self.parts, self.buf] if self.parts else [self.buf]
+
+    def size(self) -> int:
+        return sum(len(p) for p in self.parts) + len(self.buf)
 
     def getvalue(self) -> bytes:
-        return bytes(self.buf)
+        return b"".join(self.buffers())
 
     def int8(self, v: int) -> None:
         self.buf += _I8.pack(v)
@@ -354,6 +389,25 @@ class Writer:
         if v is None:
             raise ValueError("null in non-nullable bytes")
         self.compact_nullable_blob(v)
+
+    def nullable_records(self, v: RecordsData | None) -> None:
+        if v is None or len(v) < ZERO_COPY_MIN_BYTES:
+            self.nullable_blob(v)
+            return
+        self.buf += _I32.pack(len(v))
+        self._attach(v)
+
+    def compact_nullable_records(self, v: RecordsData | None) -> None:
+        if v is None or len(v) < ZERO_COPY_MIN_BYTES:
+            self.compact_nullable_blob(v)
+            return
+        self.buf += uvarint_bytes(len(v) + 1)
+        self._attach(v)
+
+    def _attach(self, v: RecordsData) -> None:
+        self.parts.append(self.buf)
+        self.parts.append(v)
+        self.buf = bytearray()
 
     def array_length(self, v: Sequence[object] | None) -> None:
         self.buf += _I32.pack(-1 if v is None else len(v))

@@ -9,6 +9,8 @@ from protocol.codec import DecodeError
 DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024  # Kafka's socket.request.max.bytes
 _SIZE = struct.Struct(">i")
 
+Frame = bytearray | memoryview
+
 
 class FrameSizeError(DecodeError):
     """A size prefix that is negative, zero, or above the configured maximum."""
@@ -17,44 +19,67 @@ class FrameSizeError(DecodeError):
 class FrameReader:
     """Accepts bytes in any split and returns every frame completed so far.
 
-    The size is checked before the frame's bytes are buffered, so a peer cannot make the
-    reader hold more than `max_frame_bytes` plus one partial read.
+    Each byte is copied at most once: a frame that arrives whole in one chunk is returned as
+    a view of that chunk, and a frame spread over several chunks is gathered into a buffer
+    of exactly its size (writable, so record batches can be stamped in place). The size is
+    checked before that buffer is allocated, so a peer cannot make the reader hold more
+    than `max_frame_bytes`.
     """
 
-    __slots__ = ("_buf", "_max", "_need")
+    __slots__ = ("_filled", "_frame", "_max", "_prefix")
 
     def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
-        self._buf = bytearray()
         self._max = max_frame_bytes
-        self._need = -1  # size of the frame being gathered, or -1 while reading its prefix
+        self._prefix = bytearray()  # a size prefix split across chunks
+        self._frame: bytearray | None = None  # the frame being gathered
+        self._filled = 0
 
     @property
     def buffered(self) -> int:
-        return len(self._buf)
+        return len(self._prefix) + self._filled
 
-    def feed(self, data: bytes | bytearray | memoryview) -> list[bytes]:
-        self._buf += data
-        frames: list[bytes] = []
-        buf = self._buf
+    def _check(self, size: int) -> int:
+        if size <= 0 or size > self._max:
+            self._prefix.clear()
+            self._frame = None
+            self._filled = 0
+            raise FrameSizeError(f"frame size {size} outside 1..{self._max}")
+        return size
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
+        view = data if isinstance(data, memoryview) else memoryview(data)
+        frames: list[Frame] = []
         pos = 0
-        end = len(buf)
-        while True:
-            if self._need < 0:
-                if end - pos < 4:
-                    break
-                (size,) = _SIZE.unpack_from(buf, pos)
-                if size <= 0 or size > self._max:
-                    self._buf = bytearray()
-                    raise FrameSizeError(f"frame size {size} outside 1..{self._max}")
-                self._need = size
-                pos += 4
-            if end - pos < self._need:
-                break
-            frames.append(bytes(buf[pos : pos + self._need]))
-            pos += self._need
-            self._need = -1
-        if pos:
-            del buf[:pos]
+        end = len(view)
+        while pos < end:
+            frame = self._frame
+            if frame is None:
+                if self._prefix or end - pos < 4:
+                    take = min(4 - len(self._prefix), end - pos)
+                    self._prefix += view[pos : pos + take]
+                    pos += take
+                    if len(self._prefix) < 4:
+                        break
+                    (size,) = _SIZE.unpack(self._prefix)
+                    self._prefix.clear()
+                else:
+                    (size,) = _SIZE.unpack_from(view, pos)
+                    pos += 4
+                self._check(size)
+                if end - pos >= size:
+                    frames.append(view[pos : pos + size])
+                    pos += size
+                    continue
+                frame = self._frame = bytearray(size)
+                self._filled = 0
+            take = min(len(frame) - self._filled, end - pos)
+            frame[self._filled : self._filled + take] = view[pos : pos + take]
+            self._filled += take
+            pos += take
+            if self._filled == len(frame):
+                frames.append(frame)
+                self._frame = None
+                self._filled = 0
         return frames
 
 

@@ -51,4 +51,4 @@ class Message:
         self.check_version(version)
         w = Writer()
         self.write(w, version)
-        return bytes(w.buf)
+        return w.getvalue()

@@ -17,7 +17,8 @@ def encode_request(api_key: int, version: int, body: Message, correlation_id: in
     w = Writer()
     RequestHeader(api_key, version, correlation_id, client_id).write(w, api.request_header_version(version))
     body.write(w, version)
-    return struct.pack(">i", len(w.buf)) + bytes(w.buf)
+    payload = w.getvalue()
+    return struct.pack(">i", len(payload)) + payload
 
 
 class WireClient:

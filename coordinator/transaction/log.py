@@ -40,7 +40,7 @@ def encode_key(transactional_id: str) -> bytes:
     w = Writer()
     w.int16(KEY_VERSION)
     TransactionLogKey(transactional_id=transactional_id).write(w, KEY_VERSION)
-    return bytes(w.buf)
+    return w.getvalue()
 
 
 def decode_key(raw: bytes) -> str:
@@ -72,7 +72,7 @@ def encode_value(transit: TxnTransit) -> bytes:
     w = Writer()
     w.int16(VALUE_VERSION)
     value.write(w, VALUE_VERSION)
-    return bytes(w.buf)
+    return w.getvalue()
 
 
 def decode_value(raw: bytes) -> TxnTransit:

@@ -26,7 +26,7 @@ _PY_TYPES = {
     "float64": "float",
     "string": "str",
     "bytes": "bytes",
-    "records": "bytes",
+    "records": "RecordsData",
     "uuid": "uuid.UUID",
 }
 _FIXED_METHODS = {
@@ -170,6 +170,9 @@ class MessageGenerator:
     def _prim_read(self, t: str, flexible: bool, nullable: bool) -> str:
         if t in _FIXED_METHODS:
             return f"r.{_FIXED_METHODS[t]}()"
+        if t == "records":
+            # Records are nullable in every version that has them.
+            return f"r.{'compact_' if flexible else ''}nullable_records()"
         kind = "string" if t == "string" else "blob"
         prefix = ("compact_" if flexible else "") + ("nullable_" if nullable else "")
         return f"r.{prefix}{kind}()"
@@ -290,6 +293,8 @@ class MessageGenerator:
     def _prim_write(self, t: str, flexible: bool, nullable: bool, value: str, w: str) -> str:
         if t in _FIXED_METHODS:
             return f"{w}.{_FIXED_METHODS[t]}({value})"
+        if t == "records":
+            return f"{w}.{'compact_' if flexible else ''}nullable_records({value})"
         kind = "string" if t == "string" else "blob"
         prefix = ("compact_" if flexible else "") + ("nullable_" if nullable else "")
         return f"{w}.{prefix}{kind}({value})"
@@ -419,7 +424,7 @@ class MessageGenerator:
         e.line(0, "from dataclasses import dataclass, field")
         e.line(0, "from typing import ClassVar")
         e.line(0)
-        e.line(0, "from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer")
+        e.line(0, "from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer")
         e.line(0, "from protocol.message import Message, _tag_order")
         e.line(0)
         e.line(0)

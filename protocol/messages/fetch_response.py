@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer
 from protocol.message import Message, _tag_order
 
 
@@ -116,7 +116,7 @@ class PartitionData:
     snapshot_id: SnapshotId = field(default_factory=SnapshotId)
     aborted_transactions: list[AbortedTransaction] | None = field(default_factory=list)
     preferred_read_replica: int = -1
-    records: bytes | None = None
+    records: RecordsData | None = None
     unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
 
     @classmethod
@@ -145,9 +145,9 @@ class PartitionData:
         if v >= 11:
             o.preferred_read_replica = r.int32()
         if v <= 11:
-            o.records = r.nullable_blob()
+            o.records = r.nullable_records()
         else:
-            o.records = r.compact_nullable_blob()
+            o.records = r.compact_nullable_records()
         if v >= 12:
             for _ in range(r.uvarint()):
                 tag, sub = r.tagged_field_header()
@@ -189,9 +189,9 @@ class PartitionData:
         if v >= 11:
             w.int32(self.preferred_read_replica)
         if v <= 11:
-            w.nullable_blob(self.records)
+            w.nullable_records(self.records)
         else:
-            w.compact_nullable_blob(self.records)
+            w.compact_nullable_records(self.records)
         if v >= 12:
             tagged = list(self.unknown_tagged_fields)
             if self.diverging_epoch != EpochEndOffset():

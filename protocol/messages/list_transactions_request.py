@@ -10,7 +10,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer
 from protocol.message import Message, _tag_order
 
 

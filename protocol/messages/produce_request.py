@@ -10,14 +10,14 @@ import uuid
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, Writer
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer
 from protocol.message import Message, _tag_order
 
 
 @dataclass(slots=True)
 class PartitionProduceData:
     index: int = 0
-    records: bytes | None = None
+    records: RecordsData | None = None
     unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
 
     @classmethod
@@ -25,9 +25,9 @@ class PartitionProduceData:
         o = cls()
         o.index = r.int32()
         if v <= 8:
-            o.records = r.nullable_blob()
+            o.records = r.nullable_records()
         else:
-            o.records = r.compact_nullable_blob()
+            o.records = r.compact_nullable_records()
         if v >= 9:
             for _ in range(r.uvarint()):
                 tag, sub = r.tagged_field_header()
@@ -37,9 +37,9 @@ class PartitionProduceData:
     def write(self, w: Writer, v: int) -> None:
         w.int32(self.index)
         if v <= 8:
-            w.nullable_blob(self.records)
+            w.nullable_records(self.records)
         else:
-            w.compact_nullable_blob(self.records)
+            w.compact_nullable_records(self.records)
         if v >= 9:
             w.tagged_fields(self.unknown_tagged_fields)
 
