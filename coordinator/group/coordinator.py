@@ -63,6 +63,7 @@ class GroupConfig:
             max_size=int(config.get("group.max.size")),
             initial_rebalance_delay_ms=int(config.get("group.initial.rebalance.delay.ms")),
             offsets_retention_ms=int(config.get("offsets.retention.minutes")) * 60_000,
+            offsets_retention_check_interval_ms=int(config.get("offsets.retention.check.interval.ms")),
         )
 
 

@@ -69,6 +69,8 @@ class TransactionConfig:
         return cls(
             max_timeout_ms=int(config.get("transaction.max.timeout.ms")),
             transactional_id_expiration_ms=int(config.get("transactional.id.expiration.ms")),
+            abort_timed_out_interval_ms=int(config.get("transaction.abort.timed.out.transaction.cleanup.interval.ms")),
+            remove_expired_interval_ms=int(config.get("transaction.remove.expired.transaction.cleanup.interval.ms")),
             num_partitions=int(config.get("transaction.state.log.num.partitions")),
         )
 

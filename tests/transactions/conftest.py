@@ -13,7 +13,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from broker_process import BrokerProcess
 
 # Fast groups for consume-transform-produce workers.
-TXN_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000"}
+TXN_OVERRIDES = {
+    "group.initial.rebalance.delay.ms": "0",
+    "group.min.session.timeout.ms": "1000",
+    # Timed-out transactions are looked for every half second, so timeout tests stay short.
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
+}
 
 CLIENTS = ["aiokafka", "confluent", "kafka-python"]
 
