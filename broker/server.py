@@ -49,7 +49,12 @@ class Server:
         config = self.config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         cluster_id = load_or_create_cluster_id(config)
-        storage = await FileStorage.open(config.data_dir, clock=self.clock, broker_defaults=topic_defaults(config))
+        storage = await FileStorage.open(
+            config.data_dir,
+            clock=self.clock,
+            broker_defaults=topic_defaults(config),
+            producer_id_expiration_ms=int(config.get("producer.id.expiration.ms")),
+        )
         self.services = Services(
             config=config, clock=self.clock, cluster_id=cluster_id, router=build_router(), storage=storage
         )

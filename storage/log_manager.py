@@ -115,9 +115,11 @@ class LogManager:
         if validate_only:
             return self._info(record)
         info = self._install(record)
-        await self._persist_catalog()
+        # The logs open before the first suspension: a request that sees the topic while
+        # the catalog is being written must find every partition too.
         for p in range(num_partitions):
             self._logs[(name, p)] = self._open_log(info, p)
+        await self._persist_catalog()
         return info
 
     async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo:
@@ -149,9 +151,9 @@ class LogManager:
             return self._info(new_record)
         old_count = info.num_partitions
         info = self._install(new_record)
-        await self._persist_catalog()
         for p in range(old_count, total_count):
             self._logs[(name, p)] = self._open_log(info, p)
+        await self._persist_catalog()
         return info
 
     async def alter_topic_configs(

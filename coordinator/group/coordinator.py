@@ -794,6 +794,7 @@ class GroupCoordinator:
             await self._store_group(group, assignment)
         except CoordinatorLogError as exc:
             error = group_store_error(exc.error)
+            log.warning("group metadata append failed", group=group.group_id, error=exc.error.name, reason=str(exc))
         # Members may have joined or left meanwhile: only the same generation completes.
         if not (self._current(group) and group.is_state(GroupState.COMPLETING_REBALANCE)
                 and group.generation_id == generation):

@@ -448,3 +448,31 @@ async def test_config_validation_and_alter(harness: Harness) -> None:
     assert s.describe_topic("t").config.retention_bytes == 5
     s = await harness.reopen()
     assert s.describe_topic("t").config.overrides == {"retention.bytes": "5"}
+
+
+async def test_partitions_are_there_as_soon_as_the_topic_is(harness: Harness) -> None:
+    """A request served while create_topic or create_partitions is still writing the
+    catalog sees either no topic or every one of its partitions."""
+    import asyncio
+
+    s = harness.storage
+    assert s is not None
+
+    def visible_partitions(name: str) -> int | None:
+        try:
+            info = s.describe_topic(name)
+        except errors.UnknownTopicOrPartitionError:
+            return None
+        for p in range(info.num_partitions):
+            s.log(name, p)
+        return info.num_partitions
+
+    create = asyncio.ensure_future(s.create_topic("racy", 50))
+    await asyncio.sleep(0)
+    assert visible_partitions("racy") in (None, 50)
+    await create
+    grow = asyncio.ensure_future(s.create_partitions("racy", 60))
+    await asyncio.sleep(0)
+    assert visible_partitions("racy") in (50, 60)
+    await grow
+    assert visible_partitions("racy") == 60

@@ -44,13 +44,3 @@ def fresh_txn_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
 def name() -> str:
     """A fresh prefix for the topics, groups and transactional ids of one test."""
     return f"t{uuid.uuid4().hex[:10]}"
-
-
-# read_committed relies on the partition leader's last stable offset and aborted-transaction
-# index (storage/producer_state.py); until they are in main, Fetch and ListOffsets treat every
-# record as stable and return no aborted transactions, so aborted and open records show.
-NEEDS_PARTITION_SIDE = pytest.mark.xfail(
-    strict=True,
-    reason="no LSO or aborted-transaction index in storage/producer_state.py yet (NoProducerState): "
-    "read_committed consumers are returned aborted and still-open transactional records",
-)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from broker_process import BrokerProcess
-from conftest import CLIENTS, NEEDS_PARTITION_SIDE
+from conftest import CLIENTS
 from txn_clients import TP, TxnProducer, create_topics, end_offsets, is_fenced, read, values
 
 
@@ -32,7 +32,6 @@ def settled(bootstrap: str, tps: list[TP], expected_hwm: dict[TP, int] | None = 
     return end_offsets(bootstrap, tps, committed=False)
 
 
-@NEEDS_PARTITION_SIDE
 @pytest.mark.parametrize("client", CLIENTS)
 def test_commit_visible_abort_hidden(txn_broker: BrokerProcess, name: str, client: str) -> None:
     bs = txn_broker.bootstrap
@@ -60,7 +59,6 @@ def test_commit_visible_abort_hidden(txn_broker: BrokerProcess, name: str, clien
     assert values(read(client, bs, tps, committed=False, until=hwm)) == everything
 
 
-@NEEDS_PARTITION_SIDE
 @pytest.mark.parametrize("client", CLIENTS)
 def test_transaction_across_topics_is_all_or_nothing(txn_broker: BrokerProcess, name: str, client: str) -> None:
     bs = txn_broker.bootstrap
@@ -93,7 +91,6 @@ def test_transaction_across_topics_is_all_or_nothing(txn_broker: BrokerProcess, 
         assert len(raw[(t, q)]) == 9
 
 
-@NEEDS_PARTITION_SIDE
 @pytest.mark.parametrize("client", CLIENTS)
 def test_new_instance_fences_the_old_one(txn_broker: BrokerProcess, name: str, client: str) -> None:
     bs = txn_broker.bootstrap
@@ -123,7 +120,6 @@ def test_new_instance_fences_the_old_one(txn_broker: BrokerProcess, name: str, c
     assert values(read(client, bs, tps, committed=False, until=hwm)) == [b"zombie", b"live"]
 
 
-@NEEDS_PARTITION_SIDE
 @pytest.mark.parametrize("client", CLIENTS)
 def test_open_transaction_holds_read_committed_at_the_lso(
     txn_broker: BrokerProcess, name: str, client: str
@@ -170,7 +166,6 @@ def test_open_transaction_holds_read_committed_at_the_lso(
     ]
 
 
-@NEEDS_PARTITION_SIDE
 @pytest.mark.parametrize("client", CLIENTS)
 def test_idle_transaction_is_aborted_at_its_timeout(txn_broker: BrokerProcess, name: str, client: str) -> None:
     bs = txn_broker.bootstrap

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from broker_process import BrokerProcess
-from conftest import CLIENTS, NEEDS_PARTITION_SIDE
+from conftest import CLIENTS
 from test_eos_clients import settled
 from txn_clients import TP, TxnProducer, create_topics, read, values
 
@@ -29,7 +29,6 @@ def _worker(client: str, bs: str, name: str, pause_at: int, mid: Path) -> subpro
     )
 
 
-@NEEDS_PARTITION_SIDE
 @pytest.mark.parametrize("client", CLIENTS)
 def test_consume_transform_produce_survives_a_producer_crash(
     txn_broker: BrokerProcess, name: str, client: str, tmp_path: Path
@@ -78,7 +77,6 @@ def test_consume_transform_produce_survives_a_producer_crash(
     assert sum(raw.values()) > 2 * INPUT_RECORDS
 
 
-@NEEDS_PARTITION_SIDE
 def test_broker_crashes_lose_no_committed_and_show_no_aborted_records(
     fresh_txn_broker: BrokerProcess, name: str
 ) -> None:
