@@ -261,7 +261,7 @@ def validate_produce_records(
 
 
 def assign_offsets(
-    buf: bytearray,
+    buf: bytearray | memoryview,
     base_offset: int,
     *,
     pos: int = 0,

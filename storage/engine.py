@@ -41,7 +41,7 @@ class AppendResult:
 
 @dataclass(frozen=True, slots=True)
 class ReadResult:
-    records: bytes  # whole raw batches, possibly empty
+    records: bytes | memoryview  # whole raw batches, possibly empty
     high_watermark: int
     last_stable_offset: int
     log_start_offset: int

@@ -182,7 +182,8 @@ class Log:
         base_offset = self._next_offset
         if header.last_offset_delta > INT32_MAX - 1:
             raise InvalidRecordError("batch offset delta too large")
-        buf = bytearray(records)
+        # A frame gathered from several reads is writable: stamp it in place, not a copy.
+        buf = records if isinstance(records, memoryview) and not records.readonly else bytearray(records)
         rb.assign_offsets(buf, base_offset, partition_leader_epoch=leader_epoch, log_append_time=log_append_time)
         header = BatchHeader.parse(buf)
         segment = self._maybe_roll(header, now)
@@ -261,7 +262,7 @@ class Log:
         end = self._next_offset
         lso = self.last_stable_offset
 
-        def result(data: bytes) -> ReadResult:
+        def result(data: bytes | memoryview) -> ReadResult:
             return ReadResult(data, hw, lso, start, end)
 
         if fetch_offset < start or fetch_offset > end:

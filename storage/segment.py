@@ -96,7 +96,7 @@ class LogSegment:
 
     # --- writes -----------------------------------------------------------------------
 
-    def append(self, header: BatchHeader, data: bytes | bytearray) -> int:
+    def append(self, header: BatchHeader, data: bytes | bytearray | memoryview) -> int:
         """Append one batch whose offsets are already assigned; returns its position."""
         position = self.store.size
         self.store.append(data)
@@ -148,7 +148,7 @@ class LogSegment:
                 return pos, header
         return None
 
-    def read(self, position: int, max_bytes: int, upper_bound: int, min_one_batch: bool) -> bytes:
+    def read(self, position: int, max_bytes: int, upper_bound: int, min_one_batch: bool) -> bytes | memoryview:
         """Whole batches from `position` up to max_bytes, stopping at batches whose base
         offset reaches `upper_bound`. KIP-74: the first batch is returned whole even when
         larger than max_bytes if min_one_batch. One pread in the common case."""
@@ -168,7 +168,7 @@ class LogSegment:
             if end + header.size > max_bytes and not (end == 0 and min_one_batch):
                 break
             end += header.size
-        return buf if end == len(buf) else buf[:end]
+        return buf if end == len(buf) else memoryview(buf)[:end]
 
     # --- recovery ---------------------------------------------------------------------
 

@@ -109,7 +109,7 @@ async def _read(
     return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error
 
 
-def _end_offset_hint(records: bytes, fetch_offset: int) -> int:
+def _end_offset_hint(records: bytes | memoryview, fetch_offset: int) -> int:
     """The offset after the last batch returned: the end of the range aborted transactions
     are reported for."""
     last = fetch_offset

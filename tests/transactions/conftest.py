@@ -20,7 +20,6 @@ TXN_OVERRIDES = {
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
 }
 
-CLIENTS = ["aiokafka", "confluent", "kafka-python"]
 
 
 @pytest.fixture(scope="session")

@@ -7,8 +7,7 @@ from collections.abc import Callable
 
 import pytest
 from broker_process import BrokerProcess
-from conftest import CLIENTS
-from txn_clients import TP, TxnProducer, create_topics, end_offsets, is_fenced, read, values
+from txn_clients import CLIENTS, TP, TxnProducer, create_topics, end_offsets, is_fenced, read, values
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:

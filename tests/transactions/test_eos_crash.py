@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 from broker_process import BrokerProcess
-from conftest import CLIENTS
 from test_eos_clients import settled
-from txn_clients import TP, TxnProducer, create_topics, read, values
+from txn_clients import CLIENTS, TP, TxnProducer, create_topics, read, values
 
 WORKER = Path(__file__).resolve().parent / "eos_worker.py"
 INPUT_RECORDS = 40  # per partition

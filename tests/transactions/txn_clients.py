@@ -10,6 +10,8 @@ import asyncio
 import time
 from typing import Any
 
+CLIENTS = ["aiokafka", "confluent", "kafka-python"]
+
 TP = tuple[str, int]
 Records = dict[TP, list[tuple[int, bytes]]]
 

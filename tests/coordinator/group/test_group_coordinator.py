@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from conftest import Harness, done, subscription
+from group_harness import Harness, done, subscription
 
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.states import GroupState, IllegalStateTransition, check_transition
