@@ -17,6 +17,8 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m protocol.codegen --check
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
