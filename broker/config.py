@@ -56,10 +56,15 @@ _SETTINGS = [
     Setting("log.retention.ms", int, 604800000, "Default retention.ms of topics."),
     Setting("log.retention.bytes", int, -1, "Default retention.bytes of topics."),
     Setting("log.retention.check.interval.ms", int, 300000, "How often retention is enforced."),
+    Setting("log.cleaner.backoff.ms", int, 15000, "How often the log cleaner looks for compacted partitions to clean."),
     Setting("offsets.topic.num.partitions", int, 50, "Partitions of __consumer_offsets."),
+    Setting("offsets.topic.segment.bytes", int, 104857600, "segment.bytes of __consumer_offsets, set when it is created."),
     Setting("offsets.retention.minutes", int, 10080, "How long offsets of an empty group are kept."),
     Setting("offsets.retention.check.interval.ms", int, 600000, "How often expired offsets are removed."),
     Setting("transaction.state.log.num.partitions", int, 50, "Partitions of __transaction_state."),
+    Setting(
+        "transaction.state.log.segment.bytes", int, 104857600, "segment.bytes of __transaction_state, set when it is created."
+    ),
     Setting("transaction.max.timeout.ms", int, 900000, "The longest transaction timeout a producer may ask for."),
     Setting("transactional.id.expiration.ms", int, 604800000, "How long an unused transactional id is kept."),
     Setting("producer.id.expiration.ms", int, 86400000, "How long idle producer state is kept."),

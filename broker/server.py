@@ -54,6 +54,10 @@ class Server:
             clock=self.clock,
             broker_defaults=topic_defaults(config),
             producer_id_expiration_ms=int(config.get("producer.id.expiration.ms")),
+            internal_segment_bytes={
+                "__consumer_offsets": int(config.get("offsets.topic.segment.bytes")),
+                "__transaction_state": int(config.get("transaction.state.log.segment.bytes")),
+            },
         )
         self.services = Services(
             config=config, clock=self.clock, cluster_id=cluster_id, router=build_router(), storage=storage
@@ -103,12 +107,14 @@ class Server:
         log.info("broker stopped")
 
     async def _housekeeping(self) -> None:
-        """Retention and recovery-point checkpoints, on their own schedules."""
+        """Retention, log cleaning and recovery-point checkpoints, on their own schedules."""
         assert self.services is not None
         storage = self.services.storage
         retention_every = int(self.config.get("log.retention.check.interval.ms"))
         checkpoint_every = CHECKPOINT_INTERVAL_MS
+        cleaner_every = int(self.config.get("log.cleaner.backoff.ms"))
         next_retention = self.clock.monotonic_ms() + retention_every
+        next_clean = self.clock.monotonic_ms() + cleaner_every
         next_checkpoint = self.clock.monotonic_ms() + checkpoint_every
         while True:
             await asyncio.sleep(HOUSEKEEPING_TICK_SECONDS)
@@ -119,6 +125,9 @@ class Server:
                     deleted = await storage.enforce_retention()
                     if deleted:
                         log.info("retention deleted segments", segments=deleted)
+                if now >= next_clean:
+                    await storage.compact()
+                    next_clean = self.clock.monotonic_ms() + cleaner_every
                 if now >= next_checkpoint:
                     next_checkpoint = now + checkpoint_every
                     await storage.checkpoint()

@@ -174,6 +174,11 @@ class StorageEngine(Protocol):
         """Delete segments past retention.ms / retention.bytes; returns segments deleted."""
         ...
 
+    async def compact(self) -> int:
+        """Run the log cleaner over the partitions of compacted topics that are due
+        (storage.cleaner); returns the number of partitions cleaned."""
+        ...
+
     async def checkpoint(self) -> None:
         """Flush everything and persist recovery points (call periodically)."""
         ...

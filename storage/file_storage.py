@@ -8,6 +8,7 @@ Layout under the log directory:
         partition.metadata          topic id, so a recreated topic never adopts old data
         log-start-offset            checkpoint of DeleteRecords / retention
         recovery-point              offset below which everything was fsynced
+        cleaner-offset-checkpoint   offset below which the log cleaner has compacted
         00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex)
         00000000000000000000.snapshot  producer state at that offset
 """
@@ -28,6 +29,7 @@ from .errors import KafkaStorageError
 from .files import DirectorySync, sync_directory, write_atomically
 from .log import Log
 from .log_loader import (
+    CLEANER_CHECKPOINT_FILE,
     LOG_START_OFFSET_FILE,
     PARTITION_METADATA_FILE,
     RECOVERY_POINT_FILE,
@@ -37,7 +39,16 @@ from .log_loader import (
 )
 from .log_manager import LogManager
 from .producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, FileSnapshotStore, ProducerStateManager
-from .segment import LogSegment
+from .segment import (
+    CLEANED_SUFFIX,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    LogSegment,
+    segment_name,
+)
 from .topic_config import TopicConfig
 
 CLEAN_SHUTDOWN_FILE = ".clean_shutdown"
@@ -70,6 +81,45 @@ class _FilePersistence:
     def save_log_start_offset(self, offset: int) -> None:
         write_atomically(os.path.join(self.directory, LOG_START_OFFSET_FILE), str(offset).encode())
 
+    def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
+        stem = os.path.join(self.directory, segment_name(base_offset))
+        for ext in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
+            with contextlib.suppress(FileNotFoundError):  # a leftover of an abandoned clean
+                os.unlink(stem + ext + CLEANED_SUFFIX)
+        return LogSegment.open_file(
+            self.directory,
+            base_offset,
+            index_interval_bytes=config.index_interval_bytes,
+            index_max_bytes=config.segment_index_bytes,
+            now_ms=self._storage.clock.now_ms(),
+            suffix=CLEANED_SUFFIX,
+        )
+
+    def swap_segments(self, old: list[LogSegment], new: LogSegment) -> None:
+        # Kafka's order: once `.swap` files exist the new segment is complete and wins at
+        # recovery (log_loader completes the swap); before that the old segments do.
+        self.stage_swap(new)
+        self.delete_replaced(old)
+        self.finish_swap(new)
+
+    def stage_swap(self, new: LogSegment) -> None:
+        new.rename_files(CLEANED_SUFFIX, SWAP_SUFFIX)
+        sync_directory(self.directory)
+
+    def delete_replaced(self, old: list[LogSegment]) -> None:
+        for segment in old:
+            segment.delete()
+
+    def finish_swap(self, new: LogSegment) -> None:
+        new.rename_files(SWAP_SUFFIX, "")
+        sync_directory(self.directory)
+
+    def discard_cleaned_segment(self, segment: LogSegment) -> None:
+        segment.delete()
+
+    def save_cleaner_checkpoint(self, offset: int) -> None:
+        write_atomically(os.path.join(self.directory, CLEANER_CHECKPOINT_FILE), str(offset).encode())
+
 
 class FileStorage(LogManager):
     def __init__(
@@ -80,8 +130,10 @@ class FileStorage(LogManager):
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> None:
-        super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override)
+        super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
+                         internal_segment_bytes=internal_segment_bytes)
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.log_dir = os.fspath(log_dir)
         self.clean_start = False
@@ -96,11 +148,13 @@ class FileStorage(LogManager):
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> FileStorage:
         """Load the catalog and every partition (recovering after an unclean shutdown)."""
         storage = cls(log_dir, clock=clock, broker_defaults=broker_defaults,
                       segment_bytes_override=segment_bytes_override,
-                      producer_id_expiration_ms=producer_id_expiration_ms)
+                      producer_id_expiration_ms=producer_id_expiration_ms,
+                      internal_segment_bytes=internal_segment_bytes)
         await asyncio.to_thread(storage._load)
         return storage
 
@@ -154,7 +208,8 @@ class FileStorage(LogManager):
                 FileSnapshotStore(directory), producer_id_expiration_ms=self.producer_id_expiration_ms
             ),
             max_snapshot_offset=report.recovery_start,
-            segment_bytes_override=self.segment_bytes_override,
+            segment_bytes_override=self._segment_bytes_override_for(info.name),
+            cleaner_checkpoint=read_offset_file(directory, CLEANER_CHECKPOINT_FILE) or 0,
         )
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:

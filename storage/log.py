@@ -52,6 +52,20 @@ class LogPersistence(Protocol):
 
     def save_log_start_offset(self, offset: int) -> None: ...
 
+    # --- log cleaner (storage.cleaner) ---
+
+    def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
+        """An empty segment to write a cleaned copy into, invisible to a reload until swapped in."""
+        ...
+
+    def swap_segments(self, old: list[LogSegment], new: LogSegment) -> None:
+        """Make `new` (complete and durable) replace `old`, crash-safely; deletes `old`."""
+        ...
+
+    def discard_cleaned_segment(self, segment: LogSegment) -> None: ...
+
+    def save_cleaner_checkpoint(self, offset: int) -> None: ...
+
 
 class Log:
     def __init__(
@@ -68,6 +82,7 @@ class Log:
         producer_state: ProducerStateManager | None = None,
         max_snapshot_offset: int | None = None,
         segment_bytes_override: int | None = None,
+        cleaner_checkpoint: int = 0,
     ) -> None:
         assert segments, "a log always has an active segment"
         self._topic = topic
@@ -91,6 +106,12 @@ class Log:
         # Single broker: a write is as replicated as it will ever be once it is in the log.
         self._high_watermark = self._next_offset
         self.closed = False
+        # Log cleaner bookkeeping: offsets below the checkpoint were cleaned already; the
+        # horizon is the earliest delete horizon of a retained tombstone or marker
+        # (None: unknown until the cleaner scans; INT64 max: none).
+        self.cleaner_checkpoint = cleaner_checkpoint
+        self.cleaner_horizon: int | None = None
+        self.cleaning = False
 
     # --- offsets ----------------------------------------------------------------------
 
@@ -412,6 +433,58 @@ class Log:
                 self._persistence.save_log_start_offset(new_start)
                 self.producer_state.on_log_start_offset(self._segments[0].base_offset)
         return deleted
+
+    # --- compaction (storage.cleaner does the work) -------------------------------------
+
+    def cleanable_segments(self, now: int) -> list[LogSegment]:
+        """Closed segments from the start that the cleaner may rewrite: wholly below the
+        last stable offset (open transactions are never cleaned) and older than
+        min.compaction.lag.ms. Never the active segment."""
+        lag = int(self.config.get("min.compaction.lag.ms"))
+        stable = self.last_stable_offset
+        found: list[LogSegment] = []
+        for i, segment in enumerate(self._segments[:-1]):
+            end = self._bases[i + 1]
+            if end > stable or (lag > 0 and segment.max_timestamp > now - lag):
+                break
+            found.append(segment)
+        return found
+
+    def next_segment_base(self, segment: LogSegment) -> int:
+        """The base offset of the segment after `segment` (a segment's offsets end there)."""
+        i = bisect.bisect_right(self._bases, segment.base_offset)
+        return self._bases[i] if i < len(self._bases) else self._next_offset
+
+    def replace_segments(self, old: list[LogSegment], new: LogSegment) -> bool:
+        """Swap the cleaned `new` in for the consecutive segments `old`. False (and `new`
+        discarded) when `old` is no longer in the log as it was (deleted by retention or
+        DeleteRecords meanwhile, or the log closed). Runs on the event loop without
+        suspending, so no read or append sees a half-swapped list."""
+        try:
+            i = next(k for k, seg in enumerate(self._segments) if seg is old[0])
+        except StopIteration:
+            i = -1
+        if (
+            self.closed
+            or i < 0
+            or i + len(old) >= len(self._segments)  # never the active segment
+            or any(self._segments[i + k] is not seg for k, seg in enumerate(old))
+        ):
+            self._persistence.discard_cleaned_segment(new)
+            return False
+        try:
+            self._persistence.swap_segments(old, new)
+        except OSError as exc:
+            raise KafkaStorageError(f"swapping cleaned segments of {self._topic}-{self._partition} failed: {exc}") from exc
+        for seg in old:
+            self._flusher.discard(seg.store)
+        self._segments[i : i + len(old)] = [new]
+        self._bases[i : i + len(old)] = [new.base_offset]
+        return True
+
+    def save_cleaner_checkpoint(self, offset: int) -> None:
+        self.cleaner_checkpoint = offset
+        self._persistence.save_cleaner_checkpoint(offset)
 
     # --- lifecycle --------------------------------------------------------------------
 

@@ -6,6 +6,11 @@ everything after it is cut off (later segments are deleted), indexes are rebuilt
 the log end offset is restored with no gap and no duplicate offset. Producer state and
 the aborted-transaction indexes are rebuilt afterwards by the Log (producer_state.load). Segments before the
 recovery point were fsynced when the point was written; only their indexes are checked.
+
+Leftovers of an interrupted log-cleaner swap (storage.cleaner) are settled first: a
+`.cleaned` file is an unfinished rewrite and is deleted (the old segments are intact); a
+`.swap` file is a finished, fsynced rewrite, so the old segments it covers are deleted
+and it takes its final name, as Kafka's LogLoader does.
 """
 
 from __future__ import annotations
@@ -16,12 +21,23 @@ import logging
 import os
 from dataclasses import dataclass, field
 
-from .segment import INDEX_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, LogSegment
+from .files import sync_directory
+from .segment import (
+    CLEANED_SUFFIX,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    LogSegment,
+    segment_name,
+)
 from .topic_config import TopicConfig
 
 logger = logging.getLogger(__name__)
 
 LOG_START_OFFSET_FILE = "log-start-offset"
+CLEANER_CHECKPOINT_FILE = "cleaner-offset-checkpoint"
 RECOVERY_POINT_FILE = "recovery-point"
 PARTITION_METADATA_FILE = "partition.metadata"
 
@@ -43,6 +59,40 @@ def read_offset_file(directory: str, name: str) -> int | None:
             return int(f.read().decode().strip())
     except (FileNotFoundError, ValueError):
         return None
+
+
+def _complete_swaps(directory: str, config: TopicConfig, now_ms: int) -> None:
+    """Settle an interrupted cleaner swap (see the module docstring)."""
+    names = os.listdir(directory)
+    for name in names:
+        if name.endswith(CLEANED_SUFFIX):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(directory, name))
+    swaps = sorted(
+        int(name[:20]) for name in names
+        if name.endswith(LOG_SUFFIX + SWAP_SUFFIX) and name[:20].isdigit() and len(name) == 20 + len(LOG_SUFFIX + SWAP_SUFFIX)
+    )
+    for base in swaps:
+        swap = LogSegment.open_file(
+            directory, base, index_interval_bytes=config.index_interval_bytes,
+            index_max_bytes=config.segment_index_bytes, now_ms=now_ms, suffix=SWAP_SUFFIX,
+        )
+        swap.recover(base, allow_gaps=True)  # it was fsynced whole; this only sets next_offset
+        end = swap.next_offset
+        swap.close()
+        for name in os.listdir(directory):
+            stem, ext = os.path.splitext(name)
+            if ext in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX) and len(stem) == 20 and stem.isdigit():
+                old = int(stem)
+                if old == base or base < old < end:
+                    os.unlink(os.path.join(directory, name))
+        stem = os.path.join(directory, segment_name(base))
+        for ext in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
+            with contextlib.suppress(FileNotFoundError):
+                os.replace(stem + ext + SWAP_SUFFIX, stem + ext)
+        logger.warning("completed an interrupted cleaner swap in %s at segment %d", directory, base)
+    if swaps:
+        sync_directory(directory)
 
 
 def _segment_bases(directory: str) -> list[int]:
@@ -84,6 +134,7 @@ def load_segments(
             directory, base, index_interval_bytes=interval, index_max_bytes=index_bytes, now_ms=now_ms
         )
 
+    _complete_swaps(directory, config, now_ms)
     bases = _segment_bases(directory)
     if not bases:
         return [open_segment(log_start_offset)], report

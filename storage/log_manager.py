@@ -5,6 +5,7 @@ Subclasses decide where the catalog and the partition data live.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Mapping
 
@@ -22,7 +23,10 @@ from .flusher import GroupCommitFlusher
 from .log import Log
 from .topic_config import INTERNAL_TOPIC_DEFAULTS, ConfigEntry, TopicConfig, validate_configs
 
+logger = logging.getLogger(__name__)
+
 MAX_PARTITIONS = 100_000
+_MIN_SEGMENT_BYTES = 1024 * 1024  # the smallest segment.bytes a topic config accepts
 
 
 class LogManager:
@@ -32,8 +36,13 @@ class LogManager:
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
+        internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
+        # Segment size of each internal topic (offsets.topic.segment.bytes,
+        # transaction.state.log.segment.bytes): a segment.bytes override of the topic when
+        # created; below the topic config's minimum (tests) it applies to the logs only.
+        self.internal_segment_bytes: dict[str, int] = dict(internal_segment_bytes or {})
         # Broker-level defaults use the topic config names (e.g. "retention.ms").
         clean_defaults = validate_configs(broker_defaults or {})
         self.broker_defaults: dict[str, str] = {k: v for k, v in clean_defaults.items() if v is not None}
@@ -61,6 +70,14 @@ class LogManager:
 
     async def close(self) -> None:
         raise NotImplementedError
+
+    def _segment_bytes_override_for(self, topic: str) -> int | None:
+        if self.segment_bytes_override is not None:
+            return self.segment_bytes_override
+        size = self.internal_segment_bytes.get(topic)
+        if size is not None and size < _MIN_SEGMENT_BYTES and topic in INTERNAL_TOPICS:
+            return size
+        return None
 
     # --- catalog helpers --------------------------------------------------------------
 
@@ -109,6 +126,9 @@ class LogManager:
         if not 1 <= num_partitions <= MAX_PARTITIONS:
             raise InvalidPartitionsError(f"Number of partitions must be between 1 and {MAX_PARTITIONS}")
         merged: dict[str, str | None] = dict(INTERNAL_TOPIC_DEFAULTS) if name in INTERNAL_TOPICS else {}
+        internal_size = self.internal_segment_bytes.get(name) if name in INTERNAL_TOPICS else None
+        if internal_size is not None and internal_size >= _MIN_SEGMENT_BYTES:
+            merged["segment.bytes"] = str(internal_size)
         merged.update(configs or {})
         clean = {k: v for k, v in validate_configs(merged).items() if v is not None}
         record = TopicRecord(name, topic_id or uuid.uuid4(), num_partitions, clean)
@@ -213,3 +233,22 @@ class LogManager:
     async def enforce_retention(self) -> int:
         self._check_open()
         return sum(log.enforce_retention() for log in list(self._logs.values()))
+
+    async def compact(self) -> int:
+        """Run the log cleaner over every partition of a compacted topic that is due;
+        returns the number of partitions cleaned."""
+        from .cleaner import clean_log
+
+        self._check_open()
+        cleaned = 0
+        for log in list(self._logs.values()):
+            if self._closed:
+                break
+            if log.closed or not log.config.compact:
+                continue
+            try:
+                if await clean_log(log, self.clock.now_ms()) is not None:
+                    cleaned += 1
+            except Exception:
+                logger.exception("log cleaner failed on %s-%d", log.topic, log.partition)
+        return cleaned

@@ -26,6 +26,7 @@ class MemoryState:
     segments: dict[tuple[uuid.UUID, int], list[LogSegment]] = field(default_factory=dict)
     log_start: dict[tuple[uuid.UUID, int], int] = field(default_factory=dict)
     snapshots: dict[tuple[uuid.UUID, int], dict[int, bytes]] = field(default_factory=dict)
+    cleaner_checkpoints: dict[tuple[uuid.UUID, int], int] = field(default_factory=dict)
 
 
 class _MemoryPersistence:
@@ -47,6 +48,18 @@ class _MemoryPersistence:
     def save_log_start_offset(self, offset: int) -> None:
         self._storage.state.log_start[self._key] = offset
 
+    def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
+        return self.new_segment(base_offset, config)
+
+    def swap_segments(self, old: list[LogSegment], new: LogSegment) -> None:
+        pass  # the log's segment list is the state: swapping it is the whole swap
+
+    def discard_cleaned_segment(self, segment: LogSegment) -> None:
+        pass
+
+    def save_cleaner_checkpoint(self, offset: int) -> None:
+        self._storage.state.cleaner_checkpoints[self._key] = offset
+
 
 class MemoryStorage(LogManager):
     def __init__(
@@ -57,8 +70,10 @@ class MemoryStorage(LogManager):
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> None:
-        super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override)
+        super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
+                         internal_segment_bytes=internal_segment_bytes)
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.state = state or MemoryState()
         for record in list(self.state.catalog.values()):
@@ -90,7 +105,8 @@ class MemoryStorage(LogManager):
                 MemorySnapshotStore(self.state.snapshots.setdefault(key, {})),
                 producer_id_expiration_ms=self.producer_id_expiration_ms,
             ),
-            segment_bytes_override=self.segment_bytes_override,
+            segment_bytes_override=self._segment_bytes_override_for(info.name),
+            cleaner_checkpoint=self.state.cleaner_checkpoints.get(key, 0),
         )
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
@@ -100,6 +116,7 @@ class MemoryStorage(LogManager):
         self.state.segments.pop(key, None)
         self.state.log_start.pop(key, None)
         self.state.snapshots.pop(key, None)
+        self.state.cleaner_checkpoints.pop(key, None)
 
     async def checkpoint(self) -> None:
         self._check_open()

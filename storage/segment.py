@@ -19,6 +19,11 @@ LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
 TIME_INDEX_SUFFIX = ".timeindex"
 TXN_INDEX_SUFFIX = ".txnindex"  # aborted transactions, created with the segment's first entry
+# A segment rewritten by the log cleaner is written under CLEANED_SUFFIX, renamed to
+# SWAP_SUFFIX once complete and durable, and renamed to its final name after the
+# segments it replaces are deleted (storage.cleaner, storage.log_loader).
+CLEANED_SUFFIX = ".cleaned"
+SWAP_SUFFIX = ".swap"
 SCAN_CHUNK = 64 * 1024
 
 
@@ -54,17 +59,25 @@ class LogSegment:
 
     @classmethod
     def open_file(
-        cls, directory: str, base_offset: int, *, index_interval_bytes: int, index_max_bytes: int, now_ms: int
+        cls,
+        directory: str,
+        base_offset: int,
+        *,
+        index_interval_bytes: int,
+        index_max_bytes: int,
+        now_ms: int,
+        suffix: str = "",
     ) -> LogSegment:
+        """The segment's files; `suffix` (CLEANED_SUFFIX, SWAP_SUFFIX) names a rewrite in progress."""
         stem = os.path.join(directory, segment_name(base_offset))
         return cls(
             base_offset,
-            FileStore(stem + LOG_SUFFIX),
-            OffsetIndex(base_offset, stem + INDEX_SUFFIX, index_max_bytes // OFFSET_ENTRY.size),
-            TimeIndex(base_offset, stem + TIME_INDEX_SUFFIX, index_max_bytes // TIME_ENTRY.size),
+            FileStore(stem + LOG_SUFFIX + suffix),
+            OffsetIndex(base_offset, stem + INDEX_SUFFIX + suffix, index_max_bytes // OFFSET_ENTRY.size),
+            TimeIndex(base_offset, stem + TIME_INDEX_SUFFIX + suffix, index_max_bytes // TIME_ENTRY.size),
             index_interval_bytes=index_interval_bytes,
             created_ms=now_ms,
-            txn_index=TransactionIndex(stem + TXN_INDEX_SUFFIX),
+            txn_index=TransactionIndex(stem + TXN_INDEX_SUFFIX + suffix),
         )
 
     @classmethod
@@ -262,6 +275,27 @@ class LogSegment:
         self.offset_index.close()
         self.time_index.close()
         self.txn_index.close()
+
+    def rename_files(self, old_suffix: str, new_suffix: str) -> None:
+        """Rename every file of the segment from `<name><old_suffix>` to `<name><new_suffix>`
+        (open descriptors stay valid). Memory segments have no files: nothing happens."""
+
+        def renamed(path: str | None) -> str | None:
+            if not path or not path.endswith(old_suffix):
+                return path
+            new_path = path[: len(path) - len(old_suffix)] + new_suffix
+            if os.path.exists(path):
+                os.replace(path, new_path)
+            return new_path
+
+        if isinstance(self.store, FileStore):
+            self.store.path = renamed(self.store.path) or self.store.path
+        self.offset_index.path = renamed(self.offset_index.path)
+        self.time_index.path = renamed(self.time_index.path)
+        txn = self.txn_index
+        txn._path = renamed(txn._path)
+        if isinstance(txn._store, FileStore) and txn._path is not None:
+            txn._store.path = txn._path
 
     def delete(self) -> None:
         self.store.delete()
