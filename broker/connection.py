@@ -146,7 +146,12 @@ class KafkaConnection(asyncio.Protocol):
             self.close("handler failed", exc)
             return
         if response is not None:
-            slot.payload = self._encode_response(ctx, response)
+            try:
+                slot.payload = self._encode_response(ctx, response)
+            except Exception as exc:
+                log.exception("response encoding failed", conn=ctx.connection.connection_id, api=route.api.name)
+                self.close("response encoding failed", exc)
+                return
         slot.done = True
         self._schedule_flush()
 

@@ -19,6 +19,7 @@ API_KEY = 3
 LEADER_EPOCH = 0
 # Before v4 a client could not ask us not to auto-create.
 ALLOW_AUTO_CREATE_MIN_VERSION = 4
+TOPIC_IDS_MIN_VERSION = 12
 
 
 def describe_topic(info: TopicInfo, node_id: int) -> MetadataResponseTopic:
@@ -60,6 +61,12 @@ async def handle(ctx: RequestContext, request: MetadataRequest) -> MetadataRespo
     resolver = TopicResolver(services)
     allow_create = ctx.api_version < ALLOW_AUTO_CREATE_MIN_VERSION or request.allow_auto_topic_creation
     for wanted in request.topics:
+        if ctx.api_version < TOPIC_IDS_MIN_VERSION and (wanted.name is None or wanted.topic_id != ZERO_UUID):
+            # Before v12 topics are named, never looked up by id (Kafka: INVALID_REQUEST).
+            response.topics.append(
+                MetadataResponseTopic(error_code=ErrorCode.INVALID_REQUEST, name=wanted.name or "", topic_id=ZERO_UUID)
+            )
+            continue
         if wanted.name is None:
             info = resolver.find_by_id(wanted.topic_id)
             if info is None:
