@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.group.handler_support import client_host, group_coordinator
+from broker.group_support import client_host, group_coordinator
 from protocol.errors import ErrorCode
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse, JoinGroupResponseMember

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.group.handler_support import group_coordinator
+from broker.group_support import group_coordinator
 from protocol.errors import ErrorCode
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_groups_response import ListedGroup, ListGroupsResponse

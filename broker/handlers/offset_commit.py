@@ -1,9 +1,9 @@
-"""OffsetCommit v0-v9 (v10 names topics by id, which the coordinator does not keep)."""
+"""OffsetCommit v0-v10 (v10 names topics by id; offsets are kept by topic name)."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.group.handler_support import group_coordinator, unknown_partition
+from broker.group_support import group_coordinator, topic_name_of, unknown_partition
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode
 from protocol.messages.offset_commit_request import OffsetCommitRequest
@@ -14,7 +14,7 @@ from protocol.messages.offset_commit_response import (
 )
 
 API_KEY = 8
-MAX_VERSION = 9
+TOPIC_IDS_MIN_VERSION = 10
 
 
 async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCommitResponse:
@@ -23,10 +23,14 @@ async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCom
     now = ctx.services.clock.now_ms()
     errors: dict[tuple[str, int], ErrorCode] = {}
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
-    for topic in request.topics:
+    names = [topic_name_of(ctx, t.name, t.topic_id, by_id=v >= TOPIC_IDS_MIN_VERSION) for t in request.topics]
+    for topic, name in zip(request.topics, names, strict=True):
         for p in topic.partitions:
-            tp = (topic.name, p.partition_index)
-            if unknown_partition(ctx, topic.name, p.partition_index):
+            tp = (name or "", p.partition_index)
+            if name is None:
+                errors[tp] = ErrorCode.UNKNOWN_TOPIC_ID
+                continue
+            if unknown_partition(ctx, name, p.partition_index):
                 errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue
             offsets[tp] = OffsetAndMetadata(
@@ -51,14 +55,15 @@ async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCom
         topics=[
             OffsetCommitResponseTopic(
                 name=topic.name,
+                topic_id=topic.topic_id,
                 partitions=[
                     OffsetCommitResponsePartition(
                         partition_index=p.partition_index,
-                        error_code=errors[(topic.name, p.partition_index)],
+                        error_code=errors[(name or "", p.partition_index)],
                     )
                     for p in topic.partitions
                 ],
             )
-            for topic in request.topics
+            for topic, name in zip(request.topics, names, strict=True)
         ]
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.group.handler_support import group_coordinator
+from broker.group_support import group_coordinator
 from protocol.errors import ErrorCode
 from protocol.messages.offset_delete_request import OffsetDeleteRequest
 from protocol.messages.offset_delete_response import (

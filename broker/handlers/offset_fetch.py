@@ -1,10 +1,12 @@
-"""OffsetFetch v0-v9: one group (v0-v7) or several (v8+); no topics means all (v2+)."""
+"""OffsetFetch v0-v10: one group (v0-v7) or several (v8+); no topics means all (v2+); v10
+names topics by id."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.group_support import group_coordinator, topic_id_of, topic_name_of
 from coordinator.group.coordinator import FetchedOffset
-from coordinator.group.handler_support import group_coordinator
+from protocol.codec import ZERO_UUID
 from protocol.errors import ErrorCode
 from protocol.messages.offset_fetch_request import OffsetFetchRequest
 from protocol.messages.offset_fetch_response import (
@@ -17,7 +19,7 @@ from protocol.messages.offset_fetch_response import (
 )
 
 API_KEY = 9
-MAX_VERSION = 9
+TOPIC_IDS_MIN_VERSION = 10
 
 Wanted = list[tuple[str, list[int]]] | None
 
@@ -47,26 +49,44 @@ async def handle(ctx: RequestContext, request: OffsetFetchRequest) -> OffsetFetc
     v = ctx.api_version
     require_stable = request.require_stable if v >= 7 else False
     if v >= 8:
+        by_id = v >= TOPIC_IDS_MIN_VERSION
         groups = []
         for g in request.groups:
-            wanted = None if g.topics is None else [(t.name, list(t.partition_indexes)) for t in g.topics]
+            wanted: Wanted = None
+            unknown_ids: list[OffsetFetchResponseTopics] = []
+            if g.topics is not None:
+                wanted = []
+                for t in g.topics:
+                    name = topic_name_of(ctx, t.name, t.topic_id, by_id=by_id)
+                    if name is None:
+                        unknown_ids.append(OffsetFetchResponseTopics(topic_id=t.topic_id, partitions=[
+                            OffsetFetchResponsePartitions(partition_index=p, committed_offset=-1,
+                                                          error_code=ErrorCode.UNKNOWN_TOPIC_ID)
+                            for p in t.partition_indexes
+                        ]))
+                    else:
+                        wanted.append((name, list(t.partition_indexes)))
             error, by_topic = _fetch(ctx, g.group_id, wanted, require_stable)
             groups.append(OffsetFetchResponseGroup(
                 group_id=g.group_id,
                 error_code=error,
                 topics=[
-                    OffsetFetchResponseTopics(name=topic, partitions=[
-                        OffsetFetchResponsePartitions(partition_index=p, committed_offset=f.offset,
-                                                      committed_leader_epoch=f.leader_epoch, metadata=f.metadata,
-                                                      error_code=f.error)
-                        for p, f in parts.items()
-                    ])
+                    OffsetFetchResponseTopics(
+                        name=topic,
+                        topic_id=topic_id_of(ctx, topic) if by_id else ZERO_UUID,
+                        partitions=[
+                            OffsetFetchResponsePartitions(partition_index=p, committed_offset=f.offset,
+                                                          committed_leader_epoch=f.leader_epoch, metadata=f.metadata,
+                                                          error_code=f.error)
+                            for p, f in parts.items()
+                        ],
+                    )
                     for topic, parts in by_topic.items()
-                ],
+                ] + unknown_ids,
             ))
         return OffsetFetchResponse(groups=groups)
-    wanted = None if request.topics is None else [(t.name, list(t.partition_indexes)) for t in request.topics]
-    error, by_topic = _fetch(ctx, request.group_id, wanted, require_stable)
+    single: Wanted = None if request.topics is None else [(t.name, list(t.partition_indexes)) for t in request.topics]
+    error, by_topic = _fetch(ctx, request.group_id, single, require_stable)
     return OffsetFetchResponse(
         error_code=error,
         topics=[

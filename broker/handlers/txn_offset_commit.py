@@ -9,8 +9,8 @@ add), which this broker does not finalize, so clients never send it.
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.group_support import group_coordinator, unknown_partition
 from coordinator.group.coordinator import OFFSETS_TOPIC
-from coordinator.group.handler_support import group_coordinator, unknown_partition
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode
 from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
