@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
@@ -63,6 +63,10 @@ class TransactionConfig:
     num_partitions: int = 50
     # Between rounds of marker writes (or CompleteX appends) that failed retriably.
     retry_backoff_ms: int = 100
+    # A request that finds its transactional id busy (a transition being appended, or the
+    # markers and CompleteX of the previous transaction in flight) waits up to this long
+    # for it to finish before answering CONCURRENT_TRANSACTIONS; 0 answers at once.
+    concurrent_wait_ms: int = 500
 
     @classmethod
     def from_broker_config(cls, config: Config) -> TransactionConfig:
@@ -126,6 +130,8 @@ class TransactionCoordinator:
         self.status = CoordinatorStatus.LOADING
         self._txns: dict[str, TransactionMetadata] = {}
         self._marker_tasks: dict[str, asyncio.Task[None]] = {}
+        # Requests waiting for a transactional id to settle (see _settle).
+        self._waiters: dict[str, list[asyncio.Future[None]]] = {}
         self._next_abort_check = 0
         self._next_expire_check = 0
 
@@ -170,6 +176,7 @@ class TransactionCoordinator:
                 await task
         self._marker_tasks.clear()
         self._txns.clear()
+        self._notify_all()
 
     async def wait_for_markers(self) -> None:
         """Wait until no transaction has markers in flight (tests and clean shutdown)."""
@@ -187,6 +194,12 @@ class TransactionCoordinator:
 
     async def _append(self, txn: TransactionMetadata, transit: TxnTransit) -> int:
         """Write a prepared transition and apply it only once it is durable."""
+        try:
+            return await self._append_transition(txn, transit)
+        finally:
+            self._notify(txn.transactional_id)
+
+    async def _append_transition(self, txn: TransactionMetadata, transit: TxnTransit) -> int:
         tid = txn.transactional_id
         value = None if transit.state is S.DEAD else encode_value(transit)
         try:
@@ -205,6 +218,56 @@ class TransactionCoordinator:
         txn.complete_transition(transit)
         return ErrorCode.NONE
 
+    # --- waiting for a busy transactional id -------------------------------------------------
+
+    def _in_flight(self, transactional_id: str) -> bool:
+        """Whether something already under way will change this id's state by itself: a
+        transition being appended, or the markers and CompleteX of a prepared transaction."""
+        txn = self._txns.get(transactional_id)
+        if txn is None or self.status is not CoordinatorStatus.ACTIVE:
+            return False
+        return txn.pending or (txn.state.is_prepare and transactional_id in self._marker_tasks)
+
+    async def _settle(self, transactional_id: str, attempt: Callable[[], Awaitable[_R]]) -> _R:
+        """Run `attempt`; while it answers CONCURRENT_TRANSACTIONS because work already in
+        flight will settle the id (typically the previous transaction's markers and
+        CompleteCommit, written after EndTxn was answered), wait for that work, up to
+        `concurrent_wait_ms`, and run it again. The answer is the one a client retry would
+        get after its backoff, only sooner; if the work does not finish in time the client
+        gets CONCURRENT_TRANSACTIONS, as from Kafka."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.config.concurrent_wait_ms / 1000
+        while True:
+            result = await attempt()
+            if _error_code(result) != ErrorCode.CONCURRENT_TRANSACTIONS:
+                return result
+            remaining = deadline - loop.time()
+            if remaining <= 0 or not self._in_flight(transactional_id):
+                return result
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.setdefault(transactional_id, []).append(waiter)
+            timer = loop.call_later(remaining, _release, waiter)
+            try:
+                await waiter
+            finally:
+                timer.cancel()
+                waiters = self._waiters.get(transactional_id)
+                if waiters is not None and waiter in waiters:
+                    waiters.remove(waiter)
+                    if not waiters:
+                        del self._waiters[transactional_id]
+
+    def _notify(self, transactional_id: str) -> None:
+        """The id's state changed (or work on it ended): waiting requests look again."""
+        waiters = self._waiters.pop(transactional_id, None)
+        if waiters:
+            for waiter in waiters:
+                _release(waiter)
+
+    def _notify_all(self) -> None:
+        for tid in list(self._waiters):
+            self._notify(tid)
+
     # --- InitProducerId ------------------------------------------------------------------------
 
     async def init_producer_id(
@@ -213,6 +276,26 @@ class TransactionCoordinator:
         transaction_timeout_ms: int,
         expected_producer_id: int = NO_PRODUCER_ID,
         expected_producer_epoch: int = NO_PRODUCER_EPOCH,
+    ) -> InitProducerIdResult:
+        if not transactional_id or not self._in_flight(transactional_id):
+            # Fencing an open transaction answers CONCURRENT_TRANSACTIONS as Kafka does, without
+            # waiting for the abort it started; a request that finds work already in flight waits.
+            return await self._init_producer_id(
+                transactional_id, transaction_timeout_ms, expected_producer_id, expected_producer_epoch
+            )
+        return await self._settle(
+            transactional_id,
+            lambda: self._init_producer_id(
+                transactional_id, transaction_timeout_ms, expected_producer_id, expected_producer_epoch
+            ),
+        )
+
+    async def _init_producer_id(
+        self,
+        transactional_id: str | None,
+        transaction_timeout_ms: int,
+        expected_producer_id: int,
+        expected_producer_epoch: int,
     ) -> InitProducerIdResult:
         if (expected_producer_id == NO_PRODUCER_ID) != (expected_producer_epoch == NO_PRODUCER_EPOCH):
             return InitProducerIdResult(ErrorCode.INVALID_REQUEST)
@@ -328,11 +411,19 @@ class TransactionCoordinator:
         producer_epoch: int,
         partitions: Iterable[TopicPartition],
     ) -> int:
+        wanted = set(partitions)
+        return await self._settle(
+            transactional_id,
+            lambda: self._add_partitions(transactional_id, producer_id, producer_epoch, wanted),
+        )
+
+    async def _add_partitions(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, wanted: set[TopicPartition]
+    ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
         if err := self._status_error():
             return err
-        wanted = set(partitions)
         try:
             txn = self._check_producer(transactional_id, producer_id, producer_epoch)
         except TxnError as exc:
@@ -383,6 +474,13 @@ class TransactionCoordinator:
     async def end_txn(
         self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool
     ) -> int:
+        return await self._settle(
+            transactional_id, lambda: self._end_txn(transactional_id, producer_id, producer_epoch, commit)
+        )
+
+    async def _end_txn(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool
+    ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
         if err := self._status_error():
@@ -427,6 +525,7 @@ class TransactionCoordinator:
         def _done(t: asyncio.Task[None]) -> None:
             if self._marker_tasks.get(tid) is t:
                 del self._marker_tasks[tid]
+            self._notify(tid)
 
         task.add_done_callback(_done)
 
@@ -523,6 +622,7 @@ class TransactionCoordinator:
             except BaseException as exc:
                 for txn, _ in entries:
                     txn.abort_transition()
+                    self._notify(txn.transactional_id)
                 if not isinstance(exc, Exception):
                     raise
                 log.warning("expiring transactional ids failed", partition=partition, error=repr(exc))
@@ -532,6 +632,7 @@ class TransactionCoordinator:
                     txn.complete_transition(transit)
                     del self._txns[txn.transactional_id]
                     expired.append(txn.transactional_id)
+                self._notify(txn.transactional_id)
         return expired
 
     # --- KIP-664 ------------------------------------------------------------------------------------
@@ -598,6 +699,18 @@ class TransactionCoordinator:
 
     def debug_state(self) -> dict[str, Any]:
         return {tid: (t.state.state_name, t.producer_id, t.producer_epoch) for tid, t in self._txns.items()}
+
+
+_R = TypeVar("_R", int, InitProducerIdResult)
+
+
+def _error_code(result: int | InitProducerIdResult) -> int:
+    return result.error_code if isinstance(result, InitProducerIdResult) else result
+
+
+def _release(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _is_valid_producer_id(txn: TransactionMetadata, expected: tuple[int, int]) -> bool:

@@ -25,7 +25,7 @@ class Env:
     writer: InMemoryMarkerWriter = field(default_factory=InMemoryMarkerWriter)
     data_dir: Path | None = None
     config: TransactionConfig = field(
-        default_factory=lambda: TransactionConfig(num_partitions=4, retry_backoff_ms=0)
+        default_factory=lambda: TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=0)
     )
 
     async def coordinator(self) -> TransactionCoordinator:

@@ -1,0 +1,187 @@
+"""Requests that find their transactional id busy wait for the work in flight (the previous
+transaction's markers and CompleteX, or a transition being appended) instead of answering
+CONCURRENT_TRANSACTIONS at once; the answer is the one a retry after the work would get."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from txn_helpers import TIMEOUT_MS, Env, begin, init
+
+from coordinator.transaction import TransactionConfig, TransactionState
+from protocol.errors import ErrorCode
+
+S = TransactionState
+E = ErrorCode
+
+
+@pytest.fixture
+def env() -> Env:
+    return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=2_000))
+
+
+async def _release_soon(gate: asyncio.Event, delay: float = 0.01) -> None:
+    await asyncio.sleep(delay)
+    gate.set()
+
+
+async def test_add_partitions_waits_for_previous_completion(env: Env) -> None:
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.PREPARE_COMMIT
+    task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
+    await asyncio.sleep(0.01)
+    assert not task.done()  # waiting, not answered CONCURRENT_TRANSACTIONS
+    env.writer.gate.set()
+    assert await task == E.NONE
+    # The previous transaction completed first, then the new one started with only its partition.
+    states = [t.state for _, t in env.log.records() if t is not None]
+    assert states[-2:] == [S.COMPLETE_COMMIT, S.ONGOING]
+    assert meta.state is S.ONGOING and meta.partitions == {("t", 1)}
+    assert env.writer.written[("t", 0)] == [(pid, epoch, True)]
+
+
+async def test_add_partitions_gets_concurrent_transactions_when_completion_is_late(env: Env) -> None:
+    env.config.concurrent_wait_ms = 30
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
+    assert loop.time() - started >= 0.025
+    env.writer.gate.set()
+    await coord.wait_for_markers()
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.NONE
+
+
+async def test_wait_answers_what_a_retry_would(env: Env) -> None:
+    """After the wait the checks run again in full: a wrong epoch is still fenced."""
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    release = asyncio.create_task(_release_soon(env.writer.gate))
+    # A retried EndTxn(commit) waits for CompleteCommit and is answered NONE.
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.COMPLETE_COMMIT
+    await release
+
+
+async def test_end_txn_abort_while_committing_waits_then_invalid_state(env: Env) -> None:
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    # PrepareCommit + abort is INVALID_TXN_STATE at once: nothing to wait for.
+    assert await coord.end_txn("tx", pid, epoch, False) == E.INVALID_TXN_STATE
+    env.writer.gate.set()
+    await coord.wait_for_markers()
+
+
+async def test_init_producer_id_waits_for_completion(env: Env) -> None:
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    release = asyncio.create_task(_release_soon(env.writer.gate))
+    res = await coord.init_producer_id("tx", TIMEOUT_MS)
+    assert (res.error_code, res.producer_id, res.producer_epoch) == (E.NONE, pid, epoch + 1)
+    await release
+
+
+async def test_init_producer_id_fencing_an_open_transaction_answers_at_once(env: Env) -> None:
+    """The fence itself is answered CONCURRENT_TRANSACTIONS as Kafka does; the retry that
+    arrives while the abort is written waits for it."""
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert (await coord.init_producer_id("tx", TIMEOUT_MS)).error_code == E.CONCURRENT_TRANSACTIONS
+    release = asyncio.create_task(_release_soon(env.writer.gate))
+    res = await coord.init_producer_id("tx", TIMEOUT_MS)
+    assert (res.error_code, res.producer_id, res.producer_epoch) == (E.NONE, pid, epoch + 2)
+    assert env.writer.written[("t", 0)] == [(pid, epoch + 1, False)]
+    await release
+
+
+async def test_waiting_for_a_pending_append(env: Env) -> None:
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    env.log.append_gate = asyncio.Event()
+    first = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 0)]))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
+    await asyncio.sleep(0.01)
+    assert not second.done()
+    env.log.append_gate.set()
+    assert await first == E.NONE
+    assert await second == E.NONE
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.partitions == {("t", 0), ("t", 1)}
+
+
+async def test_failed_append_wakes_waiters_to_retry(env: Env) -> None:
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    env.log.append_gate = asyncio.Event()
+    env.log.fail_next = 1
+    first = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 0)]))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
+    await asyncio.sleep(0)
+    env.log.append_gate.set()
+    assert await first == E.COORDINATOR_NOT_AVAILABLE
+    assert await second == E.NONE
+
+
+async def test_obsolete_markers_end_the_wait(env: Env) -> None:
+    """Markers answered as obsolete leave the transaction prepared with nothing in flight:
+    a waiting request gets CONCURRENT_TRANSACTIONS then, not after the whole wait."""
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    env.writer.errors[("t", 0)] = [E.INVALID_PRODUCER_EPOCH]
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    release = asyncio.create_task(_release_soon(env.writer.gate))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
+    assert loop.time() - started < 1.0
+    await release
+
+
+async def test_shutdown_ends_the_wait(env: Env) -> None:
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
+    await asyncio.sleep(0.01)
+    await coord.shutdown()
+    assert await asyncio.wait_for(task, 1) == E.NOT_COORDINATOR
+
+
+async def test_no_wait_when_disabled(env: Env) -> None:
+    env.config.concurrent_wait_ms = 0
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    env.writer.gate = asyncio.Event()
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
+    env.writer.gate.set()
+    await coord.wait_for_markers()
