@@ -14,6 +14,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from .producer_state import ProducerInfo
     from .topic_config import ConfigEntry, TopicConfig
 
 # ListOffsets special timestamps.
@@ -130,6 +131,10 @@ class PartitionLog(Protocol):
         ...
 
     def segment_base_offsets(self) -> list[int]: ...
+
+    def active_producers(self) -> list[ProducerInfo]:
+        """DescribeProducers: the producers the partition's producer state knows."""
+        ...
 
 
 class StorageEngine(Protocol):

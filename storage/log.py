@@ -35,7 +35,7 @@ from .errors import (
     from_batch_error,
 )
 from .flusher import GroupCommitFlusher
-from .producer_state import ProducerStateManager
+from .producer_state import ProducerInfo, ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -317,6 +317,9 @@ class Log:
             if complete:
                 break
         return found
+
+    def active_producers(self) -> list[ProducerInfo]:
+        return self.producer_state.active_producers()
 
     def needs_verification(self, header: BatchHeader) -> bool:
         return self.producer_state.needs_verification(header)

@@ -15,6 +15,7 @@ from broker.handlers import (
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_producers,
     describe_transactions,
     end_txn,
     fetch,
@@ -56,6 +57,7 @@ def build_router() -> Router:
     router.add(add_offsets_to_txn.API_KEY, add_offsets_to_txn.handle)
     router.add(end_txn.API_KEY, end_txn.handle, max_version=end_txn.MAX_VERSION)
     router.add(describe_transactions.API_KEY, describe_transactions.handle)
+    router.add(describe_producers.API_KEY, describe_producers.handle)
     router.add(list_transactions.API_KEY, list_transactions.handle)
     router.add(write_txn_markers.API_KEY, write_txn_markers.handle)
     router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle, max_version=txn_offset_commit.MAX_VERSION)
