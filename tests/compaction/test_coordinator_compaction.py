@@ -1,0 +1,146 @@
+"""The coordinators' state rebuilt from compacted internal topics equals the state before
+compaction: the group coordinator's offsets (storage-level and with a real broker whose
+__consumer_offsets uses tiny segments) and the transaction coordinator's log."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from broker_process import BrokerProcess
+from kafka_wire import WireClient
+
+from coordinator.group.coordinator import GroupConfig, GroupCoordinator
+from coordinator.group.offsets import OffsetAndMetadata
+from coordinator.group.txn_log import StorageOffsetsLog
+from coordinator.transaction.log import EngineTransactionLog
+from protocol.errors import ErrorCode
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.offset_commit_request import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+)
+from protocol.messages.offset_fetch_request import OffsetFetchRequest, OffsetFetchRequestTopic
+from storage.clock import ManualClock
+from storage.file_storage import FileStorage
+from storage.log import Log
+
+OFFSETS = "__consumer_offsets"
+DAY = 86_400_000
+
+
+def om(offset: int) -> OffsetAndMetadata:
+    return OffsetAndMetadata(offset=offset, metadata=f"m{offset}", commit_timestamp=0)
+
+
+async def group_state(storage: FileStorage, clock: ManualClock) -> dict[str, dict[tuple[str, int], tuple[int, str]]]:
+    coord = GroupCoordinator(StorageOffsetsLog(storage, OFFSETS, 1), clock, GroupConfig(initial_rebalance_delay_ms=0))
+    await coord.load()
+    out = {}
+    for group in sorted(coord.groups):
+        got = coord.fetch_offsets(group, None, False)[1]
+        out[group] = {tp: (o.offset, o.metadata) for tp, o in got.items()}
+    await coord.stop()
+    return out
+
+
+async def test_group_offsets_survive_compaction_and_restart(tmp_path: Path) -> None:
+    clock = ManualClock()
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=2000)
+    coord = GroupCoordinator(StorageOffsetsLog(storage, OFFSETS, 1), clock, GroupConfig(initial_rebalance_delay_ms=0))
+    await coord.load()
+    for i in range(300):
+        group = f"g{i % 3}"
+        await coord.commit_offsets(group, "", None, -1, {("t", i % 4): om(i), ("u", 0): om(1000 + i)})
+    await coord.commit_offsets("doomed", "", None, -1, {("t", 0): om(1)})
+    await coord.delete_groups(["doomed"])
+    await coord.stop()
+    before = await group_state(storage, clock)
+    assert set(before) == {"g0", "g1", "g2"}
+    log = storage.log(OFFSETS, 0)
+    assert isinstance(log, Log)
+    size_before = log.size_bytes
+    assert await storage.compact() == 1
+    assert log.size_bytes < size_before / 5
+    assert await group_state(storage, clock) == before
+    await storage.close()
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=2000)
+    assert await group_state(storage, clock) == before
+    # The deleted group's tombstones go once delete.retention.ms has passed.
+    clock.advance(DAY)
+    await storage.compact()
+    assert await group_state(storage, clock) == before
+    await storage.close()
+
+
+async def test_transaction_log_latest_per_key_survives_compaction(tmp_path: Path) -> None:
+    clock = ManualClock()
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=1500)
+    store = EngineTransactionLog(storage, 1, clock)
+    for i in range(200):
+        await store.append(0, [(b"tid-%d" % (i % 5), b"state-%d" % i)])
+    await store.append(0, [(b"tid-0", None)])  # an expired transactional id
+    before = await store.read_all(0)
+
+    def latest(records: list[tuple[bytes, bytes | None]]) -> dict[bytes, bytes | None]:
+        return dict(records)
+
+    assert await storage.compact() == 1
+    after = await store.read_all(0)
+    assert len(after) < 20 and latest(after) == latest(before)
+    await storage.close()
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=1500)
+    assert latest(await EngineTransactionLog(storage, 1, clock).read_all(0)) == latest(before)
+    await storage.close()
+
+
+# --- with a real broker ---------------------------------------------------------------------------
+
+
+def commit(c: WireClient, group: str, topic: str, offsets: dict[int, int]) -> None:
+    resp: Any = c.call(8, 7, OffsetCommitRequest(group_id=group, topics=[OffsetCommitRequestTopic(
+        name=topic, partitions=[OffsetCommitRequestPartition(partition_index=p, committed_offset=o)
+                                for p, o in offsets.items()])]))
+    assert {p.error_code for t in resp.topics for p in t.partitions} == {ErrorCode.NONE}
+
+
+def fetch(c: WireClient, group: str, topic: str, partitions: list[int]) -> dict[int, int]:
+    resp: Any = c.call(9, 7, OffsetFetchRequest(
+        group_id=group, topics=[OffsetFetchRequestTopic(name=topic, partition_indexes=partitions)]))
+    return {p.partition_index: p.committed_offset for t in resp.topics for p in t.partitions}
+
+
+def test_broker_compacts_consumer_offsets(tmp_path: Path) -> None:
+    broker = BrokerProcess(tmp_path / "data", overrides={
+        "offsets.topic.num.partitions": "1",
+        "offsets.topic.segment.bytes": "4096",
+        "log.cleaner.backoff.ms": "200",
+    })
+    broker.start()
+    try:
+        with WireClient(broker.bootstrap) as c:
+            c.call(3, 9, MetadataRequest(topics=[MetadataRequestTopic(name="ta"), MetadataRequestTopic(name="tb")],
+                                         allow_auto_topic_creation=True))
+            for i in range(400):
+                commit(c, f"group-{i % 2}", "ta", {0: i})
+                commit(c, f"group-{i % 2}", "tb", {0: 10_000 + i})
+            expected = {g: (fetch(c, g, "ta", [0]), fetch(c, g, "tb", [0])) for g in ("group-0", "group-1")}
+            assert expected == {"group-0": ({0: 398}, {0: 10_398}), "group-1": ({0: 399}, {0: 10_399})}
+        directory = tmp_path / "data" / f"{OFFSETS}-0"
+        deadline = time.monotonic() + 20
+        while not (directory / "cleaner-offset-checkpoint").exists():
+            assert time.monotonic() < deadline, "the log cleaner never ran"
+            time.sleep(0.1)
+        segments = sorted(n for n in os.listdir(directory) if n.endswith(".log"))
+        total = sum(os.path.getsize(directory / n) for n in segments)
+        assert total < 800 * 100 / 4  # far less than the 800 commits written
+        broker.stop()
+        broker.start()
+        with WireClient(broker.bootstrap) as c:
+            assert {g: (fetch(c, g, "ta", [0]), fetch(c, g, "tb", [0])) for g in ("group-0", "group-1")} == expected
+    finally:
+        if broker.alive:
+            broker.stop()
