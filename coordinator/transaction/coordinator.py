@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -67,6 +68,10 @@ class TransactionConfig:
     # markers and CompleteX of the previous transaction in flight) waits up to this long
     # for it to finish before answering CONCURRENT_TRANSACTIONS; 0 answers at once.
     concurrent_wait_ms: int = 500
+    # Once a transaction's markers are durable, its CompleteX is held back this long for
+    # the producer's next AddPartitionsToTxn, which then writes CompleteX and Ongoing in one
+    # batch with one fsync; any other request for the id has it written at once.
+    complete_merge_window_ms: int = 20
 
     @classmethod
     def from_broker_config(cls, config: Config) -> TransactionConfig:
@@ -132,13 +137,17 @@ class TransactionCoordinator:
         self._marker_tasks: dict[str, asyncio.Task[None]] = {}
         # Requests waiting for a transactional id to settle (see _settle).
         self._waiters: dict[str, list[asyncio.Future[None]]] = {}
+        # Transactions whose markers are durable and whose CompleteX is not written yet, and
+        # the wake-ups of their marker tasks (see _complete_transaction).
+        self._completing: dict[str, TransactionMetadata] = {}
+        self._kicks: dict[str, asyncio.Future[None]] = {}
         self._next_abort_check = 0
         self._next_expire_check = 0
 
     # --- lifecycle ---------------------------------------------------------------------------
 
     def partition_for(self, transactional_id: str) -> int:
-        return partition_for(transactional_id, self.log_store.num_partitions)
+        return _placement(transactional_id, self.log_store.num_partitions)[0]
 
     async def load(self) -> None:
         """Replay `__transaction_state` (last record per id wins, tombstones delete), start
@@ -181,6 +190,8 @@ class TransactionCoordinator:
     async def wait_for_markers(self) -> None:
         """Wait until no transaction has markers in flight (tests and clean shutdown)."""
         while self._marker_tasks:
+            for tid in list(self._kicks):
+                self._kick(tid)
             await asyncio.gather(*list(self._marker_tasks.values()), return_exceptions=True)
 
     def _status_error(self) -> int:
@@ -192,18 +203,22 @@ class TransactionCoordinator:
 
     # --- persistence ---------------------------------------------------------------------------
 
-    async def _append(self, txn: TransactionMetadata, transit: TxnTransit) -> int:
-        """Write a prepared transition and apply it only once it is durable."""
+    async def _append(self, txn: TransactionMetadata, *transits: TxnTransit) -> int:
+        """Write prepared transitions (one record each, one batch) and apply them only once
+        they are durable."""
         try:
-            return await self._append_transition(txn, transit)
+            return await self._append_transitions(txn, transits)
         finally:
             self._notify(txn.transactional_id)
 
-    async def _append_transition(self, txn: TransactionMetadata, transit: TxnTransit) -> int:
+    async def _append_transitions(self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...]) -> int:
         tid = txn.transactional_id
-        value = None if transit.state is S.DEAD else encode_value(transit)
+        partition, key = _placement(tid, self.log_store.num_partitions)
+        records: list[tuple[bytes, bytes | None]] = [
+            (key, None if t.state is S.DEAD else encode_value(t)) for t in transits
+        ]
         try:
-            await self.log_store.append(self.partition_for(tid), [(encode_key(tid), value)])
+            await self.log_store.append(partition, records)
         except TransactionLogError as exc:
             txn.abort_transition()
             log.warning("transaction log append failed", transactional_id=tid, error=exc.error_code)
@@ -215,7 +230,7 @@ class TransactionCoordinator:
             # Resigned (or reloaded) while the append was in flight.
             txn.abort_transition()
             return ErrorCode.NOT_COORDINATOR
-        txn.complete_transition(transit)
+        txn.complete_transitions(list(transits))
         return ErrorCode.NONE
 
     # --- waiting for a busy transactional id -------------------------------------------------
@@ -241,21 +256,35 @@ class TransactionCoordinator:
             result = await attempt()
             if _error_code(result) != ErrorCode.CONCURRENT_TRANSACTIONS:
                 return result
-            remaining = deadline - loop.time()
-            if remaining <= 0 or not self._in_flight(transactional_id):
+            if not self._in_flight(transactional_id):
                 return result
-            waiter: asyncio.Future[None] = loop.create_future()
-            self._waiters.setdefault(transactional_id, []).append(waiter)
-            timer = loop.call_later(remaining, _release, waiter)
-            try:
-                await waiter
-            finally:
-                timer.cancel()
-                waiters = self._waiters.get(transactional_id)
-                if waiters is not None and waiter in waiters:
-                    waiters.remove(waiter)
-                    if not waiters:
-                        del self._waiters[transactional_id]
+            # A CompleteX held back for a merge is written now: someone is waiting for it.
+            self._kick(transactional_id)
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                return result
+            await self._wait_change(transactional_id, remaining)
+
+    async def _wait_change(self, transactional_id: str, timeout: float) -> None:
+        """Until the id's state changes (or work on it ends), at most `timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        self._waiters.setdefault(transactional_id, []).append(waiter)
+        timer = loop.call_later(timeout, _release, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            waiters = self._waiters.get(transactional_id)
+            if waiters is not None and waiter in waiters:
+                waiters.remove(waiter)
+                if not waiters:
+                    del self._waiters[transactional_id]
+
+    def _kick(self, transactional_id: str) -> None:
+        kick = self._kicks.pop(transactional_id, None)
+        if kick is not None:
+            _release(kick)
 
     def _notify(self, transactional_id: str) -> None:
         """The id's state changed (or work on it ended): waiting requests look again."""
@@ -429,6 +458,8 @@ class TransactionCoordinator:
         except TxnError as exc:
             return exc.error_code
         if txn.state.is_prepare:
+            if self._completing.get(transactional_id) is txn:
+                return await self._complete_and_add(txn, wanted)
             return ErrorCode.CONCURRENT_TRANSACTIONS
         if txn.state is S.ONGOING and wanted <= txn.partitions:
             return ErrorCode.NONE
@@ -438,6 +469,27 @@ class TransactionCoordinator:
             log.exception("AddPartitions in an unexpected state", transactional_id=transactional_id)
             return ErrorCode.UNKNOWN_SERVER_ERROR
         return await self._append(txn, transit)
+
+    async def _complete_and_add(self, txn: TransactionMetadata, wanted: set[TopicPartition]) -> int:
+        """The previous transaction's markers are durable but its CompleteX is not written
+        yet: write CompleteX and the new transaction's Ongoing as one batch (one fsync), as
+        if the completion had been logged just before this request arrived."""
+        tid = txn.transactional_id
+        try:
+            complete, ongoing = txn.prepare_complete_and_add_partitions(wanted, self.clock.now_ms())
+        except IllegalTransitionError:
+            log.exception("AddPartitions after markers in an unexpected state", transactional_id=tid)
+            return ErrorCode.UNKNOWN_SERVER_ERROR
+        # This request takes the completion over: the marker task, waiting in its window,
+        # is released and ends without writing anything.
+        self._completing.pop(tid, None)
+        self._marker_tasks.pop(tid, None)
+        self._kick(tid)
+        err = await self._append(txn, complete, ongoing)
+        if err != ErrorCode.NONE and self._txns.get(tid) is txn and txn.state.is_prepare:
+            # Not written: CompleteX is still owed, and the markers are already durable.
+            self._start_markers(txn, markers_durable=True)
+        return err
 
     def verify_partitions(
         self,
@@ -513,29 +565,36 @@ class TransactionCoordinator:
 
     # --- markers ---------------------------------------------------------------------------------
 
-    def _start_markers(self, txn: TransactionMetadata) -> None:
+    def _start_markers(self, txn: TransactionMetadata, *, markers_durable: bool = False) -> None:
         tid = txn.transactional_id
         if tid in self._marker_tasks:
             return
         task = asyncio.get_running_loop().create_task(
-            self._complete_transaction(txn), name=f"txn-markers-{tid}"
+            self._complete_transaction(txn, markers_durable), name=f"txn-markers-{tid}"
         )
         self._marker_tasks[tid] = task
 
         def _done(t: asyncio.Task[None]) -> None:
             if self._marker_tasks.get(tid) is t:
                 del self._marker_tasks[tid]
+                self._completing.pop(tid, None)
+                self._kicks.pop(tid, None)
             self._notify(tid)
 
         task.add_done_callback(_done)
 
-    async def _complete_transaction(self, txn: TransactionMetadata) -> None:
+    async def _complete_transaction(self, txn: TransactionMetadata, markers_durable: bool = False) -> None:
         """Write the markers of a PrepareCommit/PrepareAbort transaction to all its partitions,
-        retrying the retriable failures, then log CompleteCommit/CompleteAbort."""
+        retrying the retriable failures, then log CompleteCommit/CompleteAbort.
+
+        The metadata object outlives the transaction (it is the transactional id's), so the
+        task checks that it is still the one registered for the id: a request that took the
+        completion over (_complete_and_add) unregisters it."""
         tid = txn.transactional_id
+        me = asyncio.current_task()
         committed = txn.state is S.PREPARE_COMMIT
         pid, epoch = txn.producer_id, txn.producer_epoch
-        remaining = sorted(txn.partitions)
+        remaining = [] if markers_durable else sorted(txn.partitions)
         backoff = self.config.retry_backoff_ms / 1000
         while remaining:
             if self.status is not CoordinatorStatus.ACTIVE or self._txns.get(tid) is not txn:
@@ -562,9 +621,31 @@ class TransactionCoordinator:
             remaining = retry
             if remaining:
                 await asyncio.sleep(backoff)
-        while self.status is CoordinatorStatus.ACTIVE and self._txns.get(tid) is txn and txn.state.is_prepare:
+        if self.status is not CoordinatorStatus.ACTIVE or self._txns.get(tid) is not txn:
+            return
+        # The markers are durable. Hold CompleteX back briefly: the producer's next
+        # AddPartitionsToTxn usually arrives within a millisecond or two and then writes it
+        # together with its own Ongoing record (_complete_and_add). Anyone waiting on the id
+        # kicks it out at once.
+        self._completing[tid] = txn
+        window = self.config.complete_merge_window_ms / 1000
+        if window > 0 and not markers_durable and not self._waiters.get(tid):
+            kick = self._kicks[tid] = asyncio.get_running_loop().create_future()
+            timer = asyncio.get_running_loop().call_later(window, _release, kick)
+            try:
+                await kick
+            finally:
+                timer.cancel()
+                if self._kicks.get(tid) is kick:
+                    del self._kicks[tid]
+        while (
+            self.status is CoordinatorStatus.ACTIVE
+            and self._txns.get(tid) is txn
+            and self._marker_tasks.get(tid) is me
+            and txn.state.is_prepare
+        ):
             if txn.pending:
-                await asyncio.sleep(backoff)
+                await self._wait_change(tid, max(backoff, 0.05))
                 continue
             err = await self._append(txn, txn.prepare_complete(self.clock.now_ms()))
             if err in (ErrorCode.NONE, ErrorCode.NOT_COORDINATOR):
@@ -702,6 +783,13 @@ class TransactionCoordinator:
 
 
 _R = TypeVar("_R", int, InitProducerIdResult)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _placement(transactional_id: str, num_partitions: int) -> tuple[int, bytes]:
+    """The `__transaction_state` partition and record key of an id: both are computed for
+    every transition of a live producer, so they are kept for the busiest ids."""
+    return partition_for(transactional_id, num_partitions), encode_key(transactional_id)
 
 
 def _error_code(result: int | InitProducerIdResult) -> int:

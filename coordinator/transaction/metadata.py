@@ -9,7 +9,7 @@ requests for the same id get CONCURRENT_TRANSACTIONS.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from coordinator.transaction.state import TransactionState, is_valid_transition
 from protocol.errors import ErrorCode
@@ -200,6 +200,33 @@ class TransactionMetadata:
                 f"{self.transactional_id}: nothing to complete in {self.state.state_name}"
             )
         return self._transit(target, partitions=frozenset(), now_ms=now_ms)
+
+    def prepare_complete_and_add_partitions(
+        self, partitions: set[TopicPartition], now_ms: int
+    ) -> tuple[TxnTransit, TxnTransit]:
+        """CompleteCommit/CompleteAbort of a transaction whose markers are durable, and the
+        next transaction's first AddPartitions on top of it: two records written in one
+        batch, applied in order by `complete_transitions`."""
+        complete = self.prepare_complete(now_ms)
+        if not is_valid_transition(complete.state, TransactionState.ONGOING):
+            self.pending_state = None
+            raise IllegalTransitionError(
+                f"{self.transactional_id}: {complete.state.state_name} -> Ongoing is not a valid transition"
+            )
+        ongoing = replace(
+            complete,
+            state=TransactionState.ONGOING,
+            partitions=frozenset(partitions),
+            start_timestamp=now_ms,
+        )
+        return complete, ongoing
+
+    def complete_transitions(self, transits: list[TxnTransit]) -> None:
+        """Apply transitions written together, in order; the first is the pending one."""
+        for i, transit in enumerate(transits):
+            if i:
+                self.pending_state = transit.state
+            self.complete_transition(transit)
 
     def prepare_dead(self, now_ms: int) -> TxnTransit:
         return self._transit(TransactionState.DEAD, partitions=frozenset(), now_ms=now_ms)

@@ -185,3 +185,112 @@ async def test_no_wait_when_disabled(env: Env) -> None:
     assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
     env.writer.gate.set()
     await coord.wait_for_markers()
+
+
+# --- CompleteX written together with the next transaction's Ongoing ---------------------------
+
+
+def _count_appends(env: Env) -> list[int]:
+    """Records per append call made to the log from now on."""
+    sizes: list[int] = []
+    real = env.log.append
+
+    async def counting(partition: int, records: list[tuple[bytes, bytes | None]]) -> None:
+        sizes.append(len(records))
+        await real(partition, records)
+
+    env.log.append = counting  # type: ignore[method-assign]
+    return sizes
+
+
+async def test_next_add_partitions_writes_complete_and_ongoing_in_one_batch(env: Env) -> None:
+    env.config.complete_merge_window_ms = 10_000
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    sizes = _count_appends(env)
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert env.writer.written[("t", 0)] == [(pid, epoch, True)]  # markers durable
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.PREPARE_COMMIT  # CompleteCommit held back
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.NONE
+    assert sizes == [1, 2]  # PrepareCommit, then CompleteCommit + Ongoing in one batch
+    states = [t.state for _, t in env.log.records() if t is not None]
+    assert states[-3:] == [S.PREPARE_COMMIT, S.COMPLETE_COMMIT, S.ONGOING]
+    assert meta.state is S.ONGOING and meta.partitions == {("t", 1)}
+    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    # The next transaction completes on its own, with its own markers.
+    assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
+    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    assert env.writer.written[("t", 1)] == [(pid, epoch, False)]
+    assert meta.state is S.COMPLETE_ABORT
+    # A restart reads the same history.
+    coord2 = await env.coordinator()
+    again = coord2.metadata("tx")
+    assert again is not None and again.state is S.COMPLETE_ABORT
+
+
+async def test_complete_is_written_after_the_window_without_a_next_request(env: Env) -> None:
+    env.config.complete_merge_window_ms = 20
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    meta = coord.metadata("tx")
+    assert meta is not None
+    for _ in range(100):
+        if meta.state is S.COMPLETE_COMMIT:
+            break
+        await asyncio.sleep(0.01)
+    assert meta.state is S.COMPLETE_COMMIT
+
+
+async def test_a_waiting_request_has_the_held_back_complete_written_at_once(env: Env) -> None:
+    env.config.complete_merge_window_ms = 60_000
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    # A retried EndTxn: answered NONE once CompleteCommit is written, without the window.
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    res = await coord.init_producer_id("tx", TIMEOUT_MS)
+    assert (res.error_code, res.producer_epoch) == (E.NONE, epoch + 1)
+    assert loop.time() - started < 5
+
+
+async def test_failed_merged_append_still_completes_without_rewriting_markers(env: Env) -> None:
+    env.config.complete_merge_window_ms = 60_000
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    for _ in range(5):
+        await asyncio.sleep(0)
+    calls = len(env.writer.calls)
+    env.log.fail_next = 1
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.COORDINATOR_NOT_AVAILABLE
+    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.COMPLETE_COMMIT and meta.partitions == set()
+    assert len(env.writer.calls) == calls
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.NONE
+
+
+async def test_fenced_producer_does_not_merge(env: Env) -> None:
+    env.config.complete_merge_window_ms = 60_000
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    await begin(coord, "tx", pid, epoch, ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert await coord.add_partitions("tx", pid, epoch - 1, [("t", 1)]) == E.PRODUCER_FENCED
+    assert await coord.add_partitions("tx", pid + 1, epoch, [("t", 1)]) == E.INVALID_PRODUCER_ID_MAPPING
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.PREPARE_COMMIT
+    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    assert meta.state is S.COMPLETE_COMMIT
