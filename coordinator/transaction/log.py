@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from coordinator.transaction.metadata import TxnTransit
 from coordinator.transaction.state import TransactionState
-from protocol.codec import Reader, Writer, uvarint_bytes
+from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
 from protocol.messages.transaction_log_key import TransactionLogKey
 from protocol.messages.transaction_log_value import PartitionsSchema, TransactionLogValue
@@ -51,56 +51,7 @@ def decode_key(raw: bytes) -> str:
     return TransactionLogKey.read(r, 0).transactional_id
 
 
-_VALUE_HEAD = struct.Struct(">hqhib")  # version, producer id, epoch, timeout, status
-_I64 = struct.Struct(">q")
-_I64_PAIR = struct.Struct(">qq")
-_I32 = struct.Struct(">i")
-# The tagged section of a v1 value when no tagged field differs from its default.
-_NO_TAGS = b"\x00"
-
-
 def encode_value(transit: TxnTransit) -> bytes:
-    """The v1 value, encoded directly: this runs for every transition of every transaction.
-    Byte for byte what `TransactionLogValue.write` produces (`encode_value_generic`)."""
-    buf = bytearray(
-        _VALUE_HEAD.pack(
-            VALUE_VERSION, transit.producer_id, transit.producer_epoch, transit.timeout_ms, transit.state.id
-        )
-    )
-    if transit.state == TransactionState.EMPTY:
-        buf.append(0)  # Kafka writes a null partition list for Empty
-    else:
-        by_topic: dict[str, list[int]] = {}
-        for topic, partition in sorted(transit.partitions):
-            by_topic.setdefault(topic, []).append(partition)
-        buf += uvarint_bytes(len(by_topic) + 1)
-        for topic, ids in by_topic.items():
-            name = topic.encode()
-            buf += uvarint_bytes(len(name) + 1)
-            buf += name
-            buf += uvarint_bytes(len(ids) + 1)
-            for pid in ids:
-                buf += _I32.pack(pid)
-            buf.append(0)  # the partition entry's tagged fields
-    buf += _I64_PAIR.pack(transit.last_update_timestamp, transit.start_timestamp)
-    tags: list[tuple[int, bytes]] = []
-    if transit.prev_producer_id != -1:
-        tags.append((0, _I64.pack(transit.prev_producer_id)))
-    if transit.next_producer_id != -1:
-        tags.append((1, _I64.pack(transit.next_producer_id)))
-    if not tags:
-        buf += _NO_TAGS
-    else:
-        buf += uvarint_bytes(len(tags))
-        for tag, data in tags:
-            buf += uvarint_bytes(tag)
-            buf += uvarint_bytes(len(data))
-            buf += data
-    return bytes(buf)
-
-
-def encode_value_generic(transit: TxnTransit) -> bytes:
-    """The value through the generated `TransactionLogValue` writer (the reference)."""
     by_topic: dict[str, list[int]] = {}
     for topic, partition in sorted(transit.partitions):
         by_topic.setdefault(topic, []).append(partition)

@@ -144,33 +144,3 @@ def test_unreadable_block_file_refused(tmp_path: Path) -> None:
     (tmp_path / BLOCK_FILE).write_text("garbage")
     with pytest.raises(RuntimeError):
         ProducerIdManager(tmp_path)
-
-
-def test_direct_value_encoding_matches_the_generated_writer() -> None:
-    import random
-
-    from coordinator.transaction.log import decode_value, encode_value, encode_value_generic
-    from coordinator.transaction.metadata import TxnTransit
-    from coordinator.transaction.state import TransactionState
-
-    rnd = random.Random(7)
-    topics = ["a", "topic-é", "x" * 200, "b"]
-    for _ in range(3000):
-        transit = TxnTransit(
-            producer_id=rnd.choice([0, 1, 2**40]),
-            prev_producer_id=rnd.choice([-1, 5, 2**50]),
-            next_producer_id=rnd.choice([-1, 7]),
-            producer_epoch=rnd.randrange(0, 32767),
-            last_producer_epoch=-1,
-            timeout_ms=rnd.randrange(1, 900_000),
-            state=rnd.choice(list(TransactionState)),
-            partitions=frozenset(
-                (rnd.choice(topics), rnd.randrange(0, 3000)) for _ in range(rnd.randrange(0, 40))
-            ),
-            start_timestamp=rnd.choice([-1, 1_700_000_000_000]),
-            last_update_timestamp=rnd.randrange(0, 2**45),
-        )
-        raw = encode_value(transit)
-        assert raw == encode_value_generic(transit)
-        decoded = decode_value(raw)
-        assert decoded.state is transit.state and decoded.prev_producer_id == transit.prev_producer_id
