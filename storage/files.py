@@ -72,7 +72,9 @@ class FileStore:
         if self._closed:
             return
         try:
-            os.fsync(self._fd)
+            # The data and the size that makes it reachable; not timestamps (which fsync
+            # would also write, for nothing recovery reads).
+            _datasync(self._fd)
         except OSError:
             if self._closed:  # closed by the event loop while we were syncing
                 return
@@ -154,3 +156,7 @@ class DirectorySync:
     def sync(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             sync_directory(self.path)
+
+
+# fdatasync where the platform has it (Linux), fsync elsewhere.
+_datasync = getattr(os, "fdatasync", os.fsync)
