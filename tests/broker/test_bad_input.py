@@ -5,12 +5,12 @@ from __future__ import annotations
 import struct
 
 import pytest
-from broker_process import BrokerProcess
-from kafka_wire import WireClient, encode_request
 
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.metadata_request import MetadataRequest
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient, encode_request
 
 
 def assert_broker_healthy(broker: BrokerProcess) -> None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import asyncio
 
 from aiokafka.admin import AIOKafkaAdminClient
-from broker_process import BrokerProcess
 from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient
-from kafka_wire import WireClient
 
 from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.metadata_response import MetadataResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 
 async def test_aiokafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
@@ -114,7 +114,7 @@ def test_sigterm_stops_the_broker_cleanly(fresh_broker: BrokerProcess) -> None:
 async def test_many_connections_at_once(broker: BrokerProcess) -> None:
     async def one() -> int:
         reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
-        from kafka_wire import encode_request
+        from tests.kafka_wire import encode_request
 
         writer.write(encode_request(18, 0, ApiVersionsRequest(), 7))
         size = int.from_bytes(await reader.readexactly(4), "big")

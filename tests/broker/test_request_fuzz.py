@@ -4,22 +4,18 @@ broker stays healthy."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from broker_process import BrokerProcess
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from kafka_wire import WireClient
 
 from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from protocol_model import message_strategy
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
+from tests.protocol.protocol_model import message_strategy
 
 EXAMPLES = 20
 RESPONSE_TIMEOUT = 10.0

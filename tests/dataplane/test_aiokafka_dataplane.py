@@ -7,7 +7,8 @@ import uuid
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from broker_process import BrokerProcess
+
+from tests.broker_process import BrokerProcess
 
 
 def topic_name(prefix: str) -> str:

@@ -8,9 +8,6 @@ import random
 import struct
 import time
 
-from broker_process import BrokerProcess
-from kafka_wire import encode_request
-
 from protocol import record_batch as rb
 from protocol.codec import Reader
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
@@ -18,6 +15,8 @@ from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from protocol.messages.produce_response import ProduceResponse
 from protocol.messages.response_header import ResponseHeader
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import encode_request
 
 TOPIC = "durable"
 WRITERS = 4

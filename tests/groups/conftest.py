@@ -4,11 +4,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
 
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 # Fast groups: no initial rebalance delay, short sessions allowed.
 GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000"}

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from broker_process import BrokerProcess
+
+from tests.broker_process import BrokerProcess
 
 pytestmark = pytest.mark.usefixtures("data_plane")
 

@@ -6,13 +6,14 @@ import time
 import uuid
 
 import pytest
-from broker_process import BrokerProcess
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer
 from confluent_kafka import TopicPartition as CTP
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka import KafkaAdminClient, KafkaConsumer
 from kafka import TopicPartition as KTP
 from kafka.structs import OffsetAndMetadata
+
+from tests.broker_process import BrokerProcess
 
 
 def name(prefix: str) -> str:

@@ -7,9 +7,6 @@ import time
 import uuid
 from typing import Any
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
@@ -24,6 +21,8 @@ from protocol.messages.write_txn_markers_request import (
     WritableTxnMarkerTopic,
     WriteTxnMarkersRequest,
 )
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 E = ErrorCode
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from storage_helpers import Harness, make_batch
 
 from protocol import record_batch as rb
 from storage.engine import PartitionLog, StorageEngine
 from storage.file_storage import FileStorage
 from storage.memory import MemoryStorage
+from tests.storage.storage_helpers import Harness, make_batch
 
 
 def _typing_contract(file_engine: FileStorage, memory_engine: MemoryStorage) -> None:

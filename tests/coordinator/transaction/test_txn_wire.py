@@ -6,9 +6,6 @@ import contextlib
 import time
 from typing import Any
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from protocol.errors import ErrorCode
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.add_partitions_to_txn_request import (
@@ -24,6 +21,8 @@ from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.list_transactions_request import ListTransactionsRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.record_batch import ControlType, decode_batches, parse_control_record
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 E = ErrorCode
 
