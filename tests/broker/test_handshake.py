@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
@@ -15,10 +17,12 @@ from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
+from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.metadata_response import MetadataResponse
 from tests.broker_process import BrokerProcess
-from tests.kafka_wire import WireClient, call_async
+from tests.kafka_wire import WireClient, call_async, create_topic
 
 
 async def test_aiokafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
@@ -144,6 +148,49 @@ async def test_pipelined_requests_are_answered_in_order(broker: BrokerProcess) -
             got, response = client.recv(api, version)
             assert got == cid
             assert api == response.API_KEY
+
+
+IN_FLIGHT_CAP = 2
+PARKED_FETCH_MS = 300
+
+
+def long_poll(topic: str) -> FetchRequest:
+    """A Fetch that waits its full max wait: nothing will be appended to `topic`."""
+    return FetchRequest(
+        max_wait_ms=PARKED_FETCH_MS, min_bytes=1, max_bytes=1_000_000,
+        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
+                                                                    partition_max_bytes=100_000)])],
+    )
+
+
+def test_pipelining_past_the_in_flight_cap(tmp_path: Path) -> None:
+    proc = BrokerProcess(tmp_path / "data", {"connection.max.in.flight.requests": str(IN_FLIGHT_CAP)})
+    proc.start()
+    try:
+        with WireClient(proc.bootstrap) as client:
+            create_topic(client, "parked")
+            # Many more requests than the cap, in one write: all answered, in order.
+            sent = []
+            for i in range(100):
+                api, version, body = (18, 2, ApiVersionsRequest()) if i % 2 else (3, 9, MetadataRequest(topics=None))
+                sent.append((client.send(api, version, body), api, version))
+            for cid, api, version in sent:
+                got, response = client.recv(api, version)
+                assert (got, response.API_KEY) == (cid, api)
+
+            # Six fetches that each wait their max wait, pipelined: two at a time means three
+            # rounds, where a connection without the cap would answer all six after one.
+            started = time.monotonic()
+            cids = [client.send(1, 11, long_poll("parked")) for _ in range(6)]
+            for cid in cids:
+                got, response = client.recv(1, 11)
+                assert got == cid
+                assert isinstance(response, FetchResponse)
+                assert response.responses[0].partitions[0].error_code == 0
+            elapsed = time.monotonic() - started
+            assert elapsed >= 3 * PARKED_FETCH_MS / 1000 * 0.95, f"six parked fetches took {elapsed:.3f}s"
+    finally:
+        assert proc.stop() == 0
 
 
 def test_sigterm_stops_the_broker_cleanly(fresh_broker: BrokerProcess) -> None:
