@@ -16,8 +16,6 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from tests.broker_process import BrokerProcess
 
-pytestmark = pytest.mark.usefixtures("data_plane")
-
 FAST = {"session_timeout_ms": 3000, "heartbeat_interval_ms": 300, "auto_offset_reset": "earliest",
         "metadata_max_age_ms": 1000}
 
