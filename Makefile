@@ -19,11 +19,13 @@ test: $(STAMP)
 	$(BIN)/python -m protocol.codegen --check
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 codegen: $(STAMP)
 	$(BIN)/python -m protocol.codegen

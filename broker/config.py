@@ -50,7 +50,15 @@ _SETTINGS = [
     Setting("delete.topic.enable", _bool, True, "Allow DeleteTopics."),
     Setting("socket.request.max.bytes", int, 104857600, "The largest request frame accepted."),
     Setting("message.max.bytes", int, 1048588, "The largest record batch a topic accepts by default."),
-    Setting("queued.max.requests", int, 500, "Requests a connection may have in flight before reads pause."),
+    # Not Kafka's queued.max.requests (the broker-wide queue between its network and request
+    # handler threads, which this broker does not have): Kafka handles one request per
+    # connection at a time, this broker pipelines up to this many.
+    Setting(
+        "connection.max.in.flight.requests",
+        int,
+        500,
+        "Requests of one connection handled at once; further ones wait and reading pauses.",
+    ),
     Setting("log.segment.bytes", int, 1073741824, "Default segment.bytes of topics."),
     Setting("log.roll.ms", int, 604800000, "Default segment.ms of topics."),
     Setting("log.retention.ms", int, 604800000, "Default retention.ms of topics."),

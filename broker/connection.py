@@ -2,8 +2,10 @@
 
 Requests on a connection may be pipelined. Each is handled as soon as it arrives (handlers
 do their order-sensitive work, such as appending to a log, before their first suspension,
-and tasks start in creation order), while responses wait for every earlier one. Reading
-pauses when too many requests are in flight or the peer stops reading our responses.
+and tasks start in creation order), while responses wait for every earlier one. At most
+`connection.max.in.flight.requests` are handled at once: frames read beyond that wait their
+turn, and reading pauses until a response goes out. Reading also pauses while the peer does
+not read our responses (the transport's pause_writing).
 """
 
 from __future__ import annotations
@@ -51,10 +53,13 @@ class KafkaConnection(asyncio.Protocol):
         self.services = services
         self.listener = listener
         self.frames = FrameReader(services.config.max_frame_bytes)
-        self.max_in_flight = max(1, int(services.config.get("queued.max.requests")))
+        self.max_in_flight = max(1, int(services.config.get("connection.max.in.flight.requests")))
         self.transport: asyncio.Transport | None = None
         self.info: ConnectionInfo | None = None
         self.pending: deque[_Slot] = deque()
+        # Frames read while the in-flight cap was reached: one read's worth at most, since
+        # reading pauses at the cap.
+        self.backlog: deque[Frame] = deque()
         self.tasks: set[asyncio.Task[None]] = set()
         self.reading_paused = False
         self.writing_paused = False
@@ -74,6 +79,7 @@ class KafkaConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        self.backlog.clear()
         self.services.connections.discard(self)
         for task in self.tasks:
             task.cancel()
@@ -96,11 +102,13 @@ class KafkaConnection(asyncio.Protocol):
         except DecodeError as exc:
             self.close("bad frame", exc)
             return
-        for frame in frames:
-            if self.closing:
-                return
-            self._dispatch(frame)
+        self.backlog.extend(frames)
+        self._dispatch_backlog()
         self._update_reading()
+
+    def _dispatch_backlog(self) -> None:
+        while self.backlog and len(self.pending) < self.max_in_flight and not self.closing:
+            self._dispatch(self.backlog.popleft())
 
     # -- requests -------------------------------------------------------------------------
     def _dispatch(self, frame: Frame) -> None:
@@ -199,6 +207,8 @@ class KafkaConnection(asyncio.Protocol):
                 out.extend(payload)
         if out:
             self.transport.writelines(out)
+        if not self.draining:
+            self._dispatch_backlog()
         self._update_reading()
 
     def _update_reading(self) -> None:

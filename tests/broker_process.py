@@ -66,6 +66,23 @@ class BrokerProcess:
         except FileNotFoundError:
             return ""
 
+    def log_size(self) -> int:
+        """The log's current length in bytes: a mark for `log_since`."""
+        try:
+            return self.log_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def log_since(self, mark: int) -> str:
+        """What the broker logged after `mark` (from `log_size`), so a test sees only the
+        lines its own case produced."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(mark)
+                return f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
     def kill(self) -> None:
         """SIGKILL: no chance to flush or write a clean-shutdown marker."""
         if self.proc is not None and self.proc.poll() is None:

@@ -1,14 +1,11 @@
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from broker_process import BrokerProcess
+from tests.broker_process import BrokerProcess
 
 
 @pytest.fixture(scope="session")

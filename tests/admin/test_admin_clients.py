@@ -11,7 +11,6 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic, RecordsToDelete
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.structs import TopicPartition
-from broker_process import BrokerProcess
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka import TopicPartition as CTopicPartition
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry
@@ -23,14 +22,15 @@ from kafka.admin import ConfigResource as KConfigResource
 from kafka.admin import ConfigResourceType as KConfigResourceType
 from kafka.admin import NewPartitions as KNewPartitions
 from kafka.admin import NewTopic as KNewTopic
-from kafka_wire import WireClient
-from test_admin_wire import CREATE_TOPICS, describe, topic
 
 from protocol.errors import ErrorCode
 from protocol.messages.create_topics_request import CreateTopicsRequest
 from protocol.messages.create_topics_response import CreateTopicsResponse
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.metadata_response import MetadataResponse
+from tests.admin.test_admin_wire import CREATE_TOPICS, describe, topic
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 # librdkafka passes the wire's config source through, whose numbering differs from its enum.
 DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG = 1, 6

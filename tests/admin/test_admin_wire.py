@@ -8,8 +8,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
 
 from protocol.codec import ZERO_UUID, Reader
 from protocol.errors import ErrorCode
@@ -44,6 +42,8 @@ from protocol.messages.incremental_alter_configs_request import (
     IncrementalAlterConfigsRequest,
 )
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, DESCRIBE_CLUSTER = 32, 33, 44, 60

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from pathlib import Path
 
+import pytest
 from aiokafka.admin import AIOKafkaAdminClient
-from broker_process import BrokerProcess
 from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient
-from kafka_wire import WireClient
 
+from broker.handlers import build_router
+from broker.router import Route
+from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
+from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.metadata_response import MetadataResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient, call_async, create_topic
 
 
 async def test_aiokafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
@@ -46,7 +54,15 @@ def test_confluent_kafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) 
     assert metadata.brokers[1].port == fresh_broker.port
 
 
+def served_routes() -> dict[int, Route]:
+    """What the router serves, read from the code, not from the broker under test."""
+    return dict(sorted(build_router().routes.items()))
+
+
 def test_api_versions_lists_every_served_api_at_every_version(broker: BrokerProcess) -> None:
+    expected = {key: (route.advertised_min_version, route.max_version) for key, route in served_routes().items()}
+    assert expected[18] == (0, 4)
+    assert expected[3] == (0, 13)
     with WireClient(broker.bootstrap) as client:
         for version in range(0, 5):
             body = ApiVersionsRequest(client_software_name="odradek-tests", client_software_version="1.0")
@@ -54,9 +70,37 @@ def test_api_versions_lists_every_served_api_at_every_version(broker: BrokerProc
             assert isinstance(response, ApiVersionsResponse)
             assert response.error_code == 0
             served = {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
-            assert served[18] == (0, 4)
-            assert served[3] == (0, 13)
-            assert set(served) <= set(API_SPECS)
+            assert served == expected
+            assert [k.api_key for k in response.api_keys] == sorted(expected)
+
+
+def minimal_request(api_key: int) -> Message:
+    """The smallest valid request of an API: its defaults, except where a default would get
+    no answer (Produce with acks=0) or an invalid value (KIP-511 software name)."""
+    request = API_SPECS[api_key].request()
+    if api_key == 0:
+        request.acks = -1  # type: ignore[attr-defined]
+        request.timeout_ms = 1000  # type: ignore[attr-defined]
+    if api_key == 18:
+        request.client_software_name = "odradek-tests"  # type: ignore[attr-defined]
+        request.client_software_version = "1.0"  # type: ignore[attr-defined]
+    if api_key == 22:
+        request.transactional_id = None  # type: ignore[attr-defined]
+    return request
+
+
+@pytest.mark.parametrize(
+    ("api_key", "version"),
+    sorted({(k, v) for k, r in served_routes().items() for v in (r.min_version, r.max_version)}),
+)
+def test_every_served_api_answers_a_minimal_request(broker: BrokerProcess, api_key: int, version: int) -> None:
+    with WireClient(broker.bootstrap) as client:
+        cid = client.send(api_key, version, minimal_request(api_key))
+        got, response = client.recv(api_key, version)
+        assert got == cid
+        assert type(response) is API_SPECS[api_key].response
+        # Still open: the next request on the connection is answered too.
+        assert isinstance(client.call(18, 0, ApiVersionsRequest()), ApiVersionsResponse)
 
 
 def test_api_versions_v3_rejects_an_invalid_software_name(broker: BrokerProcess) -> None:
@@ -106,6 +150,49 @@ async def test_pipelined_requests_are_answered_in_order(broker: BrokerProcess) -
             assert api == response.API_KEY
 
 
+IN_FLIGHT_CAP = 2
+PARKED_FETCH_MS = 300
+
+
+def long_poll(topic: str) -> FetchRequest:
+    """A Fetch that waits its full max wait: nothing will be appended to `topic`."""
+    return FetchRequest(
+        max_wait_ms=PARKED_FETCH_MS, min_bytes=1, max_bytes=1_000_000,
+        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
+                                                                    partition_max_bytes=100_000)])],
+    )
+
+
+def test_pipelining_past_the_in_flight_cap(tmp_path: Path) -> None:
+    proc = BrokerProcess(tmp_path / "data", {"connection.max.in.flight.requests": str(IN_FLIGHT_CAP)})
+    proc.start()
+    try:
+        with WireClient(proc.bootstrap) as client:
+            create_topic(client, "parked")
+            # Many more requests than the cap, in one write: all answered, in order.
+            sent = []
+            for i in range(100):
+                api, version, body = (18, 2, ApiVersionsRequest()) if i % 2 else (3, 9, MetadataRequest(topics=None))
+                sent.append((client.send(api, version, body), api, version))
+            for cid, api, version in sent:
+                got, response = client.recv(api, version)
+                assert (got, response.API_KEY) == (cid, api)
+
+            # Six fetches that each wait their max wait, pipelined: two at a time means three
+            # rounds, where a connection without the cap would answer all six after one.
+            started = time.monotonic()
+            cids = [client.send(1, 11, long_poll("parked")) for _ in range(6)]
+            for cid in cids:
+                got, response = client.recv(1, 11)
+                assert got == cid
+                assert isinstance(response, FetchResponse)
+                assert response.responses[0].partitions[0].error_code == 0
+            elapsed = time.monotonic() - started
+            assert elapsed >= 3 * PARKED_FETCH_MS / 1000 * 0.95, f"six parked fetches took {elapsed:.3f}s"
+    finally:
+        assert proc.stop() == 0
+
+
 def test_sigterm_stops_the_broker_cleanly(fresh_broker: BrokerProcess) -> None:
     assert fresh_broker.stop() == 0
     assert "broker stopped" in fresh_broker.log()
@@ -114,12 +201,11 @@ def test_sigterm_stops_the_broker_cleanly(fresh_broker: BrokerProcess) -> None:
 async def test_many_connections_at_once(broker: BrokerProcess) -> None:
     async def one() -> int:
         reader, writer = await asyncio.open_connection("127.0.0.1", broker.port)
-        from kafka_wire import encode_request
+        try:
+            response = await call_async(reader, writer, 18, 0, ApiVersionsRequest(), 7)
+        finally:
+            writer.close()
+        assert isinstance(response, ApiVersionsResponse)
+        return response.error_code
 
-        writer.write(encode_request(18, 0, ApiVersionsRequest(), 7))
-        size = int.from_bytes(await reader.readexactly(4), "big")
-        body = await reader.readexactly(size)
-        writer.close()
-        return int.from_bytes(body[:4], "big")
-
-    assert await asyncio.gather(*(one() for _ in range(100))) == [7] * 100
+    assert await asyncio.gather(*(one() for _ in range(100))) == [0] * 100

@@ -9,9 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from coordinator.group.coordinator import GroupConfig, GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.txn_log import StorageOffsetsLog
@@ -27,6 +24,8 @@ from protocol.messages.offset_fetch_request import OffsetFetchRequest, OffsetFet
 from storage.clock import ManualClock
 from storage.file_storage import FileStorage
 from storage.log import Log
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 OFFSETS = "__consumer_offsets"
 DAY = 86_400_000

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from broker_process import BrokerProcess
+
+from tests.broker_process import BrokerProcess
+
+# A fetch waits up to 5 s for data; a parked fetch must be answered within 1 s of an append.
+LONG_POLL_MAX_WAIT_MS = 5000
+LONG_POLL_MAX_LATENCY_S = 1.0
 
 
 def topic_name(prefix: str) -> str:
@@ -140,9 +146,12 @@ async def test_seek_and_offsets_by_time(broker: BrokerProcess) -> None:
 
 
 async def test_consumer_waits_for_records_produced_later(broker: BrokerProcess) -> None:
+    """A fetch parked at the log end is answered when a record arrives, not at its max wait."""
     topic = topic_name("longpoll")
     await create_topic(broker.bootstrap, topic)
-    consumer = AIOKafkaConsumer(bootstrap_servers=broker.bootstrap, enable_auto_commit=False, fetch_max_wait_ms=2000)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=broker.bootstrap, enable_auto_commit=False, fetch_max_wait_ms=LONG_POLL_MAX_WAIT_MS
+    )
     await consumer.start()
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
     await producer.start()
@@ -150,13 +159,19 @@ async def test_consumer_waits_for_records_produced_later(broker: BrokerProcess) 
         tp = TopicPartition(topic, 0)
         consumer.assign([tp])
         await consumer.seek_to_beginning(tp)
-        import asyncio
-
+        loop = asyncio.get_running_loop()
         fetch = asyncio.ensure_future(consumer.getone())
-        await asyncio.sleep(0.3)
+        # Long enough for the consumer's Fetch to be parked, well inside its max wait.
+        await asyncio.sleep(1.0)
+        assert not fetch.done()
+        sent_at = loop.time()
         await producer.send_and_wait(topic, value=b"late")
         record = await asyncio.wait_for(fetch, 10)
+        latency = loop.time() - sent_at
         assert (record.offset, record.value) == (0, b"late")
+        # Answered by the append's wake-up: a fetch that only returned at its max wait
+        # would arrive about 4 s after the send.
+        assert latency < LONG_POLL_MAX_LATENCY_S, f"record arrived {latency:.3f}s after it was sent"
     finally:
         await producer.stop()
         await consumer.stop()

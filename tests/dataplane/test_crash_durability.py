@@ -5,35 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import random
-import struct
 import time
 
-from broker_process import BrokerProcess
-from kafka_wire import encode_request
-
 from protocol import record_batch as rb
-from protocol.codec import Reader
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
-from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
-from protocol.messages.produce_response import ProduceResponse
-from protocol.messages.response_header import ResponseHeader
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import call_async
 
 TOPIC = "durable"
 WRITERS = 4
 RECORDS_PER_BATCH = 3
 KILLS = 5
-
-
-async def call(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, api: int, version: int, body, cid: int):  # type: ignore[no-untyped-def]
-    writer.write(encode_request(api, version, body, cid))
-    await writer.drain()
-    size = struct.unpack(">i", await reader.readexactly(4))[0]
-    frame = await reader.readexactly(size)
-    r = Reader(frame)
-    header_version = 1 if (api == 0 and version >= 9) or (api == 1 and version >= 12) else 0
-    assert ResponseHeader.read(r, header_version).correlation_id == cid
-    return (ProduceResponse if api == 0 else FetchResponse).read(r, version)
 
 
 async def produce_until_stopped(port_of: list[int], writer_id: int, acked: dict[bytes, int], stop: asyncio.Event) -> None:
@@ -57,7 +40,7 @@ async def produce_until_stopped(port_of: list[int], writer_id: int, acked: dict[
                     timeout_ms=10_000,
                     topic_data=[TopicProduceData(name=TOPIC, partition_data=[PartitionProduceData(index=0, records=batch)])],
                 )
-                response = await call(reader, writer, 0, 9, request, cid)
+                response = await call_async(reader, writer, 0, 9, request, cid)
                 partition = response.responses[0].partition_responses[0]
                 if partition.error_code == 0:
                     for i, v in enumerate(values):
@@ -82,7 +65,7 @@ async def read_everything(port: int) -> list[rb.Record]:
                 max_bytes=4_000_000,
                 topics=[FetchTopic(topic=TOPIC, partitions=[FetchPartition(partition=0, fetch_offset=offset, partition_max_bytes=4_000_000)])],
             )
-            response = await call(reader, writer, 1, 11, request, cid)
+            response = await call_async(reader, writer, 1, 11, request, cid)
             data = response.responses[0].partitions[0]
             assert data.error_code == 0
             batches = rb.decode_batches(data.records or b"")

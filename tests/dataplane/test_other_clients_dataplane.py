@@ -7,10 +7,11 @@ import subprocess
 import uuid
 
 import pytest
-from broker_process import BrokerProcess
 from confluent_kafka import Consumer, Producer, TopicPartition
 from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
+
+from tests.broker_process import BrokerProcess
 
 
 def topic_name(prefix: str) -> str:

@@ -8,14 +8,14 @@ import time
 import uuid
 
 import pytest
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
 
 from protocol import record_batch as rb
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from protocol.messages.produce_response import ProduceResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 PRODUCE_VERSION = 9
 
@@ -116,9 +116,8 @@ def test_bad_batch_refused_alone(broker: BrokerProcess, case: str) -> None:
 
 def test_bad_partition_does_not_spoil_the_others(broker: BrokerProcess, tmp_path) -> None:  # type: ignore[no-untyped-def]
     topic = f"mixed-{uuid.uuid4().hex[:8]}"
-    from kafka_wire import WireClient as _W
-
     from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
+    from tests.kafka_wire import WireClient as _W
 
     with _W(broker.bootstrap) as client:
         created = client.call(19, 5, CreateTopicsRequest(topics=[CreatableTopic(name=topic, num_partitions=3, replication_factor=1)], timeout_ms=10_000))

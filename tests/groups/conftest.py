@@ -4,23 +4,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
 
-from protocol.messages.api_versions_request import ApiVersionsRequest
-from protocol.messages.api_versions_response import ApiVersionsResponse
+from tests.broker_process import BrokerProcess
 
 # Fast groups: no initial rebalance delay, short sessions allowed.
 GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000"}
-
-
-def serves_data_plane(bootstrap: str) -> bool:
-    """Whether the broker serves Produce, Fetch and CreateTopics (ApiVersions)."""
-    with WireClient(bootstrap) as client:
-        response = client.call(18, 0, ApiVersionsRequest())
-    assert isinstance(response, ApiVersionsResponse)
-    keys = {k.api_key for k in response.api_keys}
-    return {0, 1, 19} <= keys
 
 
 @pytest.fixture(scope="session")
@@ -39,8 +27,3 @@ def fresh_group_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
     if proc.alive:
         proc.kill()
 
-
-@pytest.fixture
-def data_plane(group_broker: BrokerProcess) -> None:
-    if not serves_data_plane(group_broker.bootstrap):
-        pytest.skip("the broker does not serve Produce/Fetch/CreateTopics yet")

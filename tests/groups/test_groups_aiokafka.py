@@ -13,9 +13,8 @@ from collections.abc import Iterable
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from broker_process import BrokerProcess
 
-pytestmark = pytest.mark.usefixtures("data_plane")
+from tests.broker_process import BrokerProcess
 
 FAST = {"session_timeout_ms": 3000, "heartbeat_interval_ms": 300, "auto_offset_reset": "earliest",
         "metadata_max_age_ms": 1000}

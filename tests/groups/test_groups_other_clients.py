@@ -5,14 +5,14 @@ from __future__ import annotations
 import time
 import uuid
 
-import pytest
-from broker_process import BrokerProcess
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer
 from confluent_kafka import TopicPartition as CTP
 from confluent_kafka.admin import AdminClient, NewTopic
 from kafka import KafkaAdminClient, KafkaConsumer
 from kafka import TopicPartition as KTP
 from kafka.structs import OffsetAndMetadata
+
+from tests.broker_process import BrokerProcess
 
 
 def name(prefix: str) -> str:
@@ -37,7 +37,6 @@ def rdkafka_consumer(bs: str, group: str, **extra: object) -> Consumer:
     return Consumer(conf)
 
 
-@pytest.mark.usefixtures("data_plane")
 def test_confluent_group_splits_partitions_and_consumes_once(group_broker: BrokerProcess) -> None:
     bs, topic, group = group_broker.bootstrap, name("t"), name("g")
     make_topic(bs, topic, 4, 40)
@@ -72,7 +71,6 @@ def test_confluent_group_splits_partitions_and_consumes_once(group_broker: Broke
     assert group not in {g.group_id for g in admin.list_consumer_groups().result(10).valid}
 
 
-@pytest.mark.usefixtures("data_plane")
 def test_confluent_manual_assignment_commits(group_broker: BrokerProcess) -> None:
     """Standalone consumer: commits with no group membership (generation -1)."""
     bs, group = group_broker.bootstrap, name("g")
@@ -87,7 +85,6 @@ def test_confluent_manual_assignment_commits(group_broker: BrokerProcess) -> Non
         c.close()
 
 
-@pytest.mark.usefixtures("data_plane")
 def test_kafka_python_commit_fetch_and_admin(group_broker: BrokerProcess) -> None:
     bs, group = group_broker.bootstrap, name("g")
     topic = name("kp")
@@ -114,7 +111,6 @@ def test_kafka_python_commit_fetch_and_admin(group_broker: BrokerProcess) -> Non
         admin.close()
 
 
-@pytest.mark.usefixtures("data_plane")
 def test_kafka_python_group_consumes_everything(group_broker: BrokerProcess) -> None:
     bs, topic, group = group_broker.bootstrap, name("t"), name("g")
     make_topic(bs, topic, 3, 30)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import uuid
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
 from protocol.messages.create_topics_response import CreateTopicsResponse
 from protocol.messages.offset_commit_request import (
@@ -21,6 +18,8 @@ from protocol.messages.offset_fetch_request import (
     OffsetFetchRequestTopics,
 )
 from protocol.messages.offset_fetch_response import OffsetFetchResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 
 def test_commit_and_fetch_by_topic_id(broker: BrokerProcess) -> None:

@@ -7,22 +7,24 @@ import time
 import uuid
 from typing import Any
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
-from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
 from protocol.messages.describe_producers_request import DescribeProducersRequest, TopicRequest
-from protocol.messages.end_txn_request import EndTxnRequest
-from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
-from protocol.messages.init_producer_id_request import InitProducerIdRequest
-from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from protocol.messages.write_txn_markers_request import (
     WritableTxnMarker,
     WritableTxnMarkerTopic,
     WriteTxnMarkersRequest,
+)
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import (
+    WireClient,
+    add_partition,
+    create_topic,
+    end_txn,
+    fetch_partition,
+    init_producer_id,
+    producer_batch,
 )
 
 E = ErrorCode
@@ -32,18 +34,6 @@ def name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
-def create_topic(c: WireClient, topic: str) -> None:
-    c.call(3, 9, MetadataRequest(topics=[MetadataRequestTopic(name=topic)], allow_auto_topic_creation=True))
-
-
-def batch(pid: int, epoch: int, seq: int, n: int = 2, *, txn: bool = False) -> bytes:
-    now = int(time.time() * 1000)
-    return rb.build_batch(
-        [rb.Record(b"k%d" % i, b"v%d" % (seq + i), [], now) for i in range(n)],
-        producer_id=pid, producer_epoch=epoch, base_sequence=seq, transactional=txn,
-    )
-
-
 def produce(c: WireClient, topic: str, records: bytes, tid: str | None = None) -> tuple[int, int]:
     resp: Any = c.call(0, 9, ProduceRequest(
         transactional_id=tid, acks=-1, timeout_ms=10_000,
@@ -51,39 +41,6 @@ def produce(c: WireClient, topic: str, records: bytes, tid: str | None = None) -
     ))
     p = resp.responses[0].partition_responses[0]
     return p.error_code, p.base_offset
-
-
-def init(c: WireClient, tid: str | None) -> tuple[int, int]:
-    resp: Any = c.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
-    assert resp.error_code == E.NONE
-    return resp.producer_id, resp.producer_epoch
-
-
-def add_partition(c: WireClient, tid: str, pid: int, epoch: int, topic: str) -> None:
-    deadline = time.monotonic() + 10
-    while True:
-        resp: Any = c.call(24, 3, AddPartitionsToTxnRequest(
-            v3_and_below_transactional_id=tid, v3_and_below_producer_id=pid, v3_and_below_producer_epoch=epoch,
-            v3_and_below_topics=[AddPartitionsToTxnTopic(name=topic, partitions=[0])],
-        ))
-        code = resp.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
-        if code != E.CONCURRENT_TRANSACTIONS:
-            assert code == E.NONE
-            return
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-
-
-def end_txn(c: WireClient, tid: str, pid: int, epoch: int, commit: bool) -> None:
-    deadline = time.monotonic() + 10
-    while True:
-        resp: Any = c.call(26, 3, EndTxnRequest(transactional_id=tid, producer_id=pid, producer_epoch=epoch,
-                                                committed=commit))
-        if resp.error_code != E.CONCURRENT_TRANSACTIONS:
-            assert resp.error_code == E.NONE
-            return
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
 
 
 def describe(c: WireClient, topics: dict[str, list[int]]) -> dict[tuple[str, int], Any]:
@@ -99,15 +56,6 @@ def producers(c: WireClient, topic: str) -> dict[int, Any]:
     return {p.producer_id: p for p in part.active_producers}
 
 
-def fetch_committed(c: WireClient, topic: str) -> Any:
-    resp: Any = c.call(1, 11, FetchRequest(
-        max_wait_ms=0, min_bytes=0, max_bytes=10_000_000, isolation_level=1,
-        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
-                                                                    partition_max_bytes=5_000_000)])],
-    ))
-    return resp.responses[0].partitions[0]
-
-
 def test_describe_producers_idempotent_and_transactional(broker: BrokerProcess) -> None:
     topic = name("producers")
     tid = name("tid")
@@ -115,14 +63,14 @@ def test_describe_producers_idempotent_and_transactional(broker: BrokerProcess) 
         create_topic(c, topic)
         assert producers(c, topic) == {}
         before = int(time.time() * 1000)
-        idem, idem_epoch = init(c, None)
-        assert produce(c, topic, batch(idem, idem_epoch, 0, 3)) == (E.NONE, 0)
+        idem, idem_epoch = init_producer_id(c, None)
+        assert produce(c, topic, producer_batch(idem, idem_epoch, 0, 3)) == (E.NONE, 0)
         found = producers(c, topic)[idem]
         assert (found.producer_epoch, found.last_sequence, found.current_txn_start_offset) == (idem_epoch, 2, -1)
         assert found.last_timestamp >= before and found.coordinator_epoch == -1
-        pid, epoch = init(c, tid)
+        pid, epoch = init_producer_id(c, tid)
         add_partition(c, tid, pid, epoch, topic)
-        assert produce(c, topic, batch(pid, epoch, 0, 2, txn=True), tid) == (E.NONE, 3)
+        assert produce(c, topic, producer_batch(pid, epoch, 0, 2, txn=True), tid) == (E.NONE, 3)
         assert producers(c, topic)[pid].current_txn_start_offset == 3
         assert producers(c, topic)[pid].last_sequence == 1
         end_txn(c, tid, pid, epoch, commit=True)
@@ -149,12 +97,12 @@ def test_find_and_abort_a_hanging_transaction(broker: BrokerProcess) -> None:
     tid = name("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        assert produce(c, topic, batch(-1, -1, -1, 1)) == (E.NONE, 0)
-        pid, epoch = init(c, tid)
+        assert produce(c, topic, producer_batch(-1, -1, -1, 1)) == (E.NONE, 0)
+        pid, epoch = init_producer_id(c, tid)
         add_partition(c, tid, pid, epoch, topic)
-        assert produce(c, topic, batch(pid, epoch, 0, 3, txn=True), tid) == (E.NONE, 1)
-        assert produce(c, topic, batch(-1, -1, -1, 1)) == (E.NONE, 4)
-        held = fetch_committed(c, topic)
+        assert produce(c, topic, producer_batch(pid, epoch, 0, 3, txn=True), tid) == (E.NONE, 1)
+        assert produce(c, topic, producer_batch(-1, -1, -1, 1)) == (E.NONE, 4)
+        held = fetch_partition(c, topic, committed=True)
         assert (held.high_watermark, held.last_stable_offset) == (5, 1)
         # Find it: the producer whose open transaction starts at the LSO.
         hanging = [p for p in producers(c, topic).values() if p.current_txn_start_offset == held.last_stable_offset]
@@ -168,7 +116,7 @@ def test_find_and_abort_a_hanging_transaction(broker: BrokerProcess) -> None:
         )]))
         assert resp.markers[0].topics[0].partitions[0].error_code == E.NONE
         assert producers(c, topic)[pid].current_txn_start_offset == -1
-        part = fetch_committed(c, topic)
+        part = fetch_partition(c, topic, committed=True)
         assert part.last_stable_offset == part.high_watermark == 6
         assert [(a.producer_id, a.first_offset) for a in part.aborted_transactions] == [(pid, 1)]
         batches = [h for _, h in rb.iter_batches(part.records)]

@@ -8,10 +8,11 @@ import asyncio
 import uuid
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from broker_process import BrokerProcess
 from confluent_kafka import Consumer, Producer
 from confluent_kafka import TopicPartition as CkTopicPartition
 from kafka import KafkaProducer
+
+from tests.broker_process import BrokerProcess
 
 COUNT = 300
 

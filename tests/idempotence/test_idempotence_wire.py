@@ -3,24 +3,25 @@ batches: duplicates, sequence errors, KIP-890 verification, WriteTxnMarkers."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
-from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
-from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
-from protocol.messages.init_producer_id_request import InitProducerIdRequest
-from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from protocol.messages.write_txn_markers_request import (
     WritableTxnMarker,
     WritableTxnMarkerTopic,
     WriteTxnMarkersRequest,
+)
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import (
+    WireClient,
+    add_partition,
+    create_topic,
+    fetch_partition,
+    init_producer_id,
+    producer_batch,
 )
 
 E = ErrorCode
@@ -28,18 +29,6 @@ E = ErrorCode
 
 def topic_name(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:8]}"
-
-
-def create_topic(c: WireClient, name: str) -> None:
-    c.call(3, 9, MetadataRequest(topics=[MetadataRequestTopic(name=name)], allow_auto_topic_creation=True))
-
-
-def batch(pid: int, epoch: int, seq: int, n: int = 2, *, txn: bool = False) -> bytes:
-    now = int(time.time() * 1000)
-    return rb.build_batch(
-        [rb.Record(b"k%d" % i, b"v%d" % (seq + i), [], now) for i in range(n)],
-        producer_id=pid, producer_epoch=epoch, base_sequence=seq, transactional=txn,
-    )
 
 
 def produce(
@@ -56,37 +45,6 @@ def produce(
     return {(t.name, p.index): (p.error_code, p.base_offset) for t in resp.responses for p in t.partition_responses}
 
 
-def fetch(c: WireClient, topic: str, *, committed: bool) -> Any:
-    request = FetchRequest(
-        max_wait_ms=0, min_bytes=0, max_bytes=10_000_000, isolation_level=1 if committed else 0,
-        topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
-                                                                    partition_max_bytes=5_000_000)])],
-    )
-    resp: Any = c.call(1, 11, request)
-    return resp.responses[0].partitions[0]
-
-
-def init(c: WireClient, tid: str | None) -> tuple[int, int]:
-    resp: Any = c.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
-    assert resp.error_code == E.NONE
-    return resp.producer_id, resp.producer_epoch
-
-
-def add_partition(c: WireClient, tid: str, pid: int, epoch: int, topic: str) -> None:
-    deadline = time.monotonic() + 10
-    while True:
-        resp: Any = c.call(24, 3, AddPartitionsToTxnRequest(
-            v3_and_below_transactional_id=tid, v3_and_below_producer_id=pid, v3_and_below_producer_epoch=epoch,
-            v3_and_below_topics=[AddPartitionsToTxnTopic(name=topic, partitions=[0])],
-        ))
-        code = resp.results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
-        if code != E.CONCURRENT_TRANSACTIONS:
-            assert code == E.NONE
-            return
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
-
-
 def write_marker(c: WireClient, pid: int, epoch: int, parts: dict[str, list[int]], *, commit: bool = False,
                  version: int = 1) -> dict[tuple[str, int], int]:
     resp: Any = c.call(27, version, WriteTxnMarkersRequest(markers=[WritableTxnMarker(
@@ -100,12 +58,12 @@ def test_a_retried_batch_gets_its_original_offset_and_is_stored_once(broker: Bro
     topic = topic_name("dup")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        pid, epoch = init(c, None)
-        first = batch(pid, epoch, 0)
+        pid, epoch = init_producer_id(c, None)
+        first = producer_batch(pid, epoch, 0)
         assert produce(c, {(topic, 0): first}) == {(topic, 0): (E.NONE, 0)}
-        assert produce(c, {(topic, 0): batch(pid, epoch, 2)}) == {(topic, 0): (E.NONE, 2)}
+        assert produce(c, {(topic, 0): producer_batch(pid, epoch, 2)}) == {(topic, 0): (E.NONE, 2)}
         assert produce(c, {(topic, 0): first}) == {(topic, 0): (E.NONE, 0)}
-        part = fetch(c, topic, committed=False)
+        part = fetch_partition(c, topic, committed=False)
         assert [h.base_offset for _, h in rb.iter_batches(part.records)] == [0, 2]
         assert part.high_watermark == 4
 
@@ -114,12 +72,12 @@ def test_sequence_gap_is_out_of_order_over_the_wire(broker: BrokerProcess) -> No
     topic = topic_name("ooo")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        pid, epoch = init(c, None)
-        assert produce(c, {(topic, 0): batch(pid, epoch, 0)})[(topic, 0)][0] == E.NONE
-        assert produce(c, {(topic, 0): batch(pid, epoch, 5)}) == {
+        pid, epoch = init_producer_id(c, None)
+        assert produce(c, {(topic, 0): producer_batch(pid, epoch, 0)})[(topic, 0)][0] == E.NONE
+        assert produce(c, {(topic, 0): producer_batch(pid, epoch, 5)}) == {
             (topic, 0): (E.OUT_OF_ORDER_SEQUENCE_NUMBER, -1)
         }
-        assert produce(c, {(topic, 0): batch(pid, epoch, 2)}) == {(topic, 0): (E.NONE, 2)}
+        assert produce(c, {(topic, 0): producer_batch(pid, epoch, 2)}) == {(topic, 0): (E.NONE, 2)}
 
 
 def test_transactional_batch_needs_the_partition_in_the_transaction(broker: BrokerProcess) -> None:
@@ -127,8 +85,8 @@ def test_transactional_batch_needs_the_partition_in_the_transaction(broker: Brok
     tid = topic_name("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        pid, epoch = init(c, tid)
-        records = batch(pid, epoch, 0, txn=True)
+        pid, epoch = init_producer_id(c, tid)
+        records = producer_batch(pid, epoch, 0, txn=True)
         # No AddPartitionsToTxn: refused, with the code each produce version understands.
         assert produce(c, {(topic, 0): records}, tid=tid, version=9) == {(topic, 0): (E.INVALID_TXN_STATE, -1)}
         assert produce(c, {(topic, 0): records}, tid=tid, version=11) == {
@@ -138,14 +96,14 @@ def test_transactional_batch_needs_the_partition_in_the_transaction(broker: Brok
         assert produce(c, {(topic, 0): records})[(topic, 0)][0] == E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
         other = topic_name("other")
         create_topic(c, other)
-        two = {(topic, 0): records, (other, 0): batch(pid + 1, 0, 0, txn=True)}
+        two = {(topic, 0): records, (other, 0): producer_batch(pid + 1, 0, 0, txn=True)}
         assert {code for code, _ in produce(c, two, tid=tid).values()} == {E.INVALID_PRODUCER_ID_MAPPING}
-        assert fetch(c, topic, committed=False).high_watermark == 0
+        assert fetch_partition(c, topic, committed=False).high_watermark == 0
         # Once added, the batch is accepted and opens the transaction at the partition.
         add_partition(c, tid, pid, epoch, topic)
         assert produce(c, {(topic, 0): records}, tid=tid) == {(topic, 0): (E.NONE, 0)}
         # A non-transactional write by the same producer meanwhile is refused.
-        assert produce(c, {(topic, 0): batch(pid, epoch, 2)})[(topic, 0)][0] == E.INVALID_TXN_STATE
+        assert produce(c, {(topic, 0): producer_batch(pid, epoch, 2)})[(topic, 0)][0] == E.INVALID_TXN_STATE
 
 
 def test_write_txn_markers_aborts_a_hanging_transaction(broker: BrokerProcess) -> None:
@@ -153,17 +111,17 @@ def test_write_txn_markers_aborts_a_hanging_transaction(broker: BrokerProcess) -
     tid = topic_name("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        assert produce(c, {(topic, 0): batch(-1, -1, -1, 1)}) == {(topic, 0): (E.NONE, 0)}
-        pid, epoch = init(c, tid)
+        assert produce(c, {(topic, 0): producer_batch(-1, -1, -1, 1)}) == {(topic, 0): (E.NONE, 0)}
+        pid, epoch = init_producer_id(c, tid)
         add_partition(c, tid, pid, epoch, topic)
-        assert produce(c, {(topic, 0): batch(pid, epoch, 0, 3, txn=True)}, tid=tid) == {(topic, 0): (E.NONE, 1)}
-        held = fetch(c, topic, committed=True)
+        assert produce(c, {(topic, 0): producer_batch(pid, epoch, 0, 3, txn=True)}, tid=tid) == {(topic, 0): (E.NONE, 1)}
+        held = fetch_partition(c, topic, committed=True)
         assert (held.high_watermark, held.last_stable_offset) == (4, 1)
         assert [h.base_offset for _, h in rb.iter_batches(held.records)] == [0]
         # The admin's abort: an ABORT marker straight to the partition leader.
         assert write_marker(c, pid, epoch - 1, {topic: [0]}) == {(topic, 0): E.INVALID_PRODUCER_EPOCH}
         assert write_marker(c, pid, epoch, {topic: [0]}) == {(topic, 0): E.NONE}
-        part = fetch(c, topic, committed=True)
+        part = fetch_partition(c, topic, committed=True)
         assert part.last_stable_offset == part.high_watermark == 5
         assert [(a.producer_id, a.first_offset) for a in part.aborted_transactions] == [(pid, 1)]
         assert [h.base_offset for _, h in rb.iter_batches(part.records)] == [0, 1, 4]
@@ -173,7 +131,7 @@ def test_write_txn_markers_answers_per_partition(broker: BrokerProcess) -> None:
     topic = topic_name("markers")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        pid, epoch = init(c, None)
+        pid, epoch = init_producer_id(c, None)
         missing = topic_name("missing")
         got = write_marker(c, pid, epoch, {topic: [0, 7], missing: [0]}, commit=True, version=0)
         assert got == {

@@ -3,13 +3,7 @@ examples, and without deadlines (first calls import and build strategies)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from hypothesis import HealthCheck, settings
-
-# The helpers next to the tests (protocol_model) are imported by bare name.
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 settings.register_profile(
     "protocol",

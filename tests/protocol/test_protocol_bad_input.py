@@ -12,7 +12,6 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_model import Target, all_targets, message_strategy
 
 from protocol.codec import (
     DecodeError,
@@ -33,6 +32,7 @@ from protocol.messages import (
     MetadataResponse,
     ProduceRequest,
 )
+from tests.protocol.protocol_model import Target, all_targets, message_strategy
 
 TARGETS = all_targets()
 

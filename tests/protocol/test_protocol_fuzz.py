@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_model import Target, all_targets, message_strategy
 
 from protocol.codec import DecodeError
+from tests.protocol.protocol_model import Target, all_targets, message_strategy
 
 TARGETS = all_targets()
 

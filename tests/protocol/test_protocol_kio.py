@@ -13,10 +13,10 @@ from kio.index import load_entity_schema, load_request_schema, load_response_sch
 from kio.serial import entity_reader, entity_writer
 from kio.static.constants import EntityType
 from kio.static.primitive import Records
-from protocol_model import Target, from_kio, kio_strategy
 
 from protocol.message import Message
 from protocol.messages import API_SPECS, RequestHeader, ResponseHeader
+from tests.protocol.protocol_model import Target, from_kio, kio_strategy
 
 # API x version x direction combinations both define (kio 0.6.5 vs schemas/), plus the
 # four header versions. A change here means coverage changed: update it on purpose.

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from protocol_model import Target, load_specs, message_strategy, present, struct_fields
 
 from protocol.codegen.generator import snake_case
 from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.spec import FieldSpec, MessageSpec
+from tests.protocol.protocol_model import Target, load_specs, message_strategy, present, struct_fields
 
 PACKAGES = ("aiokafka.protocol", "kafka.protocol.old")
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
-from protocol_model import ROOT, Target, all_targets, message_strategy
 
 from protocol.codegen.generator import generate_all
 from protocol.message import Message
+from tests.protocol.protocol_model import ROOT, Target, all_targets, message_strategy
 
 TARGETS = all_targets()
 

@@ -6,7 +6,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from storage_helpers import Harness
+
+from tests.storage.storage_helpers import Harness
 
 
 @pytest.fixture(params=["memory", "file"])

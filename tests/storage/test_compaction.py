@@ -7,13 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from storage_helpers import Harness
 
 from protocol import record_batch as rb
 from storage.cleaner import clean_log
 from storage.engine import READ_COMMITTED, AppendOrigin
 from storage.file_storage import FileStorage, _FilePersistence
 from storage.log import Log
+from tests.storage.storage_helpers import Harness
 
 TOPIC = "compacted"
 DAY = 86_400_000

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-from storage_helpers import Harness, make_batch
 
 from protocol import record_batch as rb
 from storage.clock import ManualClock
@@ -22,6 +21,7 @@ from storage.file_storage import FileStorage
 from storage.log import Log
 from storage.producer_state import decode_snapshot, encode_snapshot, read_control_record
 from storage.txn_index import ENTRY_SIZE
+from tests.storage.storage_helpers import Harness, make_batch
 
 INT32_MAX = 2**31 - 1
 PID = 1000

@@ -5,7 +5,6 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from storage_helpers import Harness, make_batch
 
 from protocol import record_batch as rb
 from storage import errors
@@ -16,6 +15,7 @@ from storage.engine import (
     AppendOrigin,
     OffsetAndTimestamp,
 )
+from tests.storage.storage_helpers import Harness, make_batch
 
 T0 = 1_700_000_000_000
 

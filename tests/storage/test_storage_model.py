@@ -5,16 +5,17 @@ from __future__ import annotations
 import random
 
 import pytest
-from storage_helpers import Harness, make_batch
 
 from protocol import record_batch as rb
 from storage.engine import PartitionLog, StorageEngine
 from storage.file_storage import FileStorage
 from storage.memory import MemoryStorage
+from tests.storage.storage_helpers import Harness, make_batch
 
 
 def _typing_contract(file_engine: FileStorage, memory_engine: MemoryStorage) -> None:
-    # Checked by mypy: both engines and their logs satisfy the engine protocols.
+    # Checked by mypy (pyproject.toml lists this module): both engines and their logs
+    # satisfy the engine protocols, so an engine drifting from them fails `mypy`.
     engines: list[StorageEngine] = [file_engine, memory_engine]
     logs: list[PartitionLog] = [file_engine.log("t", 0), memory_engine.log("t", 0)]
     del engines, logs

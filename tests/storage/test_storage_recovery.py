@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from storage_helpers import make_batch
 
 from protocol import record_batch as rb
 from storage.clock import ManualClock
 from storage.file_storage import CLEAN_SHUTDOWN_FILE, FileStorage
 from storage.files import FileStore
+from tests.storage.storage_helpers import make_batch
 
 
 def seg_path(root: Path, topic: str, base: int, suffix: str = ".log", partition: int = 0) -> Path:

@@ -1,16 +1,12 @@
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from broker_process import BrokerProcess
+from tests.broker_process import BrokerProcess
 
 # Fast groups for consume-transform-produce workers.
 TXN_OVERRIDES = {

@@ -1,6 +1,6 @@
 """A consume-transform-produce worker, run as its own process so a test can SIGKILL it.
 
-usage: eos_worker.py CLIENT BOOTSTRAP INPUT OUTPUT GROUP TRANSACTIONAL_ID PAUSE_AT MID_FILE
+usage: python -m tests.transactions.eos_worker CLIENT BOOTSTRAP INPUT OUTPUT GROUP TRANSACTIONAL_ID PAUSE_AT MID_FILE
 
 Copies every record of INPUT to OUTPUT ("in-N" becomes "out-N", same partition) in
 transactions of up to 5 records, with the consumed offsets sent to each transaction.
@@ -15,11 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from txn_clients import TP, TxnProducer, end_offsets
+from tests.transactions.txn_clients import TP, TxnProducer, end_offsets
 
 BATCH = 5
 DEADLINE = 40.0

@@ -6,8 +6,18 @@ import time
 from collections.abc import Callable
 
 import pytest
-from broker_process import BrokerProcess
-from txn_clients import CLIENTS, TP, TxnProducer, create_topics, end_offsets, is_fenced, read, values
+
+from tests.broker_process import BrokerProcess
+from tests.transactions.txn_clients import (
+    CLIENTS,
+    TP,
+    TxnProducer,
+    create_topics,
+    end_offsets,
+    is_fenced,
+    read,
+    values,
+)
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:

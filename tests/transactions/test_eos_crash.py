@@ -12,19 +12,20 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from broker_process import BrokerProcess
-from test_eos_clients import settled
-from txn_clients import CLIENTS, TP, TxnProducer, create_topics, read, values
 
-WORKER = Path(__file__).resolve().parent / "eos_worker.py"
+from tests.broker_process import BrokerProcess
+from tests.transactions.test_eos_clients import settled
+from tests.transactions.txn_clients import CLIENTS, TP, TxnProducer, create_topics, read, values
+
+ROOT = Path(__file__).resolve().parents[2]
 INPUT_RECORDS = 40  # per partition
 
 
 def _worker(client: str, bs: str, name: str, pause_at: int, mid: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, str(WORKER), client, bs, f"{name}-in", f"{name}-out", f"{name}-group",
+        [sys.executable, "-m", "tests.transactions.eos_worker", client, bs, f"{name}-in", f"{name}-out", f"{name}-group",
          f"{name}-tid", str(pause_at), str(mid)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
     )
 
 

@@ -7,9 +7,6 @@ import time
 from typing import Any
 
 import pytest
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-from txn_clients import create_topics
 
 from coordinator.group.coordinator import GroupConfig, GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
@@ -25,6 +22,9 @@ from protocol.messages.txn_offset_commit_request import (
     TxnOffsetCommitRequestTopic,
 )
 from storage.clock import ManualClock
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
+from tests.transactions.txn_clients import create_topics
 
 
 def _init(c: WireClient, tid: str) -> tuple[int, int]:

@@ -275,9 +275,8 @@ def values(records: Records) -> list[bytes]:
 
 
 def create_topics(bootstrap: str, topics: dict[str, int]) -> None:
-    from kafka_wire import WireClient
-
     from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
+    from tests.kafka_wire import WireClient
 
     with WireClient(bootstrap) as c:
         resp: Any = c.call(19, 5, CreateTopicsRequest(
@@ -289,13 +288,12 @@ def create_topics(bootstrap: str, topics: dict[str, int]) -> None:
 
 def end_offsets(bootstrap: str, tps: list[TP], *, committed: bool) -> dict[TP, int]:
     """ListOffsets LATEST: the high watermark, or with committed=True the last stable offset."""
-    from kafka_wire import WireClient
-
     from protocol.messages.list_offsets_request import (
         ListOffsetsPartition,
         ListOffsetsRequest,
         ListOffsetsTopic,
     )
+    from tests.kafka_wire import WireClient
 
     by_topic: dict[str, list[int]] = {}
     for t, p in tps:

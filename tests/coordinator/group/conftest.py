@@ -1,8 +1,3 @@
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from group_harness import h  # noqa: F401 - the fixture
+from tests.coordinator.group.group_harness import h  # noqa: F401 - the fixture

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from group_harness import Harness, done, subscription
 
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.states import GroupState, IllegalStateTransition, check_transition
 from coordinator.log import CoordinatorLogError, LogRecord
 from coordinator.partitioning import java_string_hashcode, partition_for
 from protocol.errors import ErrorCode as E
+from tests.coordinator.group.group_harness import Harness, done, subscription
 
 # --- pure pieces ------------------------------------------------------------------------
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from txn_helpers import TIMEOUT_MS, Env, begin, init
 
 from coordinator.transaction import TransactionConfig, TransactionState
 from protocol.errors import ErrorCode
+from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, begin, init
 
 S = TransactionState
 E = ErrorCode

@@ -6,9 +6,6 @@ import contextlib
 import time
 from typing import Any
 
-from broker_process import BrokerProcess
-from kafka_wire import WireClient
-
 from protocol.errors import ErrorCode
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.add_partitions_to_txn_request import (
@@ -22,14 +19,11 @@ from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.list_transactions_request import ListTransactionsRequest
-from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.record_batch import ControlType, decode_batches, parse_control_record
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient, create_topic
 
 E = ErrorCode
-
-
-def _create_topic(c: WireClient, name: str, partitions: int = 1) -> None:
-    c.call(3, 9, MetadataRequest(topics=[MetadataRequestTopic(name=name)], allow_auto_topic_creation=True))
 
 
 def _init(c: WireClient, tid: str | None, version: int = 4, **kw: Any) -> Any:
@@ -90,7 +84,7 @@ def test_versions_advertised(fresh_broker: BrokerProcess) -> None:
 
 def test_transaction_round_trip_and_restart(fresh_broker: BrokerProcess) -> None:
     with WireClient(fresh_broker.bootstrap) as c:
-        _create_topic(c, "txn-wire")
+        create_topic(c, "txn-wire")
         idem = _init(c, None, version=0)
         assert idem.error_code == E.NONE and idem.producer_epoch == 0
         first = _init(c, "app")
@@ -154,7 +148,7 @@ def test_transaction_round_trip_and_restart(fresh_broker: BrokerProcess) -> None
 
 def test_verify_only_and_fencing_an_open_transaction(fresh_broker: BrokerProcess) -> None:
     with WireClient(fresh_broker.bootstrap) as c:
-        _create_topic(c, "txn-verify")
+        create_topic(c, "txn-verify")
         r = _init(c, "v")
         pid, epoch = r.producer_id, r.producer_epoch
         assert _add(c, "v", pid, epoch, "txn-verify", [0]) == {("txn-verify", 0): E.NONE}
