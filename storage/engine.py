@@ -14,6 +14,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from .append_signal import AppendSignal
     from .producer_state import ProducerInfo
     from .topic_config import ConfigEntry, TopicConfig
 
@@ -138,6 +139,14 @@ class PartitionLog(Protocol):
 
 
 class StorageEngine(Protocol):
+    @property
+    def appended(self) -> AppendSignal:
+        """Fires per partition on every change of its log: client batches, transaction
+        markers and coordinator records appended (high watermark, last stable offset),
+        the log start moved, cleaned segments swapped in, the log deleted. Fetch long
+        polls wait on it."""
+        ...
+
     async def create_topic(
         self,
         name: str,

@@ -209,6 +209,7 @@ class FileStorage(LogManager):
             ),
             max_snapshot_offset=report.recovery_start,
             segment_bytes_override=self._segment_bytes_override_for(info.name),
+            appended=self.appended,
             cleaner_checkpoint=read_offset_file(directory, CLEANER_CHECKPOINT_FILE) or 0,
         )
 

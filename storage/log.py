@@ -14,6 +14,7 @@ from typing import Protocol
 from protocol import record_batch as rb
 from protocol.record_batch import BatchHeader
 
+from .append_signal import AppendSignal
 from .clock import Clock
 from .engine import (
     EARLIEST_LOCAL_TIMESTAMP,
@@ -83,6 +84,7 @@ class Log:
         max_snapshot_offset: int | None = None,
         segment_bytes_override: int | None = None,
         cleaner_checkpoint: int = 0,
+        appended: AppendSignal | None = None,
     ) -> None:
         assert segments, "a log always has an active segment"
         self._topic = topic
@@ -93,6 +95,7 @@ class Log:
         self._clock = clock
         self._flusher = flusher
         self._persistence = persistence
+        self._appended = appended if appended is not None else AppendSignal()
         self._segment_bytes_override = segment_bytes_override
         self._next_offset = segments[-1].next_offset
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
@@ -221,6 +224,9 @@ class Log:
                 segment.txn_index.append(aborted)
             except OSError as exc:
                 raise KafkaStorageError(f"write to {self._topic}-{self._partition} txn index failed: {exc}") from exc
+        # Every append moves the high watermark, and a marker may move the LSO: parked
+        # fetches of this partition re-read (a duplicate above changed nothing).
+        self._changed()
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
 
@@ -391,6 +397,7 @@ class Log:
             self._persistence.save_log_start_offset(offset)
             self._delete_leading(lambda seg, nxt: nxt is not None and nxt <= self._log_start_offset)
             self.producer_state.on_log_start_offset(self._segments[0].base_offset)
+            self._changed()
         return self._log_start_offset
 
     def enforce_retention(self) -> int:
@@ -435,6 +442,7 @@ class Log:
                 self._log_start_offset = new_start
                 self._persistence.save_log_start_offset(new_start)
                 self.producer_state.on_log_start_offset(self._segments[0].base_offset)
+                self._changed()
         return deleted
 
     # --- compaction (storage.cleaner does the work) -------------------------------------
@@ -483,6 +491,7 @@ class Log:
             self._flusher.discard(seg.store)
         self._segments[i : i + len(old)] = [new]
         self._bases[i : i + len(old)] = [new.base_offset]
+        self._changed()
         return True
 
     def save_cleaner_checkpoint(self, offset: int) -> None:
@@ -496,10 +505,14 @@ class Log:
         for segment in list(self._segments):
             segment.sync()
 
+    def _changed(self) -> None:
+        self._appended.notify(self._topic, self._partition)
+
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
+        self._changed()
         self._segments[-1].on_become_inactive()
         for segment in self._segments:
             self._flusher.discard(segment.store)
@@ -507,6 +520,7 @@ class Log:
 
     def delete(self) -> None:
         self.closed = True
+        self._changed()
         for segment in self._segments:
             self._flusher.discard(segment.store)
             segment.delete()
