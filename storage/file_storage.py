@@ -234,7 +234,7 @@ class FileStorage(LogManager):
             if snapshot:
                 # Clean shutdown: the next start loads this and replays nothing.
                 log.take_producer_snapshot(durable=True)
-            persistence = log._persistence
+            persistence = log.persistence
             assert isinstance(persistence, _FilePersistence)
             write_atomically(os.path.join(persistence.directory, RECOVERY_POINT_FILE), str(end_offset).encode())
 

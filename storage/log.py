@@ -36,6 +36,7 @@ from .errors import (
     from_batch_error,
 )
 from .flusher import GroupCommitFlusher
+from .log_loader import rebuild_producer_state
 from .producer_state import ProducerInfo, ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
@@ -101,7 +102,8 @@ class Log:
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
         self.producer_state = producer_state if producer_state is not None else ProducerStateManager()
         # After a crash only snapshots at or below the recovery point are trusted.
-        self.producer_state.load(
+        rebuild_producer_state(
+            self.producer_state,
             segments,
             self._next_offset,
             max_snapshot_offset=self._next_offset if max_snapshot_offset is None else max_snapshot_offset,
@@ -161,8 +163,13 @@ class Log:
         return list(self._bases)
 
     @property
-    def _segment_bytes(self) -> int:
+    def segment_bytes(self) -> int:
+        """The size a segment rolls at (and the cleaner's limit for a merged segment)."""
         return self._segment_bytes_override or self.config.segment_bytes
+
+    @property
+    def persistence(self) -> LogPersistence:
+        return self._persistence
 
     # --- append -----------------------------------------------------------------------
 
@@ -173,14 +180,22 @@ class Log:
         durable: bool = False,
         origin: AppendOrigin = AppendOrigin.CLIENT,
         leader_epoch: int = 0,
+        transaction_version: int = 0,
     ) -> AppendResult:
-        result = self.append_nowait(records, origin=origin, leader_epoch=leader_epoch)
+        result = self.append_nowait(
+            records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version
+        )
         if durable:
             await self._flusher.sync()
         return result
 
     def append_nowait(
-        self, records: bytes | bytearray | memoryview, *, origin: AppendOrigin = AppendOrigin.CLIENT, leader_epoch: int = 0
+        self,
+        records: bytes | bytearray | memoryview,
+        *,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+        leader_epoch: int = 0,
+        transaction_version: int = 0,
     ) -> AppendResult:
         """The synchronous part of append: validate, assign offsets, write (no fsync)."""
         if self.closed:
@@ -198,6 +213,8 @@ class Log:
         log_append_time = now if config.log_append_time else None
         if log_append_time is None and not header.is_control:
             self._check_timestamps(header, now)
+        if header.is_control and transaction_version >= 2:
+            self.producer_state.check_strict_marker_epoch(header.producer_id, header.producer_epoch)
         duplicate = self.producer_state.before_append(header, records, origin, now)
         if duplicate is not None:
             # A retry of a batch already in the log: its original offsets, nothing written.
@@ -246,7 +263,7 @@ class Log:
             segment.roll_base_ms = now
             return segment
         if (
-            segment.size + header.size > self._segment_bytes
+            segment.size + header.size > self.segment_bytes
             or now - segment.roll_base_ms >= self.config.segment_ms
             or segment.is_index_full
             or header.last_offset - segment.base_offset > INT32_MAX

@@ -27,7 +27,6 @@ from protocol.messages.produce_response import (
     TopicProduceResponse,
 )
 from storage.errors import StorageError
-from storage.log import Log
 
 API_KEY = 0
 MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stores
@@ -112,12 +111,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                 continue
             partition_log = services.storage.log(info.name, partition.index)
             header = _peek_header(records)
-            if (
-                header is not None
-                and header.is_transactional
-                and isinstance(partition_log, Log)
-                and partition_log.needs_verification(header)
-            ):
+            if header is not None and header.is_transactional and partition_log.needs_verification(header):
                 code = _verify(services, request.transactional_id, header, (info.name, partition.index), version)
                 if code != ErrorCode.NONE:
                     log.info("transactional produce not verified", topic=info.name, partition=partition.index,
