@@ -3,8 +3,8 @@
 A request is answered as soon as it has `min_bytes`, an error, or its `max_wait_ms` ran
 out; until then it parks on the storage engine's append signal for its partitions and
 re-reads when one of their logs changes (an append moved the high watermark, a marker the
-last stable offset, ...), as Kafka's DelayedFetch does. Incremental fetch sessions (KIP-227) are declined by answering session id 0, so
-clients keep sending full requests.
+last stable offset, ...), as Kafka's DelayedFetch does. Incremental fetch sessions
+(KIP-227) are declined by answering session id 0, so clients keep sending full requests.
 """
 
 from __future__ import annotations
