@@ -123,6 +123,16 @@ def build_plan(quick: bool) -> list[Spec]:
     )
     specs.append(
         Spec(
+            key="latency-txn-confluent",
+            title="end-to-end commit per record, 100 txn/s -> read_committed [confluent-kafka]",
+            func="txn_latency_confluent",
+            params={"size": 100, "per_txn": 1, "rate": 100, "seconds": 1.0 if quick else 3.0, "timeout": 20.0},
+            metrics=("p50_ms", "p99_ms"),
+            tags=("latency", "txn", "confluent"),
+        )
+    )
+    specs.append(
+        Spec(
             key="partitions-1000-confluent",
             title="1000 partitions, produce 100 B acks=1 [confluent-kafka]",
             func="many_partitions_confluent",

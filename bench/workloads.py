@@ -262,75 +262,129 @@ def large_txn_aiokafka(bootstrap: str, size: int, count: int, timeout: float) ->
 # ---------------------------------------------------------------- end-to-end latency
 
 
+class _LatencyConsumer:
+    """A read_committed consumer on a thread of its own that records, for every stamped
+    record, the time from its stamp to its arrival. A record starting with b"W" is the
+    warm-up: it only signals that the consumer is connected and fetching."""
+
+    def __init__(self, bootstrap: str, topic: str) -> None:
+        conf = confluent_base(bootstrap)
+        conf.update(
+            {
+                "group.id": unique("group"),
+                "enable.auto.commit": False,
+                "isolation.level": "read_committed",
+            }
+        )
+        self.consumer = Consumer(conf)
+        self.consumer.assign([CkTopicPartition(topic, 0, OFFSET_BEGINNING)])
+        self.latencies: list[int] = []
+        self.errors: list[str] = []
+        self.warmed_up = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._consume, daemon=True)
+        self._thread.start()
+
+    def _consume(self) -> None:
+        while not self._stop.is_set():
+            msg = self.consumer.poll(0.05)
+            if msg is None:
+                continue
+            err = msg.error()
+            if err is not None:
+                self.errors.append(err.str())
+                continue
+            now = time.monotonic_ns()
+            value = msg.value()
+            if value and value[:1] == b"W":
+                self.warmed_up.set()
+            elif value:
+                self.latencies.append(now - stamp_of(value))
+
+    def wait_warm(self, timeout: float) -> None:
+        if not self.warmed_up.wait(timeout):
+            raise WorkloadError(f"warm-up record not consumed in {timeout:.0f}s: {self.errors[:1]}")
+
+    def wait_for(self, total: int, timeout: float) -> Metrics:
+        deadline = time.monotonic() + timeout
+        while len(self.latencies) < total and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if len(self.latencies) < total:
+            raise WorkloadError(f"{len(self.latencies)} of {total} records arrived")
+        ms = sorted(x / 1e6 for x in self.latencies)
+        return {
+            "p50_ms": statistics.median(ms),
+            "p99_ms": ms[min(len(ms) - 1, int(len(ms) * 0.99))],
+            "max_ms": ms[-1],
+        }
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self.consumer.close()
+
+
+def _warm_up_record(size: int) -> bytes:
+    return b"W" + b"\0" * (size - 1)
+
+
+def _pace(start: float, i: int, rate: int) -> None:
+    delay = start + i / rate - time.monotonic()
+    if delay > 0:
+        time.sleep(delay)
+
+
 def e2e_latency_confluent(bootstrap: str, size: int, rate: int, seconds: float, timeout: float) -> Metrics:
     """Idempotent acks=all producer at a fixed rate into a read_committed consumer in the
     same process; each record carries its send time."""
     topic = unique("latency")
     create_topic(bootstrap, topic)
-    conf = confluent_base(bootstrap)
-    conf.update(
-        {
-            "group.id": unique("group"),
-            "enable.auto.commit": False,
-            "isolation.level": "read_committed",
-        }
-    )
-    consumer = Consumer(conf)
-    consumer.assign([CkTopicPartition(topic, 0, OFFSET_BEGINNING)])
-    latencies: list[int] = []
-    received = threading.Event()
-    stop = threading.Event()
-    errors: list[str] = []
-
-    def consume() -> None:
-        while not stop.is_set():
-            msg = consumer.poll(0.05)
-            if msg is None:
-                continue
-            err = msg.error()
-            if err is not None:
-                errors.append(err.str())
-                continue
-            now = time.monotonic_ns()
-            value = msg.value()
-            if value and value[:1] == b"W":
-                received.set()
-            elif value:
-                latencies.append(now - stamp_of(value))
-
-    thread = threading.Thread(target=consume, daemon=True)
-    thread.start()
+    consumer = _LatencyConsumer(bootstrap, topic)
     producer = Producer(producer_config(bootstrap, "all", True, **{"linger.ms": 0}))
     try:
-        producer.produce(topic, b"W" + b"\0" * (size - 1))  # warm-up record, not measured
+        producer.produce(topic, _warm_up_record(size))  # not measured
         producer.flush(timeout)
-        if not received.wait(timeout):
-            raise WorkloadError(f"warm-up record not consumed in {timeout:.0f}s: {errors[:1]}")
+        consumer.wait_warm(timeout)
         total = int(rate * seconds)
         start = time.monotonic()
         for i in range(total):
-            delay = start + i / rate - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
+            _pace(start, i, rate)
             producer.produce(topic, stamped(size))
             producer.poll(0)
         if producer.flush(timeout):
             raise WorkloadError("records unacknowledged")
-        deadline = time.monotonic() + timeout
-        while len(latencies) < total and time.monotonic() < deadline:
-            time.sleep(0.02)
+        return consumer.wait_for(total, timeout)
     finally:
-        stop.set()
-        thread.join(5)
         consumer.close()
-    if len(latencies) < total:
-        raise WorkloadError(f"{len(latencies)} of {total} records arrived")
-    ms = sorted(x / 1e6 for x in latencies)
-    return {
-        "p50_ms": statistics.median(ms),
-        "p99_ms": ms[min(len(ms) - 1, int(len(ms) * 0.99))],
-        "max_ms": ms[-1],
-    }
+
+
+def txn_latency_confluent(
+    bootstrap: str, size: int, per_txn: int, rate: int, seconds: float, timeout: float
+) -> Metrics:
+    """A transactional producer commits every `per_txn` records, at most `rate` transactions
+    a second; a read_committed consumer in the same process takes each record's time from
+    its send to its arrival, so the figure includes the commit: the records are visible
+    only once the COMMIT marker moved the last stable offset."""
+    topic = unique("txn-latency")
+    create_topic(bootstrap, topic)
+    consumer = _LatencyConsumer(bootstrap, topic)
+    producer = _transactional_confluent(bootstrap)
+    try:
+        producer.begin_transaction()
+        producer.produce(topic, _warm_up_record(size))  # not measured
+        _commit(producer, timeout)
+        consumer.wait_warm(timeout)
+        total = int(rate * seconds)
+        start = time.monotonic()
+        for i in range(total):
+            _pace(start, i, rate)
+            producer.begin_transaction()
+            for _ in range(per_txn):
+                producer.produce(topic, stamped(size))
+            _commit(producer, timeout)
+        return consumer.wait_for(total * per_txn, timeout)
+    finally:
+        consumer.close()
 
 
 # ---------------------------------------------------------------- many partitions, many connections
@@ -412,6 +466,7 @@ WORKLOADS: dict[str, Callable[..., Metrics]] = {
         large_txn_confluent,
         large_txn_aiokafka,
         e2e_latency_confluent,
+        txn_latency_confluent,
         many_partitions_confluent,
         many_connections_confluent,
     )

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from coordinator.group.coordinator import GroupCoordinator
 
 
-def group_coordinator(ctx: RequestContext) -> GroupCoordinator | None:
+def group_coordinator(ctx: RequestContext) -> GroupCoordinator:
     return ctx.services.group_coordinator
 
 

@@ -59,19 +59,23 @@ class Server:
                 "__transaction_state": int(config.get("transaction.state.log.segment.bytes")),
             },
         )
+        # The group coordinator first: the transaction coordinator's marker writes tell it
+        # of every marker reaching `__consumer_offsets` (pending transactional offsets).
+        groups = await start_group_coordinator(config, self.clock, storage)
+        transactions = await start_transaction_coordinator(
+            config, self.clock, storage, marker_listeners=[groups.on_txn_marker]
+        )
         self.services = Services(
-            config=config, clock=self.clock, cluster_id=cluster_id, router=build_router(), storage=storage
+            config=config,
+            clock=self.clock,
+            cluster_id=cluster_id,
+            router=build_router(),
+            storage=storage,
+            transactions=transactions,
+            group_coordinator=groups,
         )
         self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
-        transactions = await start_transaction_coordinator(config, self.clock, storage)
-        self.services.transactions = transactions
         self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
-        groups = await start_group_coordinator(config, self.clock, storage)
-        self.services.group_coordinator = groups
-        # Markers reaching __consumer_offsets settle the group coordinator's pending offsets.
-        listeners = getattr(transactions.marker_writer, "listeners", None)
-        if listeners is not None:
-            listeners.append(groups.on_txn_marker)
         loop = asyncio.get_running_loop()
         services = self.services
         for listener in config.listeners:
@@ -98,11 +102,9 @@ class Server:
         for task in self.background:
             task.cancel()
         await asyncio.gather(*self.background, return_exceptions=True)
-        if self.services is not None and self.services.transactions is not None:
-            await self.services.transactions.shutdown()
-        if self.services is not None and self.services.group_coordinator is not None:
-            await self.services.group_coordinator.stop()
         if self.services is not None:
+            await self.services.transactions.shutdown()
+            await self.services.group_coordinator.stop()
             await self.services.storage.close()
         log.info("broker stopped")
 

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
 from broker.router import Router
-from broker.signals import AppendSignal
 from storage.clock import Clock
 from storage.engine import StorageEngine
 
@@ -19,15 +18,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class Services:
+    """Built once the storage and both coordinators are up: nothing in it is optional."""
+
     config: Config
     clock: Clock
     cluster_id: str
     router: Router
     storage: StorageEngine
-    appended: AppendSignal = field(default_factory=AppendSignal)
+    transactions: TransactionCoordinator
+    group_coordinator: GroupCoordinator
     connections: set[KafkaConnection] = field(default_factory=set)
-    transactions: TransactionCoordinator | None = None
-    group_coordinator: GroupCoordinator | None = None
 
     @property
     def node_id(self) -> int:

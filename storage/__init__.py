@@ -1,5 +1,6 @@
 """Kafka's log on local disk (FileStorage) or in memory (MemoryStorage)."""
 
+from .append_signal import AppendSignal
 from .clock import Clock, ManualClock, SystemClock
 from .engine import (
     EARLIEST_TIMESTAMP,
@@ -26,6 +27,7 @@ __all__ = [
     "AbortedTransaction",
     "AppendOrigin",
     "AppendResult",
+    "AppendSignal",
     "Clock",
     "ConfigEntry",
     "FileStorage",

@@ -107,7 +107,7 @@ async def clean_log(log: Log, now: int, *, run: Runner = asyncio.to_thread, forc
                 return None
         plan = _plan(log, segments, end, now)
         try:
-            cleaned: _Cleaned = await run(_clean, plan, log._persistence)
+            cleaned: _Cleaned = await run(_clean, plan, log.persistence)
         except OSError as exc:
             if log.closed:
                 return None
@@ -139,7 +139,7 @@ def _plan(log: Log, segments: list[LogSegment], end: int, now: int) -> _Plan:
     producer_last = {
         pid: entry.batches[-1].last_offset for pid, entry in log.producer_state.producers.items() if entry.batches
     }
-    segment_bytes = log._segment_bytes
+    segment_bytes = log.segment_bytes
     groups: list[list[LogSegment]] = []
     size = 0
     for segment in segments:

@@ -14,6 +14,9 @@ from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from protocol.record_batch import BatchHeader
+
+    from .append_signal import AppendSignal
     from .producer_state import ProducerInfo
     from .topic_config import ConfigEntry, TopicConfig
 
@@ -101,9 +104,19 @@ class PartitionLog(Protocol):
         durable: bool = False,
         origin: AppendOrigin = AppendOrigin.CLIENT,
         leader_epoch: int = 0,
+        transaction_version: int = 0,
     ) -> AppendResult:
         """Validate (header + CRC only), assign offsets and write one batch. With
-        durable=True (acks=all) return only after an fsync covering it."""
+        durable=True (acks=all) return only after an fsync covering it. A marker
+        (control batch, origin COORDINATOR) with `transaction_version` 2 must carry an
+        epoch above the producer's, as transaction version 2 coordinators bump it."""
+        ...
+
+    def needs_verification(self, header: BatchHeader) -> bool:
+        """KIP-890: whether a client's transactional batch would open a transaction at this
+        partition, so the transaction coordinator must first confirm the partition is in
+        the producer's ongoing transaction (duplicates and stale epochs do not: the append
+        answers them)."""
         ...
 
     async def read(
@@ -138,6 +151,14 @@ class PartitionLog(Protocol):
 
 
 class StorageEngine(Protocol):
+    @property
+    def appended(self) -> AppendSignal:
+        """Fires per partition on every change of its log: client batches, transaction
+        markers and coordinator records appended (high watermark, last stable offset),
+        the log start moved, cleaned segments swapped in, the log deleted. Fetch long
+        polls wait on it."""
+        ...
+
     async def create_topic(
         self,
         name: str,

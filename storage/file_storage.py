@@ -209,6 +209,7 @@ class FileStorage(LogManager):
             ),
             max_snapshot_offset=report.recovery_start,
             segment_bytes_override=self._segment_bytes_override_for(info.name),
+            appended=self.appended,
             cleaner_checkpoint=read_offset_file(directory, CLEANER_CHECKPOINT_FILE) or 0,
         )
 
@@ -233,7 +234,7 @@ class FileStorage(LogManager):
             if snapshot:
                 # Clean shutdown: the next start loads this and replays nothing.
                 log.take_producer_snapshot(durable=True)
-            persistence = log._persistence
+            persistence = log.persistence
             assert isinstance(persistence, _FilePersistence)
             write_atomically(os.path.join(persistence.directory, RECOVERY_POINT_FILE), str(end_offset).encode())
 

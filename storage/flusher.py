@@ -70,10 +70,6 @@ class GroupCommitFlusher:
     def discard(self, target: Syncable) -> None:
         self._dirty.pop(id(target), None)
 
-    @property
-    def has_dirty(self) -> bool:
-        return bool(self._dirty)
-
     async def sync(self) -> None:
         """Return once everything written before this call is durable."""
         if not self._dirty:
@@ -116,12 +112,6 @@ class GroupCommitFlusher:
                 future.exception()  # waiters may all be gone; don't warn about it
         if self._next is not None:
             self._start_round()
-
-    def sync_now(self) -> None:
-        """Synchronous flush of every dirty file (shutdown, checkpoints in a thread)."""
-        targets = list(self._dirty.values())
-        self._dirty.clear()
-        _sync_all(targets)
 
     async def close(self) -> None:
         while self._running is not None or self._next is not None:

@@ -14,6 +14,7 @@ from typing import Protocol
 from protocol import record_batch as rb
 from protocol.record_batch import BatchHeader
 
+from .append_signal import AppendSignal
 from .clock import Clock
 from .engine import (
     EARLIEST_LOCAL_TIMESTAMP,
@@ -35,6 +36,7 @@ from .errors import (
     from_batch_error,
 )
 from .flusher import GroupCommitFlusher
+from .log_loader import rebuild_producer_state
 from .producer_state import ProducerInfo, ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
@@ -83,6 +85,7 @@ class Log:
         max_snapshot_offset: int | None = None,
         segment_bytes_override: int | None = None,
         cleaner_checkpoint: int = 0,
+        appended: AppendSignal | None = None,
     ) -> None:
         assert segments, "a log always has an active segment"
         self._topic = topic
@@ -93,12 +96,14 @@ class Log:
         self._clock = clock
         self._flusher = flusher
         self._persistence = persistence
+        self._appended = appended if appended is not None else AppendSignal()
         self._segment_bytes_override = segment_bytes_override
         self._next_offset = segments[-1].next_offset
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
         self.producer_state = producer_state if producer_state is not None else ProducerStateManager()
         # After a crash only snapshots at or below the recovery point are trusted.
-        self.producer_state.load(
+        rebuild_producer_state(
+            self.producer_state,
             segments,
             self._next_offset,
             max_snapshot_offset=self._next_offset if max_snapshot_offset is None else max_snapshot_offset,
@@ -158,8 +163,13 @@ class Log:
         return list(self._bases)
 
     @property
-    def _segment_bytes(self) -> int:
+    def segment_bytes(self) -> int:
+        """The size a segment rolls at (and the cleaner's limit for a merged segment)."""
         return self._segment_bytes_override or self.config.segment_bytes
+
+    @property
+    def persistence(self) -> LogPersistence:
+        return self._persistence
 
     # --- append -----------------------------------------------------------------------
 
@@ -170,14 +180,22 @@ class Log:
         durable: bool = False,
         origin: AppendOrigin = AppendOrigin.CLIENT,
         leader_epoch: int = 0,
+        transaction_version: int = 0,
     ) -> AppendResult:
-        result = self.append_nowait(records, origin=origin, leader_epoch=leader_epoch)
+        result = self.append_nowait(
+            records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version
+        )
         if durable:
             await self._flusher.sync()
         return result
 
     def append_nowait(
-        self, records: bytes | bytearray | memoryview, *, origin: AppendOrigin = AppendOrigin.CLIENT, leader_epoch: int = 0
+        self,
+        records: bytes | bytearray | memoryview,
+        *,
+        origin: AppendOrigin = AppendOrigin.CLIENT,
+        leader_epoch: int = 0,
+        transaction_version: int = 0,
     ) -> AppendResult:
         """The synchronous part of append: validate, assign offsets, write (no fsync)."""
         if self.closed:
@@ -195,6 +213,8 @@ class Log:
         log_append_time = now if config.log_append_time else None
         if log_append_time is None and not header.is_control:
             self._check_timestamps(header, now)
+        if header.is_control and transaction_version >= 2:
+            self.producer_state.check_strict_marker_epoch(header.producer_id, header.producer_epoch)
         duplicate = self.producer_state.before_append(header, records, origin, now)
         if duplicate is not None:
             # A retry of a batch already in the log: its original offsets, nothing written.
@@ -221,6 +241,9 @@ class Log:
                 segment.txn_index.append(aborted)
             except OSError as exc:
                 raise KafkaStorageError(f"write to {self._topic}-{self._partition} txn index failed: {exc}") from exc
+        # Every append moves the high watermark, and a marker may move the LSO: parked
+        # fetches of this partition re-read (a duplicate above changed nothing).
+        self._changed()
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
 
@@ -240,7 +263,7 @@ class Log:
             segment.roll_base_ms = now
             return segment
         if (
-            segment.size + header.size > self._segment_bytes
+            segment.size + header.size > self.segment_bytes
             or now - segment.roll_base_ms >= self.config.segment_ms
             or segment.is_index_full
             or header.last_offset - segment.base_offset > INT32_MAX
@@ -391,6 +414,7 @@ class Log:
             self._persistence.save_log_start_offset(offset)
             self._delete_leading(lambda seg, nxt: nxt is not None and nxt <= self._log_start_offset)
             self.producer_state.on_log_start_offset(self._segments[0].base_offset)
+            self._changed()
         return self._log_start_offset
 
     def enforce_retention(self) -> int:
@@ -435,6 +459,7 @@ class Log:
                 self._log_start_offset = new_start
                 self._persistence.save_log_start_offset(new_start)
                 self.producer_state.on_log_start_offset(self._segments[0].base_offset)
+                self._changed()
         return deleted
 
     # --- compaction (storage.cleaner does the work) -------------------------------------
@@ -483,6 +508,7 @@ class Log:
             self._flusher.discard(seg.store)
         self._segments[i : i + len(old)] = [new]
         self._bases[i : i + len(old)] = [new.base_offset]
+        self._changed()
         return True
 
     def save_cleaner_checkpoint(self, offset: int) -> None:
@@ -496,10 +522,14 @@ class Log:
         for segment in list(self._segments):
             segment.sync()
 
+    def _changed(self) -> None:
+        self._appended.notify(self._topic, self._partition)
+
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
+        self._changed()
         self._segments[-1].on_become_inactive()
         for segment in self._segments:
             self._flusher.discard(segment.store)
@@ -507,6 +537,7 @@ class Log:
 
     def delete(self) -> None:
         self.closed = True
+        self._changed()
         for segment in self._segments:
             self._flusher.discard(segment.store)
             segment.delete()

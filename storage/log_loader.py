@@ -3,9 +3,12 @@
 Recovery (no clean-shutdown marker) re-validates every batch from the segment holding
 the recovery point on: header, length, CRC and offset order. The first bad batch and
 everything after it is cut off (later segments are deleted), indexes are rebuilt, so
-the log end offset is restored with no gap and no duplicate offset. Producer state and
-the aborted-transaction indexes are rebuilt afterwards by the Log (producer_state.load). Segments before the
+the log end offset is restored with no gap and no duplicate offset. Segments before the
 recovery point were fsynced when the point was written; only their indexes are checked.
+
+Producer state and the aborted-transaction indexes are rebuilt from the segments by
+`rebuild_producer_state`, which every Log runs when it opens (both engines): from the
+newest trusted snapshot, replaying the batch headers after it.
 
 Leftovers of an interrupted log-cleaner swap (storage.cleaner) are settled first: a
 `.cleaned` file is an unfinished rewrite and is deleted (the old segments are intact); a
@@ -22,6 +25,7 @@ import os
 from dataclasses import dataclass, field
 
 from .files import sync_directory
+from .producer_state import ProducerStateManager
 from .segment import (
     CLEANED_SUFFIX,
     INDEX_SUFFIX,
@@ -177,3 +181,32 @@ def load_segments(
     for segment in segments[:-1]:
         segment.on_become_inactive()  # recovered segments need their final time entry
     return segments, report
+
+
+def rebuild_producer_state(
+    state: ProducerStateManager, segments: list[LogSegment], log_end_offset: int, *, max_snapshot_offset: int
+) -> int:
+    """Rebuild the producer state of a log being opened: the newest valid snapshot at or
+    below `max_snapshot_offset` (after a crash only snapshots at or below the recovery
+    point are trusted), then the batch headers after it. Transaction-index entries from
+    the replayed range are dropped and written again by the replay, so a crash between an
+    index write and its flush cannot leave a stale or missing entry. Returns the offset
+    the replay started at."""
+    start = state.restore_snapshot(segments[0].base_offset, log_end_offset, max_snapshot_offset=max_snapshot_offset)
+    for segment in segments:
+        segment.txn_index.load()
+        segment.txn_index.truncate_from(start)
+    for segment in segments:
+        if segment.next_offset <= start:
+            continue
+        found = segment.find_batch(start)
+        if found is None:
+            continue
+        for pos, header in segment.iter_headers(found[0]):
+            if header.base_offset < start or header.producer_id < 0:
+                continue
+            control = segment.store.read(pos, header.size) if header.is_control else None
+            aborted = state.replay(header, control)
+            if aborted is not None:
+                segment.txn_index.append(aborted)
+    return start

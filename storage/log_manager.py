@@ -9,6 +9,7 @@ import logging
 import uuid
 from collections.abc import Mapping
 
+from .append_signal import AppendSignal
 from .catalog import INTERNAL_TOPICS, TopicRecord, validate_topic_name
 from .clock import Clock, SystemClock
 from .engine import TopicInfo
@@ -48,6 +49,8 @@ class LogManager:
         self.broker_defaults: dict[str, str] = {k: v for k, v in clean_defaults.items() if v is not None}
         self.segment_bytes_override = segment_bytes_override
         self.flusher = GroupCommitFlusher()
+        # Shared by every log of the engine: each reports its own changes to it.
+        self.appended = AppendSignal()
         self._records: dict[str, TopicRecord] = {}
         self._topics: dict[str, TopicInfo] = {}
         self._by_id: dict[uuid.UUID, str] = {}

@@ -106,6 +106,7 @@ class MemoryStorage(LogManager):
                 producer_id_expiration_ms=self.producer_id_expiration_ms,
             ),
             segment_bytes_override=self._segment_bytes_override_for(info.name),
+            appended=self.appended,
             cleaner_checkpoint=self.state.cleaner_checkpoints.get(key, 0),
         )
 

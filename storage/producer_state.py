@@ -34,7 +34,6 @@ from .errors import (
     TransactionCoordinatorFencedError,
 )
 from .files import write_atomically
-from .segment import LogSegment
 from .txn_index import AbortedTxn
 
 NUM_BATCHES_TO_RETAIN = 5
@@ -248,30 +247,6 @@ def decode_snapshot(data: bytes) -> list[ProducerStateEntry] | None:
     return entries if pos == len(body) else None
 
 
-# --- the hook the log calls -----------------------------------------------------------
-
-
-class ProducerStateHook(Protocol):
-    def before_append(
-        self, header: BatchHeader, records: bytes | bytearray | memoryview, origin: AppendOrigin, now_ms: int
-    ) -> AppendResult | None:
-        """Check the batch before it is written: raise a StorageError to reject it, or return
-        the AppendResult of an earlier identical batch to acknowledge a retried duplicate
-        without writing it again. `header` still carries the producer's offsets."""
-        ...
-
-    def after_append(
-        self, header: BatchHeader, records: bytes | bytearray | memoryview, origin: AppendOrigin, now_ms: int
-    ) -> AbortedTxn | None:
-        """Called once the batch is in the log (`header` carries the assigned offsets);
-        returns the entry for the segment's transaction index when an ABORT completed."""
-        ...
-
-    def first_unstable_offset(self) -> int | None:
-        """Offset of the first record of the oldest open transaction, if any."""
-        ...
-
-
 class ProducerStateManager:
     def __init__(
         self,
@@ -456,16 +431,14 @@ class ProducerStateManager:
             e.producer_id: e.current_txn_first_offset for e in entries if e.current_txn_first_offset is not None
         }
 
-    def load(self, segments: Sequence[LogSegment], log_end_offset: int, *, max_snapshot_offset: int) -> int:
-        """Rebuild the state of a log being opened: the newest valid snapshot at or below
-        `max_snapshot_offset` (snapshots past the log end belong to truncated data and are
-        deleted), then the batch headers after it. Transaction-index entries from the
-        replayed range are dropped and written again by the replay, so a crash between an
-        index write and its flush cannot leave a stale or missing entry. Returns the
-        offset the replay started at."""
+    def restore_snapshot(self, log_start: int, log_end_offset: int, *, max_snapshot_offset: int) -> int:
+        """Start over from the newest valid snapshot between `log_start` and
+        `max_snapshot_offset` (snapshots past the log end belong to truncated data, corrupt
+        ones are rebuilt from the log: both are deleted). Returns the offset the log must be
+        replayed from (storage.log_loader.rebuild_producer_state)."""
         self.producers = {}
         self._ongoing = {}
-        start = segments[0].base_offset
+        start = log_start
         for offset in reversed(self.snapshots.offsets()):
             if offset > log_end_offset:
                 self.snapshots.delete(offset)
@@ -475,31 +448,24 @@ class ProducerStateManager:
             data = self.snapshots.read(offset)
             entries = decode_snapshot(data) if data is not None else None
             if entries is None:
-                self.snapshots.delete(offset)  # corrupt: rebuild from the log instead
+                self.snapshots.delete(offset)
                 continue
             self._restore(entries)
-            start = offset
-            break
-        for segment in segments:
-            segment.txn_index.load()
-            segment.txn_index.truncate_from(start)
-        for segment in segments:
-            if segment.next_offset <= start:
-                continue
-            found = segment.find_batch(start)
-            if found is None:
-                continue
-            for pos, header in segment.iter_headers(found[0]):
-                if header.base_offset < start or header.producer_id < 0:
-                    continue
-                if header.is_control:
-                    ctype, coordinator_epoch = read_control_record(segment.store.read(pos, header.size))
-                    aborted = self._apply_marker(header, ctype, coordinator_epoch, header.max_timestamp)
-                    if aborted is not None:
-                        segment.txn_index.append(aborted)
-                else:
-                    self._apply_data(header, header.max_timestamp)
+            return offset
         return start
+
+    def replay(self, header: BatchHeader, control: bytes | bytearray | memoryview | None) -> AbortedTxn | None:
+        """Apply a batch read back from the log while loading it (`control`: the batch's
+        bytes when it is a marker). Its max timestamp stands for the append time. Returns
+        the transaction-index entry of an ABORT that completed a transaction."""
+        if header.producer_id < 0:
+            return None
+        if header.is_control:
+            assert control is not None
+            ctype, coordinator_epoch = read_control_record(control)
+            return self._apply_marker(header, ctype, coordinator_epoch, header.max_timestamp)
+        self._apply_data(header, header.max_timestamp)
+        return None
 
     def on_log_start_offset(self, first_segment_base: int) -> None:
         """Segments below `first_segment_base` are gone: so are their snapshots. Producer

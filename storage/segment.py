@@ -292,10 +292,7 @@ class LogSegment:
             self.store.path = renamed(self.store.path) or self.store.path
         self.offset_index.path = renamed(self.offset_index.path)
         self.time_index.path = renamed(self.time_index.path)
-        txn = self.txn_index
-        txn._path = renamed(txn._path)
-        if isinstance(txn._store, FileStore) and txn._path is not None:
-            txn._store.path = txn._path
+        self.txn_index.rename(renamed)
 
     def delete(self) -> None:
         self.store.delete()

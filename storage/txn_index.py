@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .files import ByteStore, FileStore, MemoryStore
@@ -89,6 +90,13 @@ class TransactionIndex:
             if entry.last_stable_offset >= end_offset:
                 return found, True
         return found, False
+
+    def rename(self, renamed: Callable[[str | None], str | None]) -> None:
+        """Follow the segment's files to a new name: `renamed` moves the file (when it
+        exists) and returns its new path."""
+        self._path = renamed(self._path)
+        if isinstance(self._store, FileStore) and self._path is not None:
+            self._store.path = self._path
 
     def sync(self) -> None:
         if self._store is not None:

@@ -19,7 +19,6 @@ from protocol.record_batch import ControlType, build_control_batch
 from .clock import Clock
 from .engine import AppendOrigin, StorageEngine
 from .errors import StorageError
-from .log import Log
 
 logger = logging.getLogger(__name__)
 
@@ -56,10 +55,8 @@ async def write_txn_markers(
         )
         try:
             log = storage.log(tp[0], tp[1])
-            if transaction_version >= 2 and isinstance(log, Log):
-                log.producer_state.check_strict_marker_epoch(producer_id, producer_epoch)
             # durable=False: the append completes without suspending; the flush is below.
-            await log.append(batch, origin=AppendOrigin.COORDINATOR)
+            await log.append(batch, origin=AppendOrigin.COORDINATOR, transaction_version=transaction_version)
         except StorageError as exc:
             result[tp] = exc.error_code
             continue

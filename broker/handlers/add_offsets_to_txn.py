@@ -16,8 +16,6 @@ OFFSETS_TOPIC = "__consumer_offsets"
 
 async def handle(ctx: RequestContext, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
     coordinator = ctx.services.transactions
-    if coordinator is None:
-        return AddOffsetsToTxnResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     partition = partition_for(request.group_id, int(ctx.services.config.get("offsets.topic.num.partitions")))
     error = await coordinator.add_partitions(
         request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]

@@ -75,21 +75,16 @@ async def handle(ctx: RequestContext, request: AddPartitionsToTxnRequest) -> Add
     version = ctx.api_version
     if version < BATCHED_MIN_VERSION:
         partitions = _partitions(request.v3_and_below_topics)
-        if coordinator is None:
-            errors = dict.fromkeys(partitions, int(ErrorCode.COORDINATOR_NOT_AVAILABLE))
-        else:
-            errors = await _add(
-                ctx,
-                coordinator,
-                request.v3_and_below_transactional_id,
-                request.v3_and_below_producer_id,
-                request.v3_and_below_producer_epoch,
-                partitions,
-            )
+        errors = await _add(
+            ctx,
+            coordinator,
+            request.v3_and_below_transactional_id,
+            request.v3_and_below_producer_id,
+            request.v3_and_below_producer_epoch,
+            partitions,
+        )
         return AddPartitionsToTxnResponse(results_by_topic_v3_and_below=_results(errors))
 
-    if coordinator is None:
-        return AddPartitionsToTxnResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     results: list[AddPartitionsToTxnResult] = []
     for txn in request.transactions:
         partitions = _partitions(txn.topics)

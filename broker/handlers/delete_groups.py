@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
-from protocol.errors import ErrorCode
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_groups_response import DeletableGroupResult, DeleteGroupsResponse
 
@@ -13,8 +12,5 @@ API_KEY = 42
 
 async def handle(ctx: RequestContext, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        results = [(g, ErrorCode.COORDINATOR_NOT_AVAILABLE) for g in request.groups_names]
-    else:
-        results = await coordinator.delete_groups(list(request.groups_names))
+    results = await coordinator.delete_groups(list(request.groups_names))
     return DeleteGroupsResponse(results=[DeletableGroupResult(group_id=g, error_code=e) for g, e in results])

@@ -23,9 +23,6 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
     coordinator = group_coordinator(ctx)
     groups = []
     for group_id in request.groups:
-        if coordinator is None:
-            groups.append(DescribedGroup(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, group_id=group_id))
-            continue
         d = coordinator.describe_group(group_id)
         described = DescribedGroup(
             error_code=d.error,

@@ -18,11 +18,6 @@ async def handle(ctx: RequestContext, request: DescribeTransactionsRequest) -> D
     coordinator = ctx.services.transactions
     states: list[TransactionState] = []
     for tid in request.transactional_ids:
-        if coordinator is None:
-            states.append(
-                TransactionState(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, transactional_id=tid)
-            )
-            continue
         error, found = coordinator.describe(tid)
         if found is None:
             states.append(TransactionState(error_code=error, transactional_id=tid))

@@ -15,8 +15,6 @@ PRODUCER_FENCED_MIN_VERSION = 2
 
 async def handle(ctx: RequestContext, request: EndTxnRequest) -> EndTxnResponse:
     coordinator = ctx.services.transactions
-    if coordinator is None:
-        return EndTxnResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     error = await coordinator.end_txn(
         request.transactional_id, request.producer_id, request.producer_epoch, request.committed
     )

@@ -1,9 +1,10 @@
 """Fetch: whole raw batches straight from the log, with the long poll Kafka clients expect.
 
 A request is answered as soon as it has `min_bytes`, an error, or its `max_wait_ms` ran
-out; until then it parks on the broker's append signal and re-reads when anything is
-appended. Incremental fetch sessions (KIP-227) are declined by answering session id 0, so
-clients keep sending full requests.
+out; until then it parks on the storage engine's append signal for its partitions and
+re-reads when one of their logs changes (an append moved the high watermark, a marker the
+last stable offset, ...), as Kafka's DelayedFetch does. Incremental fetch sessions
+(KIP-227) are declined by answering session id 0, so clients keep sending full requests.
 """
 
 from __future__ import annotations
@@ -43,12 +44,24 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         resolver.find_by_id(t.topic_id) if use_ids else resolver.find(t.topic) for t in request.topics
     ]
     deadline = services.clock.monotonic_ms() + max(0, request.max_wait_ms)
+    appended = services.storage.appended
     while True:
+        seen = appended.changes
         response, total_bytes, has_error = await _read(ctx, request, topics, use_ids)
         remaining_ms = deadline - services.clock.monotonic_ms()
         if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
             return response
-        await services.appended.wait(remaining_ms / 1000)
+        await appended.wait(_partitions(request, topics), remaining_ms / 1000, since=seen)
+
+
+def _partitions(request: FetchRequest, topics: list[TopicInfo | None]) -> list[tuple[str, int]]:
+    """The partitions a parked fetch waits on (unknown ones answered an error already)."""
+    return [
+        (info.name, p.partition)
+        for topic, info in zip(request.topics, topics, strict=True)
+        if info is not None
+        for p in topic.partitions
+    ]
 
 
 async def _read(

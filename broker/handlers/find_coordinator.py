@@ -28,12 +28,9 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type not in _PARTITION_COUNT_SETTING:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
                            error_message=f"Invalid coordinator type {key_type}")
-    if key_type == KEY_TYPE_GROUP:
-        groups = getattr(ctx.services, "group_coordinator", None)
-        error = ErrorCode.COORDINATOR_NOT_AVAILABLE if groups is None else await groups.ensure_log()
-        if error is not ErrorCode.NONE:
-            return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
-                               error_message="The coordinator is not available.")
+    if key_type == KEY_TYPE_GROUP and await ctx.services.group_coordinator.ensure_log() is not ErrorCode.NONE:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                           error_message="The coordinator is not available.")
     # One broker leads every partition, so the owner of coordinator_partition(...) is this broker.
     listener = ctx.services.advertised_listener(ctx.connection.listener)
     return Coordinator(key=key, node_id=ctx.services.node_id, host=listener.host, port=listener.port,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
-from protocol.errors import ErrorCode
 from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.heartbeat_response import HeartbeatResponse
 
@@ -13,8 +12,6 @@ API_KEY = 12
 
 async def handle(ctx: RequestContext, request: HeartbeatRequest) -> HeartbeatResponse:
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        return HeartbeatResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     error = coordinator.heartbeat(
         request.group_id,
         request.generation_id,

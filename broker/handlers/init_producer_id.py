@@ -15,10 +15,6 @@ PRODUCER_FENCED_MIN_VERSION = 4  # KIP-588: older clients know only INVALID_PROD
 
 async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> InitProducerIdResponse:
     coordinator = ctx.services.transactions
-    if coordinator is None:
-        return InitProducerIdResponse(
-            error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, producer_id=-1, producer_epoch=-1
-        )
     result = await coordinator.init_producer_id(
         request.transactional_id,
         request.transaction_timeout_ms,

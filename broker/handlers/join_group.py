@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
-from protocol.errors import ErrorCode
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse, JoinGroupResponseMember
 
@@ -14,9 +13,6 @@ API_KEY = 11
 async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        return JoinGroupResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, member_id=request.member_id,
-                                 protocol_name=None if v >= 7 else "")
     instance_id = request.group_instance_id if v >= 5 else None
     result = await coordinator.join_group(
         group_id=request.group_id,

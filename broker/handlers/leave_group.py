@@ -14,8 +14,6 @@ API_KEY = 13
 async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> LeaveGroupResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        return LeaveGroupResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     if v >= 3:
         leaving = [(m.member_id, m.group_instance_id) for m in request.members]
     else:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
-from protocol.errors import ErrorCode
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_groups_response import ListedGroup, ListGroupsResponse
 
@@ -14,8 +13,6 @@ API_KEY = 16
 async def handle(ctx: RequestContext, request: ListGroupsRequest) -> ListGroupsResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        return ListGroupsResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     error, groups = coordinator.list_groups(
         list(request.states_filter) if v >= 4 else [],
         list(request.types_filter) if v >= 5 else [],

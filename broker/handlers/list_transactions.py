@@ -4,7 +4,6 @@ v2 the transactional id pattern."""
 from __future__ import annotations
 
 from broker.context import RequestContext
-from protocol.errors import ErrorCode
 from protocol.messages.list_transactions_request import ListTransactionsRequest
 from protocol.messages.list_transactions_response import ListTransactionsResponse, TransactionState
 
@@ -15,8 +14,6 @@ PATTERN_MIN_VERSION = 2
 
 async def handle(ctx: RequestContext, request: ListTransactionsRequest) -> ListTransactionsResponse:
     coordinator = ctx.services.transactions
-    if coordinator is None:
-        return ListTransactionsResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     result = coordinator.list_transactions(
         state_filters=request.state_filters,
         producer_id_filters=request.producer_id_filters,

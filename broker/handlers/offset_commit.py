@@ -41,9 +41,7 @@ async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCom
                 expire_timestamp=(now + request.retention_time_ms
                                   if 2 <= v <= 4 and request.retention_time_ms != -1 else -1),
             )
-    if coordinator is None:
-        errors.update(dict.fromkeys(offsets, ErrorCode.COORDINATOR_NOT_AVAILABLE))
-    elif offsets:
+    if offsets:
         errors.update(await coordinator.commit_offsets(
             group_id=request.group_id,
             member_id=request.member_id if v >= 1 else "",

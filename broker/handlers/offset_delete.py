@@ -17,8 +17,6 @@ API_KEY = 47
 
 async def handle(ctx: RequestContext, request: OffsetDeleteRequest) -> OffsetDeleteResponse:
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        return OffsetDeleteResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     partitions = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
     error, results = await coordinator.delete_offsets(request.group_id, partitions)
     if error is not ErrorCode.NONE:

@@ -29,10 +29,7 @@ def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: b
     coordinator = group_coordinator(ctx)
     partitions = None if wanted is None else [(t, p) for t, ps in wanted for p in ps]
     found: dict[tuple[str, int], FetchedOffset]
-    if coordinator is None:
-        error, found = ErrorCode.COORDINATOR_NOT_AVAILABLE, {}
-    else:
-        error, found = coordinator.fetch_offsets(group_id, partitions, require_stable)
+    error, found = coordinator.fetch_offsets(group_id, partitions, require_stable)
     by_topic: dict[str, dict[int, FetchedOffset]] = {}
     if error is not ErrorCode.NONE:
         # Groups with an error list no partitions, except v0/v1 which carry errors per partition.

@@ -27,7 +27,6 @@ from protocol.messages.produce_response import (
     TopicProduceResponse,
 )
 from storage.errors import StorageError
-from storage.log import Log
 
 API_KEY = 0
 MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stores
@@ -112,12 +111,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                 continue
             partition_log = services.storage.log(info.name, partition.index)
             header = _peek_header(records)
-            if (
-                header is not None
-                and header.is_transactional
-                and isinstance(partition_log, Log)
-                and partition_log.needs_verification(header)
-            ):
+            if header is not None and header.is_transactional and partition_log.needs_verification(header):
                 code = _verify(services, request.transactional_id, header, (info.name, partition.index), version)
                 if code != ErrorCode.NONE:
                     log.info("transactional produce not verified", topic=info.name, partition=partition.index,
@@ -141,20 +135,18 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                     log_start_offset=result.log_start_offset,
                 )
             )
-    if appended:
-        # Fetches parked on these partitions may answer now; the flush below only gates
-        # this producer's acknowledgement.
-        services.appended.notify()
-        if acks == -1:
-            try:
-                await services.storage.sync()
-            except StorageError as exc:
-                log.error("flush failed", error=str(exc))
-                for topic_out in topics_out:
-                    for p in topic_out.partition_responses:
-                        if p.error_code == ErrorCode.NONE:
-                            p.error_code = ErrorCode.KAFKA_STORAGE_ERROR
-                            p.base_offset = -1
+    # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
+    # flush below only gates this producer's acknowledgement.
+    if appended and acks == -1:
+        try:
+            await services.storage.sync()
+        except StorageError as exc:
+            log.error("flush failed", error=str(exc))
+            for topic_out in topics_out:
+                for p in topic_out.partition_responses:
+                    if p.error_code == ErrorCode.NONE:
+                        p.error_code = ErrorCode.KAFKA_STORAGE_ERROR
+                        p.base_offset = -1
     if acks == 0:
         return None
     return ProduceResponse(responses=topics_out)
@@ -191,10 +183,9 @@ def _verify(
 ) -> ErrorCode:
     """Is this partition part of the producer's ongoing transaction? Translated for the
     producer as Kafka's ReplicaManager does."""
-    coordinator = services.transactions
-    if coordinator is None or transactional_id is None:
+    if transactional_id is None:
         return ErrorCode.NOT_ENOUGH_REPLICAS
-    result = coordinator.verify_partitions(transactional_id, header.producer_id, header.producer_epoch, [tp])
+    result = services.transactions.verify_partitions(transactional_id, header.producer_id, header.producer_epoch, [tp])
     code = ErrorCode(result.get(tp, ErrorCode.NONE))
     if code == ErrorCode.TRANSACTION_ABORTABLE and version < TRANSACTION_ABORTABLE_MIN_VERSION:
         return ErrorCode.INVALID_TXN_STATE

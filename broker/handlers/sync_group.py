@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
-from protocol.errors import ErrorCode
 from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 
@@ -14,8 +13,6 @@ API_KEY = 14
 async def handle(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    if coordinator is None:
-        return SyncGroupResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
     result = await coordinator.sync_group(
         group_id=request.group_id,
         generation_id=request.generation_id,

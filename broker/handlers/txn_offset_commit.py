@@ -77,16 +77,12 @@ async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOff
             )
 
     def verify(partition: int) -> ErrorCode:
-        if transactions is None:
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE
         verdict = transactions.verify_partitions(
             request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]
         )
         return verification_error(verdict.get((OFFSETS_TOPIC, partition), ErrorCode.UNKNOWN_SERVER_ERROR), v)
 
-    if coordinator is None:
-        errors.update(dict.fromkeys(offsets, ErrorCode.COORDINATOR_NOT_AVAILABLE))
-    elif offsets:
+    if offsets:
         group_fields = v >= GROUP_METADATA_MIN_VERSION
         errors.update(await coordinator.commit_txn_offsets(
             group_id=request.group_id,

@@ -22,9 +22,8 @@ API_KEY = 27
 
 async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
     services = ctx.services
-    listeners: list[MarkerListener] = []
-    if services.group_coordinator is not None:
-        listeners.append(services.group_coordinator.on_txn_marker)
+    # Markers reaching `__consumer_offsets` settle the group coordinator's pending offsets.
+    listeners: list[MarkerListener] = [services.group_coordinator.on_txn_marker]
     results: list[WritableTxnMarkerResult] = []
     for marker in request.markers:
         partitions = [(t.name, p) for t in marker.topics for p in t.partition_indexes]

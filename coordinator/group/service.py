@@ -9,9 +9,10 @@ from coordinator.group.txn_log import StorageOffsetsLog
 
 if TYPE_CHECKING:
     from storage.clock import Clock
+    from storage.engine import StorageEngine
 
 
-async def start_group_coordinator(config: Any, clock: Clock, storage: Any) -> GroupCoordinator:
+async def start_group_coordinator(config: Any, clock: Clock, storage: StorageEngine) -> GroupCoordinator:
     """Loads `__consumer_offsets` in the background; the topic is created on first use."""
     log_store = StorageOffsetsLog(storage, OFFSETS_TOPIC, int(config.get("offsets.topic.num.partitions")))
     log_store.exists()

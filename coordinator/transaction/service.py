@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import structlog
@@ -10,7 +11,7 @@ import structlog
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction.coordinator import TransactionConfig, TransactionCoordinator
 from coordinator.transaction.log import EngineTransactionLog
-from coordinator.transaction.markers import EngineMarkerWriter, MarkerWriter
+from coordinator.transaction.markers import EngineMarkerWriter, MarkerListener, MarkerWriter
 
 if TYPE_CHECKING:
     from broker.config import Config
@@ -23,16 +24,23 @@ TICK_SECONDS = 1.0
 
 
 async def start_transaction_coordinator(
-    config: Config, clock: Clock, storage: StorageEngine, marker_writer: MarkerWriter | None = None
+    config: Config,
+    clock: Clock,
+    storage: StorageEngine,
+    marker_writer: MarkerWriter | None = None,
+    *,
+    marker_listeners: Sequence[MarkerListener] = (),
 ) -> TransactionCoordinator:
-    """A coordinator over `__transaction_state` in `storage`, loaded and serving."""
+    """A coordinator over `__transaction_state` in `storage`, loaded and serving.
+    `marker_listeners` are told of each marker it writes once durable (the group
+    coordinator's `on_txn_marker`); they apply to the default marker writer."""
     txn_config = TransactionConfig.from_broker_config(config)
     log_store = EngineTransactionLog(storage, txn_config.num_partitions, clock)
     if log_store.exists():
         txn_config.num_partitions = log_store.num_partitions
     coordinator = TransactionCoordinator(
         log_store,
-        marker_writer or EngineMarkerWriter(storage, clock),
+        marker_writer or EngineMarkerWriter(storage, clock, list(marker_listeners)),
         ProducerIdManager(config.data_dir),
         clock,
         txn_config,

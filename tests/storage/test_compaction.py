@@ -3,6 +3,7 @@ swaps, transactions, both engines."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -87,6 +88,24 @@ async def test_latest_value_per_key_kept_with_its_offset(harness: Harness) -> No
     assert log.cleaner_checkpoint == 40
     # A second pass finds nothing dirty.
     assert await compact(harness, log) is None
+
+
+async def test_swap_wakes_parked_fetches(harness: Harness) -> None:
+    """Offsets a parked fetch was waiting past may now be gone: it re-reads."""
+    log = await open_log(harness)
+    for i in range(40):
+        await put(harness, log, b"k%d" % (i % 4), b"v%d" % i)
+        if i % 10 == 9:
+            log.roll()
+    storage = harness.storage
+    assert storage is not None
+    waiter = asyncio.ensure_future(storage.appended.wait([(TOPIC, 0)], 5.0))
+    await asyncio.sleep(0)
+    assert not waiter.done()
+    assert await compact(harness, log) is not None
+    for _ in range(3):  # the wake-up reaches the waiting task in a few loop turns
+        await asyncio.sleep(0)
+    assert waiter.done() and waiter.result()
 
 
 async def test_fetch_from_any_offset_across_gaps(harness: Harness) -> None:

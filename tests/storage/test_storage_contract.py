@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -12,8 +13,11 @@ from storage.engine import (
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
+    READ_COMMITTED,
     AppendOrigin,
     OffsetAndTimestamp,
+    PartitionLog,
+    StorageEngine,
 )
 from tests.storage.storage_helpers import Harness, make_batch
 
@@ -476,3 +480,157 @@ async def test_partitions_are_there_as_soon_as_the_topic_is(harness: Harness) ->
     assert visible_partitions("racy") in (50, 60)
     await grow
     assert visible_partitions("racy") == 60
+
+
+# --- what the broker and the coordinators use, through the interface only -------------
+
+PID = 4000
+WAIT_S = 5.0  # never reached: every waiter below is woken or checked without waiting
+
+
+def engine_of(harness: Harness) -> StorageEngine:
+    assert harness.storage is not None
+    return harness.storage
+
+
+def txn_batch(seq: int, *, epoch: int = 0, n: int = 2) -> bytes:
+    return make_batch(n, producer_id=PID, producer_epoch=epoch, base_sequence=seq, transactional=True)
+
+
+def marker(commit: bool, *, epoch: int = 0) -> bytes:
+    return rb.build_control_batch(
+        rb.ControlType.COMMIT if commit else rb.ControlType.ABORT,
+        producer_id=PID, producer_epoch=epoch, coordinator_epoch=0, timestamp=T0,
+    )
+
+
+async def parked(engine: StorageEngine, *partitions: tuple[str, int]) -> asyncio.Task[bool]:
+    """A waiter registered on `partitions` (the task has run up to its wait)."""
+    task = asyncio.ensure_future(engine.appended.wait(list(partitions), WAIT_S))
+    await asyncio.sleep(0)
+    assert not task.done()
+    return task
+
+
+async def woken(task: asyncio.Task[bool]) -> bool:
+    for _ in range(3):
+        await asyncio.sleep(0)
+    return task.done() and task.result()
+
+
+async def test_append_signal_wakes_only_the_partition_appended_to(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 2)
+    on_zero = await parked(engine, ("t", 0))
+    on_both = await parked(engine, ("t", 0), ("t", 1))
+    assert engine.appended.waiting("t", 0) == 2 and engine.appended.waiting("t", 1) == 1
+    await engine.log("t", 1).append(make_batch(1))
+    assert await woken(on_both)
+    assert not await woken(on_zero)
+    await engine.log("t", 0).append(make_batch(1))
+    assert await woken(on_zero)
+    # Woken waiters leave nothing registered behind.
+    assert engine.appended.waiting("t", 0) == engine.appended.waiting("t", 1) == 0
+
+
+async def test_append_signal_fires_when_a_marker_moves_the_lso(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    log = engine.log("t", 0)
+    await log.append(txn_batch(0))
+    assert (log.high_watermark, log.last_stable_offset) == (2, 0)
+    waiter = await parked(engine, ("t", 0))
+    await log.append(marker(True), origin=AppendOrigin.COORDINATOR)
+    assert await woken(waiter)
+    assert log.last_stable_offset == 3
+    read = await log.read(0, 1 << 20, upper_bound=log.last_stable_offset)
+    assert offsets_in(bytes(read.records)) == [0, 1, 2]
+
+
+async def test_append_signal_fires_when_the_log_start_moves(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    log = engine.log("t", 0)
+    await log.append(make_batch(4))
+    waiter = await parked(engine, ("t", 0))
+    assert await log.delete_records_before(2) == 2
+    assert await woken(waiter)
+
+
+async def test_append_signal_fires_when_the_topic_is_deleted(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    waiter = await parked(engine, ("t", 0))
+    await engine.delete_topic("t")
+    assert await woken(waiter)
+
+
+async def test_append_signal_since_catches_a_change_before_the_wait(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    seen = engine.appended.changes
+    assert not await engine.appended.wait([("t", 0)], 0, since=seen)
+    await engine.log("t", 0).append(make_batch(1))
+    assert engine.appended.changes > seen
+    assert await engine.appended.wait([("t", 0)], WAIT_S, since=seen)
+
+
+async def test_duplicate_append_does_not_signal(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    log = engine.log("t", 0)
+    batch = make_batch(2, producer_id=PID, producer_epoch=0, base_sequence=0)
+    await log.append(batch)
+    waiter = await parked(engine, ("t", 0))
+    again = await log.append(batch)
+    assert (again.base_offset, log.log_end_offset) == (0, 2)
+    assert not await woken(waiter)
+    waiter.cancel()
+
+
+async def test_needs_verification_when_a_batch_would_open_a_transaction(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    log: PartitionLog = engine.log("t", 0)
+
+    def header(batch: bytes) -> rb.BatchHeader:
+        return rb.BatchHeader.parse(batch)
+
+    first = txn_batch(0)
+    assert log.needs_verification(header(first))
+    assert not log.needs_verification(header(make_batch(1)))  # not transactional
+    await log.append(first)
+    # The transaction is open here: later batches of it, and a retry of the first, go on.
+    assert not log.needs_verification(header(txn_batch(2)))
+    assert not log.needs_verification(header(first))
+    await log.append(marker(True), origin=AppendOrigin.COORDINATOR)
+    assert log.needs_verification(header(txn_batch(2)))
+    # A marker with a bumped epoch fences epoch 0: its batches are refused by the append
+    # itself, not verified.
+    await log.append(marker(False, epoch=1), origin=AppendOrigin.COORDINATOR)
+    assert not log.needs_verification(header(txn_batch(2)))
+    with pytest.raises(errors.InvalidProducerEpochError):
+        await log.append(txn_batch(2))
+
+
+async def test_marker_epoch_rule_of_transaction_version_2(harness: Harness) -> None:
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    log = engine.log("t", 0)
+    await log.append(txn_batch(0, epoch=3))
+    # Version 2 coordinators bump the epoch before writing the marker: an equal epoch
+    # with the transaction still open is refused, and nothing is written.
+    with pytest.raises(errors.InvalidProducerEpochError):
+        await log.append(marker(True, epoch=3), origin=AppendOrigin.COORDINATOR, transaction_version=2)
+    assert (log.log_end_offset, log.last_stable_offset) == (2, 0)
+    await log.append(marker(True, epoch=4), origin=AppendOrigin.COORDINATOR, transaction_version=2)
+    assert (log.log_end_offset, log.last_stable_offset) == (3, 3)
+    # The retry of that marker (same epoch, nothing open) is accepted, as Kafka does.
+    await log.append(marker(True, epoch=4), origin=AppendOrigin.COORDINATOR, transaction_version=2)
+    assert log.log_end_offset == 4
+    # Version 1 markers keep the equal-epoch rule.
+    await log.append(txn_batch(0, epoch=5))
+    await log.append(marker(False, epoch=5), origin=AppendOrigin.COORDINATOR)
+    assert log.last_stable_offset == log.log_end_offset == 7
+    read = await log.list_offset(-1, isolation_level=READ_COMMITTED)
+    assert read is not None and read.offset == 7

@@ -1,0 +1,65 @@
+"""Wake-ups for reads that wait on a partition's log to change (Kafka's DelayedFetch).
+
+Every log of an engine reports its changes here: records, transaction markers and
+coordinator records appended (the high watermark or the last stable offset moved), the
+log start moved, segments swapped in by the cleaner, the log deleted. A parked Fetch
+waits on the partitions it reads and re-reads when one of them changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+PartitionKey = tuple[str, int]
+
+
+class AppendSignal:
+    """Per-partition wake-ups. A waiter has one future, registered under each partition it
+    waits on, so a notify costs one dictionary lookup however many fetches are parked."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[PartitionKey, set[asyncio.Future[None]]] = {}
+        self._changes = 0
+
+    @property
+    def changes(self) -> int:
+        """How many changes were reported so far. Read it before reading the logs and pass it
+        to `wait`, so a change that happens while a read suspends is not slept through."""
+        return self._changes
+
+    def notify(self, topic: str, partition: int) -> None:
+        self._changes += 1
+        waiters = self._waiters.pop((topic, partition), None)
+        if waiters:
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+
+    async def wait(self, partitions: Iterable[PartitionKey], timeout: float, *, since: int | None = None) -> bool:
+        """Wait until one of `partitions` changes or `timeout` seconds pass; True when woken
+        by a change (or when anything changed after `since`)."""
+        if since is not None and since != self._changes:
+            return True
+        if timeout <= 0:
+            return False
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        keys = set(partitions)
+        for key in keys:
+            self._waiters.setdefault(key, set()).add(waiter)
+        try:
+            await asyncio.wait_for(waiter, timeout)
+        except TimeoutError:
+            return False
+        finally:
+            for key in keys:
+                registered = self._waiters.get(key)
+                if registered is not None:
+                    registered.discard(waiter)
+                    if not registered:
+                        del self._waiters[key]
+        return True
+
+    def waiting(self, topic: str, partition: int) -> int:
+        """How many waiters are parked on a partition (for tests and metrics)."""
+        return len(self._waiters.get((topic, partition), ()))
