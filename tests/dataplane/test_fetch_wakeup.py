@@ -14,8 +14,6 @@ import uuid
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from broker_process import BrokerProcess
-from kafka_wire import encode_request
 
 from protocol import record_batch as rb
 from protocol.codec import Reader
@@ -23,6 +21,8 @@ from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchT
 from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.response_header import ResponseHeader
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import encode_request
 
 FETCH = 1
 FETCH_VERSION = 12  # topics by name, flexible: response header v1
