@@ -172,6 +172,38 @@ class Config:
     def get(self, name: str) -> Any:
         return self._values[name]
 
+    # Typed getters: a setting read with the wrong type is a programming error, caught here
+    # instead of by an `int(...)` at every call site.
+    def get_int(self, name: str) -> int:
+        value = self._values[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name} is not an integer setting: {value!r}")
+        return value
+
+    def get_bool(self, name: str) -> bool:
+        value = self._values[name]
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} is not a boolean setting: {value!r}")
+        return value
+
+    def get_str(self, name: str) -> str:
+        value = self._values[name]
+        if not isinstance(value, str):
+            raise ConfigError(f"{name} is not a string setting: {value!r}")
+        return value
+
+    def get_ms(self, name: str) -> int:
+        """A duration in milliseconds; Kafka's `*.minutes` and `*.hours` settings are
+        converted, so callers never multiply by hand."""
+        value = self.get_int(name)
+        if name.endswith(".minutes"):
+            return value * 60_000
+        if name.endswith(".hours"):
+            return value * 3_600_000
+        if name.endswith(".ms"):
+            return value
+        raise ConfigError(f"{name} is not a duration setting")
+
     def items(self) -> list[tuple[str, Any]]:
         return sorted(self._values.items())
 
