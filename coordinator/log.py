@@ -8,6 +8,7 @@ storage engine's partition logs (`__consumer_offsets`, later `__transaction_stat
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -56,12 +57,15 @@ class MemoryCoordinatorLog:
         self._num_partitions = num_partitions
         self.records: dict[int, list[LogRecord]] = {p: [] for p in range(num_partitions)}
         self.fail_with: ErrorCode | None = None
+        self.append_gate: asyncio.Event | None = None  # appends wait on it when set
 
     @property
     def num_partitions(self) -> int:
         return self._num_partitions
 
     async def append(self, partition: int, records: list[tuple[bytes, bytes | None]], timestamp: int) -> int:
+        if self.append_gate is not None:
+            await self.append_gate.wait()
         if self.fail_with is not None:
             raise CoordinatorLogError(self.fail_with)
         log = self.records[partition]

@@ -13,7 +13,7 @@ import contextlib
 import uuid
 from collections.abc import Callable, Coroutine, Hashable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -38,6 +38,8 @@ from protocol.messages.offset_commit_value import OffsetCommitValue
 from storage.clock import Clock
 
 log = structlog.get_logger("odradek.groups")
+
+_T = TypeVar("_T")
 
 GROUP_TYPE_CLASSIC = "classic"
 OFFSETS_TOPIC = "__consumer_offsets"
@@ -327,7 +329,7 @@ class GroupCoordinator:
             self._next_cleanup_ms = now + self.config.offsets_retention_check_interval_ms
             self._spawn(self.cleanup_expired_offsets())
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(coro)
         self._tasks.add(task)
 
@@ -337,6 +339,14 @@ class GroupCoordinator:
                 log.error("group coordinator task failed", exc_info=t.exception())
 
         task.add_done_callback(done)
+        return task
+
+    async def _run_to_end(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Run a write and the state change that follows it to the end even when the
+        request waiting for it is cancelled (its client left): as in Kafka, an append that
+        became durable takes effect, one that failed does not, and pending marks are
+        released either way."""
+        return await asyncio.shield(self._spawn(coro))
 
     async def settle(self) -> None:
         """Wait for background appends to finish (tests)."""
@@ -913,7 +923,7 @@ class GroupCoordinator:
             # Commits from a current member count as heartbeats; during PreparingRebalance
             # they are still accepted, the heartbeat tells the member to rejoin.
             self._schedule_heartbeat(group, group.get(member_id))
-        result = await self._store_offsets(group, offsets)
+        result = await self._run_to_end(self._store_offsets(group, offsets))
         if created and self._current(group) and not group.offsets.committed and not group.members \
                 and group.is_state(GroupState.EMPTY) and not any(group.offsets.has_pending(tp) for tp in offsets):
             del self.groups[group_id]  # nothing was stored: leave no trace
@@ -959,19 +969,25 @@ class GroupCoordinator:
                 )
                 for tp, om in valid.items()
             ]
+            applied: dict[TopicPartition, OffsetAndMetadata] = {}
             group.offsets.begin_commit(valid)
             try:
                 base = await self._append(group.group_id, recs)
             except CoordinatorLogError as exc:
                 for tp in valid:
-                    group.offsets.end_commit(tp, None)
                     results[tp] = offset_store_error(exc.error)
             else:
                 apply = self._current(group) and not group.is_state(GroupState.DEAD)
                 for i, (tp, om) in enumerate(valid.items()):
                     om.record_offset = base + i
-                    group.offsets.end_commit(tp, om if apply else None)
+                    if apply:
+                        applied[tp] = om
                     results[tp] = ErrorCode.NONE
+            finally:
+                # Released on every path, cancellation included: a partition left pending
+                # would answer UNSTABLE_OFFSET_COMMIT to require_stable fetches for ever.
+                for tp in valid:
+                    group.offsets.end_commit(tp, applied.get(tp))
         return {tp: results[tp] for tp in offsets}
 
     def fetch_offsets(
@@ -1017,7 +1033,7 @@ class GroupCoordinator:
         else:
             return ErrorCode.NON_EMPTY_GROUP, {}
         to_remove = {tp: om for tp in eligible if (om := group.offsets.get(tp)) is not None}
-        error = await self._remove_offsets(group, to_remove)
+        error = await self._run_to_end(self._remove_offsets(group, to_remove))
         if error is not ErrorCode.NONE:
             return error, {}
         for tp in eligible:
@@ -1132,39 +1148,48 @@ class GroupCoordinator:
             else:
                 valid[tp] = om
         if valid:
-            recs: list[tuple[bytes, bytes | None]] = [
-                (
-                    records.offset_key(group_id, tp[0], tp[1]),
-                    records.offset_value(OffsetCommitValue(
-                        offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
-                        commit_timestamp=om.commit_timestamp, expire_timestamp=-1,
-                    )),
-                )
-                for tp, om in valid.items()
-            ]
-            key = (partition, producer_id)
-            seen = self._txn_appends.setdefault(key, [])
-            try:
-                base = await self._append_transactional(partition, recs, producer_id, producer_epoch)
-            except CoordinatorLogError as exc:
-                for tp in valid:
-                    results[tp] = txn_offset_store_error(exc.error)
-            else:
-                for i, om in enumerate(valid.values()):
-                    om.record_offset = base + i
-                decided = await self._decided_after(partition, producer_id, base) if seen else None
-                if decided is None:
-                    self.prepare_txn_offsets(group_id, producer_id, valid)
-                elif decided:
-                    group = self.groups.get(group_id) or self._new_simple_group(group_id)
-                    for tp, om in valid.items():
-                        group.offsets.put(tp, om)
-                for tp in valid:
-                    results[tp] = ErrorCode.NONE
-            finally:
-                if self._txn_appends.get(key) is seen:
-                    del self._txn_appends[key]
+            results.update(await self._run_to_end(
+                self._store_txn_offsets(group_id, partition, producer_id, producer_epoch, valid)))
         return {tp: results[tp] for tp in offsets}
+
+    async def _store_txn_offsets(
+        self, group_id: str, partition: int, producer_id: int, producer_epoch: int,
+        valid: dict[TopicPartition, OffsetAndMetadata],
+    ) -> dict[TopicPartition, ErrorCode]:
+        results: dict[TopicPartition, ErrorCode] = {}
+        recs: list[tuple[bytes, bytes | None]] = [
+            (
+                records.offset_key(group_id, tp[0], tp[1]),
+                records.offset_value(OffsetCommitValue(
+                    offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
+                    commit_timestamp=om.commit_timestamp, expire_timestamp=-1,
+                )),
+            )
+            for tp, om in valid.items()
+        ]
+        key = (partition, producer_id)
+        seen = self._txn_appends.setdefault(key, [])
+        try:
+            base = await self._append_transactional(partition, recs, producer_id, producer_epoch)
+        except CoordinatorLogError as exc:
+            for tp in valid:
+                results[tp] = txn_offset_store_error(exc.error)
+        else:
+            for i, om in enumerate(valid.values()):
+                om.record_offset = base + i
+            decided = await self._decided_after(partition, producer_id, base) if seen else None
+            if decided is None:
+                self.prepare_txn_offsets(group_id, producer_id, valid)
+            elif decided:
+                group = self.groups.get(group_id) or self._new_simple_group(group_id)
+                for tp, om in valid.items():
+                    group.offsets.put(tp, om)
+            for tp in valid:
+                results[tp] = ErrorCode.NONE
+        finally:
+            if self._txn_appends.get(key) is seen:
+                del self._txn_appends[key]
+        return results
 
     async def _append_transactional(
         self, partition: int, recs: list[tuple[bytes, bytes | None]], producer_id: int, producer_epoch: int
@@ -1279,13 +1304,15 @@ class GroupCoordinator:
                     (records.offset_key(group_id, tp[0], tp[1]), None) for tp in offsets
                 ]
                 recs.append((records.group_key(group_id), None))
-                try:
-                    await self._append(group_id, recs)
-                except CoordinatorLogError as exc:
-                    error = offset_store_error(exc.error)
-                else:
-                    if self._current(group) and group.is_state(GroupState.EMPTY):
-                        self._drop_group(group)
-                    error = ErrorCode.NONE
+                error = await self._run_to_end(self._delete_group(group, recs))
             results.append((group_id, error if error is not None else ErrorCode.NONE))
         return results
+
+    async def _delete_group(self, group: ClassicGroup, recs: list[tuple[bytes, bytes | None]]) -> ErrorCode:
+        try:
+            await self._append(group.group_id, recs)
+        except CoordinatorLogError as exc:
+            return offset_store_error(exc.error)
+        if self._current(group) and group.is_state(GroupState.EMPTY):
+            self._drop_group(group)
+        return ErrorCode.NONE

@@ -81,6 +81,8 @@ class MemoryOffsetsLog(MemoryCoordinatorLog):
         producer_id: int,
         producer_epoch: int,
     ) -> int:
+        if self.append_gate is not None:
+            await self.append_gate.wait()
         if self.fail_with is not None:
             raise CoordinatorLogError(self.fail_with)
         base = len(self.records[partition])

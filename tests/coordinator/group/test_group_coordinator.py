@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Awaitable
+from typing import Any
 
 import pytest
 from group_harness import Harness, done, subscription
@@ -456,3 +459,63 @@ async def test_log_error_type() -> None:
     err = CoordinatorLogError(E.KAFKA_STORAGE_ERROR)
     assert err.error is E.KAFKA_STORAGE_ERROR
     await asyncio.sleep(0)
+
+
+# --- requests cancelled while their record is appended (the client left) -----------------
+
+
+async def _cancel_while_appending(h: Harness, aw: Awaitable[Any]) -> None:
+    h.log.append_gate = asyncio.Event()
+    task = asyncio.ensure_future(aw)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not task.done()  # parked in the append
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def test_cancelled_commit_takes_effect_once_durable_and_leaves_nothing_pending(h: Harness) -> None:
+    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    await _cancel_while_appending(h, h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(2)}))
+    # The write is still in flight: a stable fetch must wait for it.
+    assert h.coord.fetch_offsets("s", [("t", 0)], True)[1][("t", 0)].error == E.UNSTABLE_OFFSET_COMMIT
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    got = h.coord.fetch_offsets("s", [("t", 0)], True)[1][("t", 0)]
+    assert (got.error, got.offset) == (E.NONE, 2)  # durable, so it counts though nobody heard
+
+
+async def test_cancelled_commit_whose_append_fails_leaves_nothing_pending(h: Harness) -> None:
+    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    h.log.fail_with = E.KAFKA_STORAGE_ERROR
+    await _cancel_while_appending(h, h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(2)}))
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    got = h.coord.fetch_offsets("s", [("t", 0)], True)[1][("t", 0)]
+    assert (got.error, got.offset) == (E.NONE, 1)
+
+
+async def test_cancelled_txn_commit_is_held_like_a_completed_one(h: Harness) -> None:
+    commit = h.coord.commit_txn_offsets("g", 42, 0, "", None, -1, {("t", 0): om(7)})
+    await _cancel_while_appending(h, commit)
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    assert not h.coord._txn_appends
+    # Appended, so held for the transaction exactly as if the client had heard the answer.
+    assert h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)].error == E.UNSTABLE_OFFSET_COMMIT
+    await h.coord.on_txn_marker(("__consumer_offsets", h.coord.partition_for("g")), 42, True)
+    got = h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)]
+    assert (got.error, got.offset) == (E.NONE, 7)
+
+
+async def test_cancelled_delete_groups_still_drops_the_group(h: Harness) -> None:
+    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    await _cancel_while_appending(h, h.coord.delete_groups(["s"]))
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    assert "s" not in h.coord.groups  # the tombstones are durable: memory agrees with the log
