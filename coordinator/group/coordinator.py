@@ -29,8 +29,15 @@ from coordinator.group.group import (
 from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
 from coordinator.group.states import GroupState
 from coordinator.group.timers import TimerQueue
-from coordinator.group.txn_log import TransactionalOffsetsLog
-from coordinator.log import CoordinatorLog, CoordinatorLogError, LogRecord
+from coordinator.log import (
+    GROUP_METADATA,
+    OFFSET_COMMIT,
+    TXN_OFFSET_COMMIT,
+    CoordinatorLog,
+    CoordinatorLogError,
+    LogRecord,
+    Producer,
+)
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
@@ -106,45 +113,6 @@ class FetchedOffset:
 
 
 _NO_OFFSET = FetchedOffset(-1, -1, "", ErrorCode.NONE)
-
-
-def group_store_error(error: ErrorCode) -> ErrorCode:
-    """What a failed group metadata append means to a client (Kafka's storeGroup)."""
-    if error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
-                 ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
-    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
-        return ErrorCode.NOT_COORDINATOR
-    if error is ErrorCode.REQUEST_TIMED_OUT:
-        return ErrorCode.REBALANCE_IN_PROGRESS
-    if error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.UNKNOWN_SERVER_ERROR
-    return error
-
-
-def txn_offset_store_error(error: ErrorCode) -> ErrorCode:
-    """What a failed transactional offset append means to a client (Kafka's
-    CoordinatorOperationExceptionHelper); the leader's own errors pass through."""
-    if error in (ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                 ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.REQUEST_TIMED_OUT):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
-    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
-        return ErrorCode.NOT_COORDINATOR
-    if error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.UNKNOWN_SERVER_ERROR
-    return error
-
-
-def offset_store_error(error: ErrorCode) -> ErrorCode:
-    """What a failed offset append means to a client (Kafka's storeOffsets)."""
-    if error in (ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_ENOUGH_REPLICAS,
-                 ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
-        return ErrorCode.COORDINATOR_NOT_AVAILABLE
-    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.KAFKA_STORAGE_ERROR):
-        return ErrorCode.NOT_COORDINATOR
-    if error in (ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_FETCH_SIZE):
-        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE
-    return error
 
 
 class GroupCoordinator:
@@ -267,13 +235,10 @@ class GroupCoordinator:
 
     async def ensure_log(self) -> ErrorCode:
         """Create the log's topic if it is missing (FindCoordinator does, as in Kafka)."""
-        ensure = getattr(self.log, "ensure_topic", None)
-        if ensure is None:
-            return ErrorCode.NONE
         try:
-            await ensure()
+            await self.log.ensure_topic()
         except CoordinatorLogError as exc:
-            return group_store_error(exc.error)
+            return exc.client_error(GROUP_METADATA)
         return ErrorCode.NONE
 
     def start(self, load: bool = True) -> None:
@@ -372,7 +337,7 @@ class GroupCoordinator:
 
     async def _append(self, group_id: str, recs: list[tuple[bytes, bytes | None]]) -> int:
         try:
-            return await self.log.append(self.partition_for(group_id), recs, self.clock.now_ms())
+            return await self.log.append(self.partition_for(group_id), recs)
         except CoordinatorLogError:
             raise
         except Exception as exc:
@@ -681,7 +646,7 @@ class GroupCoordinator:
                 self._cancel_heartbeat(group, new_id)
                 self._schedule_heartbeat(group, member)
             if fut is not None and not fut.done():
-                fut.set_result(JoinResult(group_store_error(exc.error), ""))
+                fut.set_result(JoinResult(exc.client_error(GROUP_METADATA), ""))
             return
         is_leader = group.is_leader(new_id)
         member.complete_join(JoinResult(
@@ -803,7 +768,7 @@ class GroupCoordinator:
         try:
             await self._store_group(group, assignment)
         except CoordinatorLogError as exc:
-            error = group_store_error(exc.error)
+            error = exc.client_error(GROUP_METADATA)
             log.warning("group metadata append failed", group=group.group_id, error=exc.error.name, reason=str(exc))
         # Members may have joined or left meanwhile: only the same generation completes.
         if not (self._current(group) and group.is_state(GroupState.COMPLETING_REBALANCE)
@@ -975,7 +940,7 @@ class GroupCoordinator:
                 base = await self._append(group.group_id, recs)
             except CoordinatorLogError as exc:
                 for tp in valid:
-                    results[tp] = offset_store_error(exc.error)
+                    results[tp] = exc.client_error(OFFSET_COMMIT)
             else:
                 apply = self._current(group) and not group.is_state(GroupState.DEAD)
                 for i, (tp, om) in enumerate(valid.items()):
@@ -1057,7 +1022,7 @@ class GroupCoordinator:
             try:
                 await self._append(group.group_id, recs)
             except CoordinatorLogError as exc:
-                return offset_store_error(exc.error)
+                return exc.client_error(OFFSET_COMMIT)
         for tp, om in offsets.items():
             group.offsets.remove(tp, unless_newer_than=om.record_offset)
         if remove_group and self._current(group) and group.is_state(GroupState.EMPTY) \
@@ -1173,7 +1138,7 @@ class GroupCoordinator:
             base = await self._append_transactional(partition, recs, producer_id, producer_epoch)
         except CoordinatorLogError as exc:
             for tp in valid:
-                results[tp] = txn_offset_store_error(exc.error)
+                results[tp] = exc.client_error(TXN_OFFSET_COMMIT)
         else:
             for i, om in enumerate(valid.values()):
                 om.record_offset = base + i
@@ -1194,12 +1159,8 @@ class GroupCoordinator:
     async def _append_transactional(
         self, partition: int, recs: list[tuple[bytes, bytes | None]], producer_id: int, producer_epoch: int
     ) -> int:
-        if not isinstance(self.log, TransactionalOffsetsLog):
-            raise CoordinatorLogError(ErrorCode.COORDINATOR_NOT_AVAILABLE, "log without transactional appends")
         try:
-            return await self.log.append_transactional(
-                partition, recs, self.clock.now_ms(), producer_id, producer_epoch
-            )
+            return await self.log.append(partition, recs, Producer(producer_id, producer_epoch))
         except CoordinatorLogError:
             raise
         except Exception as exc:
@@ -1312,7 +1273,7 @@ class GroupCoordinator:
         try:
             await self._append(group.group_id, recs)
         except CoordinatorLogError as exc:
-            return offset_store_error(exc.error)
+            return exc.client_error(OFFSET_COMMIT)
         if self._current(group) and group.is_state(GroupState.EMPTY):
             self._drop_group(group)
         return ErrorCode.NONE

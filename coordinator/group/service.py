@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from coordinator.group.coordinator import OFFSETS_TOPIC, GroupConfig, GroupCoordinator
-from coordinator.group.txn_log import StorageOffsetsLog
+from coordinator.log import StorageCoordinatorLog
 
 if TYPE_CHECKING:
     from storage.clock import Clock
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 async def start_group_coordinator(config: Any, clock: Clock, storage: Any) -> GroupCoordinator:
     """Loads `__consumer_offsets` in the background; the topic is created on first use."""
-    log_store = StorageOffsetsLog(storage, OFFSETS_TOPIC, int(config.get("offsets.topic.num.partitions")))
+    log_store = StorageCoordinatorLog(storage, OFFSETS_TOPIC, config.get_int("offsets.topic.num.partitions"), clock)
     log_store.exists()
     coordinator = GroupCoordinator(log_store, clock, GroupConfig.from_config(config))
     coordinator.start()

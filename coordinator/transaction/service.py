@@ -7,10 +7,11 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from coordinator.log import StorageCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction.coordinator import TransactionConfig, TransactionCoordinator
-from coordinator.transaction.log import EngineTransactionLog
 from coordinator.transaction.markers import EngineMarkerWriter, MarkerWriter
+from coordinator.transaction.records import TOPIC_CONFIGS, TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
     from broker.config import Config
@@ -27,7 +28,9 @@ async def start_transaction_coordinator(
 ) -> TransactionCoordinator:
     """A coordinator over `__transaction_state` in `storage`, loaded and serving."""
     txn_config = TransactionConfig.from_broker_config(config)
-    log_store = EngineTransactionLog(storage, txn_config.num_partitions, clock)
+    log_store = StorageCoordinatorLog(
+        storage, TRANSACTION_STATE_TOPIC, txn_config.num_partitions, clock, TOPIC_CONFIGS
+    )
     if log_store.exists():
         txn_config.num_partitions = log_store.num_partitions
     coordinator = TransactionCoordinator(

@@ -13,7 +13,7 @@ from txn_clients import create_topics
 
 from coordinator.group.coordinator import GroupConfig, GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.txn_log import MemoryOffsetsLog
+from coordinator.log import MemoryCoordinatorLog
 from protocol.errors import ErrorCode as E
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.end_txn_request import EndTxnRequest
@@ -156,7 +156,7 @@ def test_checks_before_the_append(txn_broker: BrokerProcess, name: str) -> None:
 # --- the group coordinator on an in-memory log ---------------------------------------------
 
 
-async def _coordinator(log: MemoryOffsetsLog) -> GroupCoordinator:
+async def _coordinator(log: MemoryCoordinatorLog) -> GroupCoordinator:
     coord = GroupCoordinator(log, ManualClock(), GroupConfig(initial_rebalance_delay_ms=0,
                                                             min_session_timeout_ms=1000))
     await coord.load()
@@ -170,7 +170,7 @@ def _om(offset: int) -> OffsetAndMetadata:
 async def test_kip447_member_checks() -> None:
     from coordinator.group.group import ClassicGroup, Member
 
-    coord = await _coordinator(MemoryOffsetsLog(4))
+    coord = await _coordinator(MemoryCoordinatorLog(4))
     group = ClassicGroup("g", 0)
     group.generation_id = 2
     group.add(Member(member_id="m1", group_instance_id="i1", client_id="c", client_host="h",
@@ -194,7 +194,7 @@ async def test_kip447_member_checks() -> None:
 
 
 async def test_replay_decides_pending_offsets_by_marker() -> None:
-    log = MemoryOffsetsLog(4)
+    log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     part = coord.partition_for("g")
     tp1, tp2 = ("t", 0), ("t", 1)
@@ -216,10 +216,10 @@ async def test_replay_decides_pending_offsets_by_marker() -> None:
 async def test_marker_racing_the_append_decides_the_offsets() -> None:
     """An ABORT marker (say, a timeout) lands right after the offsets' batch, while their
     append is still in flight: the offsets must not stay pending forever."""
-    log = MemoryOffsetsLog(4)
+    log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     part = coord.partition_for("g")
-    append = log.append_transactional
+    append = log.append
 
     async def append_then_marker(*args: Any) -> int:
         base = await append(*args)
@@ -227,7 +227,7 @@ async def test_marker_racing_the_append_decides_the_offsets() -> None:
         await coord.on_txn_marker(("__consumer_offsets", part), 7, False)
         return base
 
-    log.append_transactional = append_then_marker  # type: ignore[method-assign,assignment]
+    log.append = append_then_marker  # type: ignore[method-assign,assignment]
     tp = ("t", 0)
     assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: _om(5)}) == {tp: E.NONE}
     assert coord.fetch_offsets("g", [tp], True)[1][tp].error == E.NONE
@@ -236,7 +236,7 @@ async def test_marker_racing_the_append_decides_the_offsets() -> None:
 
 @pytest.mark.parametrize("committed", [True, False])
 async def test_marker_while_loading_is_applied_after(committed: bool) -> None:
-    log = MemoryOffsetsLog(4)
+    log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     tp = ("t", 0)
     await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: _om(5)})

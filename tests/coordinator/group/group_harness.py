@@ -8,7 +8,7 @@ import pytest
 
 from coordinator.group.coordinator import GroupConfig, GroupCoordinator
 from coordinator.group.group import JoinResult, SyncResult
-from coordinator.group.txn_log import MemoryOffsetsLog
+from coordinator.log import MemoryCoordinatorLog
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from storage.clock import ManualClock
 
@@ -22,7 +22,7 @@ class Harness:
 
     def __init__(self, **config: Any) -> None:
         self.clock = ManualClock()
-        self.log = MemoryOffsetsLog(4)
+        self.log = MemoryCoordinatorLog(4)
         settings: dict[str, Any] = {"initial_rebalance_delay_ms": 0, "min_session_timeout_ms": 1000}
         settings.update(config)
         self.coord = GroupCoordinator(self.log, self.clock, GroupConfig(**settings))

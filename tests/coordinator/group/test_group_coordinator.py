@@ -250,14 +250,14 @@ async def test_failed_assignment_write_keeps_group_out_of_stable(h: Harness) -> 
 async def test_static_member_rejoin_replaces_old_member_id(h: Harness) -> None:
     a, = await h.stable_group(1, instance="i-1")
     group = h.coord.groups["g"]
-    log_size = len(h.log.records[h.coord.partition_for("g")])
+    log_size = len(h.log.partitions[h.coord.partition_for("g")])
     t = h.join(instance="i-1")
     await h.settle()
     r = await done(t)
     assert r.error == E.NONE and r.member_id != a.member_id and r.member_id.startswith("i-1-")
     assert r.generation_id == 1 and group.state is GroupState.STABLE  # no rebalance
     assert r.skip_assignment  # it leads, but must keep the current assignment
-    assert len(h.log.records[h.coord.partition_for("g")]) == log_size + 1  # new id persisted
+    assert len(h.log.partitions[h.coord.partition_for("g")]) == log_size + 1  # new id persisted
     assert h.coord.heartbeat("g", 1, a.member_id, "i-1") == E.FENCED_INSTANCE_ID
     assert (await done(h.sync("g", 1, a.member_id, instance="i-1"))).error == E.FENCED_INSTANCE_ID
     assert (await done(h.join(member=a.member_id, instance="i-1"))).error == E.FENCED_INSTANCE_ID
@@ -360,10 +360,10 @@ async def test_state_survives_reload(h: Harness) -> None:
     await h.coord.commit_offsets("gone", "", None, -1, {("u", 3): om(30)})
     assert (await h.coord.delete_groups(["gone"])) == [("gone", E.NONE)]
     # a transaction still open in the log
-    pid_key = h.log.records[h.coord.partition_for("solo")]
+    pid_key = h.log.partitions[h.coord.partition_for("solo")]
     from coordinator.group import records
     from protocol.messages.offset_commit_value import OffsetCommitValue
-    h.log.append_raw(h.coord.partition_for("solo"), LogRecord(
+    h.log.place(h.coord.partition_for("solo"), LogRecord(
         -1, records.offset_key("solo", "u", 4), records.offset_value(OffsetCommitValue(offset=44)), 7, True))
     assert pid_key
 
