@@ -61,6 +61,7 @@ _SETTINGS = [
     Setting("offsets.topic.segment.bytes", int, 104857600, "segment.bytes of __consumer_offsets, set when it is created."),
     Setting("offsets.retention.minutes", int, 10080, "How long offsets of an empty group are kept."),
     Setting("offsets.retention.check.interval.ms", int, 600000, "How often expired offsets are removed."),
+    Setting("offset.metadata.max.bytes", int, 4096, "The longest metadata string an offset commit may carry."),
     Setting("transaction.state.log.num.partitions", int, 50, "Partitions of __transaction_state."),
     Setting(
         "transaction.state.log.segment.bytes", int, 104857600, "segment.bytes of __transaction_state, set when it is created."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
+from coordinator.group.api import JoinMember
 from protocol.errors import ErrorCode
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse, JoinGroupResponseMember
@@ -18,7 +19,7 @@ async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupRes
         return JoinGroupResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE, member_id=request.member_id,
                                  protocol_name=None if v >= 7 else "")
     instance_id = request.group_instance_id if v >= 5 else None
-    result = await coordinator.join_group(
+    result = await coordinator.join_group(JoinMember(
         group_id=request.group_id,
         member_id=request.member_id,
         group_instance_id=instance_id,
@@ -30,7 +31,7 @@ async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupRes
         session_timeout_ms=request.session_timeout_ms,
         protocol_type=request.protocol_type,
         protocols=[(p.name, p.metadata) for p in request.protocols],
-    )
+    ))
     leader = result.leader_id
     members = result.members
     if result.skip_assignment:

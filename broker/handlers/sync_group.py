@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from coordinator.group.api import SyncMember
 from protocol.errors import ErrorCode
 from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
@@ -16,7 +17,7 @@ async def handle(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupRes
     coordinator = group_coordinator(ctx)
     if coordinator is None:
         return SyncGroupResponse(error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE)
-    result = await coordinator.sync_group(
+    result = await coordinator.sync_group(SyncMember(
         group_id=request.group_id,
         generation_id=request.generation_id,
         member_id=request.member_id,
@@ -24,7 +25,7 @@ async def handle(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupRes
         protocol_type=request.protocol_type if v >= 5 else None,
         protocol_name=request.protocol_name if v >= 5 else None,
         assignments={a.member_id: a.assignment for a in request.assignments},
-    )
+    ))
     return SyncGroupResponse(
         error_code=result.error,
         protocol_type=result.protocol_type,

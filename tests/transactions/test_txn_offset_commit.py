@@ -4,6 +4,7 @@ the append, and replay of transactional offsets from `__consumer_offsets`."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,7 +12,10 @@ from broker_process import BrokerProcess
 from kafka_wire import WireClient
 from txn_clients import create_topics
 
-from coordinator.group.coordinator import GroupConfig, GroupCoordinator
+from broker.config import Config
+from coordinator.group.api import CommitTxnOffsets
+from coordinator.group.config import GroupConfig
+from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.log import MemoryCoordinatorLog
 from protocol.errors import ErrorCode as E
@@ -156,9 +160,12 @@ def test_checks_before_the_append(txn_broker: BrokerProcess, name: str) -> None:
 # --- the group coordinator on an in-memory log ---------------------------------------------
 
 
+def _config() -> GroupConfig:
+    return replace(GroupConfig.from_config(Config()), initial_rebalance_delay_ms=0, min_session_timeout_ms=1000)
+
+
 async def _coordinator(log: MemoryCoordinatorLog) -> GroupCoordinator:
-    coord = GroupCoordinator(log, ManualClock(), GroupConfig(initial_rebalance_delay_ms=0,
-                                                            min_session_timeout_ms=1000))
+    coord = GroupCoordinator(log, ManualClock(), _config())
     await coord.load()
     return coord
 
@@ -180,7 +187,7 @@ async def test_kip447_member_checks() -> None:
     tp = ("t", 0)
 
     async def commit(member: str, instance: str | None, generation: int) -> E:
-        return (await coord.commit_txn_offsets("g", 7, 0, member, instance, generation, {tp: _om(5)}))[tp]
+        return (await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, member, instance, generation, {tp: _om(5)})))[tp]
 
     assert await commit("other", None, 2) == E.UNKNOWN_MEMBER_ID
     assert await commit("m2", "i1", 2) == E.FENCED_INSTANCE_ID
@@ -190,7 +197,7 @@ async def test_kip447_member_checks() -> None:
     assert await commit("", None, -1) == E.NONE
     assert coord.fetch_offsets("g", [tp], True)[1][tp].error == E.UNSTABLE_OFFSET_COMMIT
     big = OffsetAndMetadata(1, metadata="x" * 5000)
-    assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: big}) == {tp: E.OFFSET_METADATA_TOO_LARGE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: big})) == {tp: E.OFFSET_METADATA_TOO_LARGE}
 
 
 async def test_replay_decides_pending_offsets_by_marker() -> None:
@@ -198,9 +205,9 @@ async def test_replay_decides_pending_offsets_by_marker() -> None:
     coord = await _coordinator(log)
     part = coord.partition_for("g")
     tp1, tp2 = ("t", 0), ("t", 1)
-    assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp1: _om(5)}) == {tp1: E.NONE}
-    assert await coord.commit_txn_offsets("g", 8, 0, "", None, -1, {tp2: _om(6)}) == {tp2: E.NONE}
-    assert await coord.commit_txn_offsets("g", 9, 0, "", None, -1, {tp2: _om(9)}) == {tp2: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp1: _om(5)})) == {tp1: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 8, 0, "", None, -1, {tp2: _om(6)})) == {tp2: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 9, 0, "", None, -1, {tp2: _om(9)})) == {tp2: E.NONE}
     log.append_marker(part, 7, committed=True)
     log.append_marker(part, 8, committed=False)
     # The live coordinator learns of markers from the marker writer.
@@ -229,7 +236,7 @@ async def test_marker_racing_the_append_decides_the_offsets() -> None:
 
     log.append = append_then_marker  # type: ignore[method-assign,assignment]
     tp = ("t", 0)
-    assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: _om(5)}) == {tp: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: _om(5)})) == {tp: E.NONE}
     assert coord.fetch_offsets("g", [tp], True)[1][tp].error == E.NONE
     assert coord.fetch_offsets("g", [tp], True)[1][tp].offset == -1
 
@@ -239,8 +246,8 @@ async def test_marker_while_loading_is_applied_after(committed: bool) -> None:
     log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     tp = ("t", 0)
-    await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: _om(5)})
-    reloaded = GroupCoordinator(log, ManualClock())
+    await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: _om(5)}))
+    reloaded = GroupCoordinator(log, ManualClock(), _config())
     part = reloaded.partition_for("g")
     await reloaded.on_txn_marker(("__consumer_offsets", part), 7, committed)  # not yet in the log replay reads
     await reloaded.load()
