@@ -183,9 +183,6 @@ class GroupCoordinator:
         if tp[0] == OFFSETS_TOPIC:
             self.offsets.on_txn_marker(tp[1], producer_id, committed)
 
-    async def cleanup_expired_offsets(self) -> int:
-        return await self.offsets.cleanup_expired_offsets()
-
     # --- administration --------------------------------------------------------------------------
 
     def describe_group(self, group_id: str) -> GroupDescription:
