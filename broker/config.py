@@ -69,6 +69,7 @@ _SETTINGS = [
     Setting("offsets.topic.segment.bytes", int, 104857600, "segment.bytes of __consumer_offsets, set when it is created."),
     Setting("offsets.retention.minutes", int, 10080, "How long offsets of an empty group are kept."),
     Setting("offsets.retention.check.interval.ms", int, 600000, "How often expired offsets are removed."),
+    Setting("offset.metadata.max.bytes", int, 4096, "The longest metadata string an offset commit may carry."),
     Setting("transaction.state.log.num.partitions", int, 50, "Partitions of __transaction_state."),
     Setting(
         "transaction.state.log.segment.bytes", int, 104857600, "segment.bytes of __transaction_state, set when it is created."
@@ -179,6 +180,38 @@ class Config:
 
     def get(self, name: str) -> Any:
         return self._values[name]
+
+    # Typed getters: a setting read with the wrong type is a programming error, caught here
+    # instead of by an `int(...)` at every call site.
+    def get_int(self, name: str) -> int:
+        value = self._values[name]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name} is not an integer setting: {value!r}")
+        return value
+
+    def get_bool(self, name: str) -> bool:
+        value = self._values[name]
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} is not a boolean setting: {value!r}")
+        return value
+
+    def get_str(self, name: str) -> str:
+        value = self._values[name]
+        if not isinstance(value, str):
+            raise ConfigError(f"{name} is not a string setting: {value!r}")
+        return value
+
+    def get_ms(self, name: str) -> int:
+        """A duration in milliseconds; Kafka's `*.minutes` and `*.hours` settings are
+        converted, so callers never multiply by hand."""
+        value = self.get_int(name)
+        if name.endswith(".minutes"):
+            return value * 60_000
+        if name.endswith(".hours"):
+            return value * 3_600_000
+        if name.endswith(".ms"):
+            return value
+        raise ConfigError(f"{name} is not a duration setting")
 
     def items(self) -> list[tuple[str, Any]]:
         return sorted(self._values.items())

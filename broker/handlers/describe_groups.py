@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_groups_response import (
@@ -27,7 +28,7 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
         described = DescribedGroup(
             error_code=d.error,
             group_id=group_id,
-            group_state=d.state,
+            group_state=d.state.value if d.state is not None else "",
             protocol_type=d.protocol_type,
             protocol_data=d.protocol,
             members=[
@@ -39,7 +40,7 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
         )
         if v >= 3 and request.include_authorized_operations:
             described.authorized_operations = _GROUP_OPERATIONS
-        if v >= 6 and d.error is ErrorCode.NONE and d.state == "Dead":
+        if v >= 6 and d.error is ErrorCode.NONE and d.state is GroupState.DEAD:
             described = DescribedGroup(error_code=ErrorCode.GROUP_ID_NOT_FOUND, group_id=group_id,
                                        group_state="Dead", error_message=f"Group {group_id} not found.")
         groups.append(described)

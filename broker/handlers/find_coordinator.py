@@ -21,7 +21,7 @@ _PARTITION_COUNT_SETTING = {
 def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
     """The partition of __consumer_offsets / __transaction_state that owns `key`; its
     leader is the coordinator (always this broker while there is one broker)."""
-    return partition_for(key, int(ctx.services.config.get(_PARTITION_COUNT_SETTING[key_type])))
+    return partition_for(key, ctx.services.config.get_int(_PARTITION_COUNT_SETTING[key_type]))
 
 
 async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from coordinator.group.api import MemberHeartbeat
 from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.heartbeat_response import HeartbeatResponse
 
@@ -12,10 +13,10 @@ API_KEY = 12
 
 async def handle(ctx: RequestContext, request: HeartbeatRequest) -> HeartbeatResponse:
     coordinator = group_coordinator(ctx)
-    error = coordinator.heartbeat(
-        request.group_id,
-        request.generation_id,
-        request.member_id,
-        request.group_instance_id if ctx.api_version >= 3 else None,
-    )
+    error = coordinator.heartbeat(MemberHeartbeat(
+        group_id=request.group_id,
+        generation_id=request.generation_id,
+        member_id=request.member_id,
+        group_instance_id=request.group_instance_id if ctx.api_version >= 3 else None,
+    ))
     return HeartbeatResponse(error_code=error)

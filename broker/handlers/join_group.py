@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
+from coordinator.group.api import JoinMember
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse, JoinGroupResponseMember
 
@@ -14,7 +15,7 @@ async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupRes
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
     instance_id = request.group_instance_id if v >= 5 else None
-    result = await coordinator.join_group(
+    result = await coordinator.join_group(JoinMember(
         group_id=request.group_id,
         member_id=request.member_id,
         group_instance_id=instance_id,
@@ -26,7 +27,7 @@ async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupRes
         session_timeout_ms=request.session_timeout_ms,
         protocol_type=request.protocol_type,
         protocols=[(p.name, p.metadata) for p in request.protocols],
-    )
+    ))
     leader = result.leader_id
     members = result.members
     if result.skip_assignment:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from coordinator.group.api import LeavingMember
 from protocol.errors import ErrorCode
 from protocol.messages.leave_group_request import LeaveGroupRequest
 from protocol.messages.leave_group_response import LeaveGroupResponse, MemberResponse
@@ -15,9 +16,9 @@ async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> LeaveGroupR
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
     if v >= 3:
-        leaving = [(m.member_id, m.group_instance_id) for m in request.members]
+        leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in request.members]
     else:
-        leaving = [(request.member_id, None)]
+        leaving = [LeavingMember(request.member_id, None)]
     error, member_errors = coordinator.leave_group(request.group_id, leaving)
     if v < 3:
         # A single member: its error is the response's error.
@@ -27,7 +28,7 @@ async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> LeaveGroupR
     return LeaveGroupResponse(
         error_code=error,
         members=[
-            MemberResponse(member_id=m, group_instance_id=i, error_code=e)
-            for (m, i), e in zip(leaving, member_errors, strict=False)
+            MemberResponse(member_id=m.member_id, group_instance_id=m.group_instance_id, error_code=e)
+            for m, e in zip(leaving, member_errors, strict=False)
         ],
     )

@@ -20,7 +20,7 @@ async def handle(ctx: RequestContext, request: ListGroupsRequest) -> ListGroupsR
     return ListGroupsResponse(
         error_code=error,
         groups=[
-            ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state,
+            ListedGroup(group_id=g.group_id, protocol_type=g.protocol_type, group_state=g.state.value,
                         group_type=g.group_type)
             for g in groups
         ],

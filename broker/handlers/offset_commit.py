@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator, topic_name_of, unknown_partition
+from coordinator.group.api import CommitOffsets
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode
 from protocol.messages.offset_commit_request import OffsetCommitRequest
@@ -42,13 +43,13 @@ async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCom
                                   if 2 <= v <= 4 and request.retention_time_ms != -1 else -1),
             )
     if offsets:
-        errors.update(await coordinator.commit_offsets(
+        errors.update(await coordinator.commit_offsets(CommitOffsets(
             group_id=request.group_id,
             member_id=request.member_id if v >= 1 else "",
             group_instance_id=request.group_instance_id if v >= 7 else None,
             generation_id=request.generation_id_or_member_epoch if v >= 1 else -1,
             offsets=offsets,
-        ))
+        )))
     return OffsetCommitResponse(
         topics=[
             OffsetCommitResponseTopic(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator, topic_id_of, topic_name_of
-from coordinator.group.coordinator import FetchedOffset
+from coordinator.group.api import FetchedOffset
 from protocol.codec import ZERO_UUID
 from protocol.errors import ErrorCode
 from protocol.messages.offset_fetch_request import OffsetFetchRequest

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from coordinator.group.api import SyncMember
 from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 
@@ -13,7 +14,7 @@ API_KEY = 14
 async def handle(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    result = await coordinator.sync_group(
+    result = await coordinator.sync_group(SyncMember(
         group_id=request.group_id,
         generation_id=request.generation_id,
         member_id=request.member_id,
@@ -21,7 +22,7 @@ async def handle(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupRes
         protocol_type=request.protocol_type if v >= 5 else None,
         protocol_name=request.protocol_name if v >= 5 else None,
         assignments={a.member_id: a.assignment for a in request.assignments},
-    )
+    ))
     return SyncGroupResponse(
         error_code=result.error,
         protocol_type=result.protocol_type,

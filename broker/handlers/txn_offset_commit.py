@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator, unknown_partition
-from coordinator.group.coordinator import OFFSETS_TOPIC
+from coordinator.group.api import CommitTxnOffsets
 from coordinator.group.offsets import OffsetAndMetadata
+from coordinator.group.records import OFFSETS_TOPIC
 from protocol.errors import ErrorCode
 from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
 from protocol.messages.txn_offset_commit_response import (
@@ -84,7 +85,7 @@ async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOff
 
     if offsets:
         group_fields = v >= GROUP_METADATA_MIN_VERSION
-        errors.update(await coordinator.commit_txn_offsets(
+        errors.update(await coordinator.commit_txn_offsets(CommitTxnOffsets(
             group_id=request.group_id,
             producer_id=request.producer_id,
             producer_epoch=request.producer_epoch,
@@ -92,8 +93,7 @@ async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOff
             group_instance_id=request.group_instance_id if group_fields else None,
             generation_id=request.generation_id if group_fields else -1,
             offsets=offsets,
-            verify=verify,
-        ))
+        ), verify))
     if v < LOAD_IN_PROGRESS_MIN_VERSION:
         errors = {
             tp: ErrorCode.COORDINATOR_NOT_AVAILABLE if e == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS else e

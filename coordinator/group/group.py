@@ -4,35 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from coordinator.group.api import JoinResult, SyncResult
 from coordinator.group.offsets import OffsetStore
 from coordinator.group.states import GroupState, can_transition, check_transition
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 
 CONSUMER_PROTOCOL_TYPE = "consumer"
-
-
-@dataclass(slots=True)
-class JoinResult:
-    error: ErrorCode
-    member_id: str
-    generation_id: int = -1
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    leader_id: str = ""
-    skip_assignment: bool = False
-    # (member id, group instance id, metadata) — only for the leader
-    members: list[tuple[str, str | None, bytes]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class SyncResult:
-    error: ErrorCode
-    protocol_type: str | None = None
-    protocol_name: str | None = None
-    assignment: bytes = b""
 
 
 @dataclass(eq=False)
@@ -109,6 +89,16 @@ class InitialJoin:
     remaining_ms: int
 
 
+@dataclass(slots=True)
+class DelayedJoin:
+    """Kafka's DelayedJoin: complete once every member has rejoined, or at the rebalance
+    timeout."""
+
+
+# The rebalance in progress while PreparingRebalance.
+RebalanceOp = InitialJoin | DelayedJoin
+
+
 class ClassicGroup:
     def __init__(self, group_id: str, now_ms: int, state: GroupState = GroupState.EMPTY) -> None:
         self.group_id = group_id
@@ -126,8 +116,7 @@ class ClassicGroup:
         self.current_state_timestamp: int | None = now_ms
         self.subscribed_topics: set[str] | None = None
         self.offsets = OffsetStore()
-        # The rebalance in progress: an InitialJoin, "delayed" (Kafka's DelayedJoin) or None.
-        self.join_op: InitialJoin | str | None = None
+        self.join_op: RebalanceOp | None = None
 
     # --- state ------------------------------------------------------------------------
 
@@ -164,6 +153,18 @@ class ClassicGroup:
             return False
         current = self.static_members.get(instance_id)
         return current is not None and current != member_id
+
+    def validate_member(self, member_id: str, instance_id: str | None) -> ErrorCode | None:
+        """Whether the request comes from this current member (static ones by instance id)."""
+        if instance_id is not None:
+            current = self.static_members.get(instance_id)
+            if current is None:
+                return ErrorCode.UNKNOWN_MEMBER_ID
+            if current != member_id:
+                return ErrorCode.FENCED_INSTANCE_ID
+        if member_id not in self.members:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        return None
 
     @property
     def num_awaiting_join(self) -> int:

@@ -9,10 +9,13 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
+from coordinator.group.offsets import OffsetAndMetadata
 from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.messages.offset_commit_value import OffsetCommitValue
+
+OFFSETS_TOPIC = "__consumer_offsets"
 
 OFFSET_COMMIT_KEY_VERSION = 1
 GROUP_METADATA_KEY_VERSION = 2
@@ -67,6 +70,21 @@ def offset_value(value: OffsetCommitValue) -> bytes:
 def parse_offset_value(buf: bytes) -> OffsetCommitValue:
     (version,) = _I16.unpack_from(buf)
     return OffsetCommitValue.decode(buf[2:], min(version, OffsetCommitValue.MAX_VERSION))
+
+
+def offset_record(group: str, tp: tuple[str, int], om: OffsetAndMetadata) -> tuple[bytes, bytes]:
+    """The record of one committed offset, plain or transactional alike."""
+    value = OffsetCommitValue(
+        offset=om.offset, leader_epoch=om.leader_epoch, metadata=om.metadata,
+        commit_timestamp=om.commit_timestamp, expire_timestamp=om.expire_timestamp,
+    )
+    return offset_key(group, tp[0], tp[1]), offset_value(value)
+
+
+def offset_from_record(buf: bytes, record_offset: int) -> OffsetAndMetadata:
+    v = parse_offset_value(buf)
+    return OffsetAndMetadata(v.offset, v.leader_epoch, v.metadata, v.commit_timestamp, v.expire_timestamp,
+                             record_offset)
 
 
 def group_value(value: GroupMetadataValue) -> bytes:

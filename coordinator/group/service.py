@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from coordinator.group.coordinator import OFFSETS_TOPIC, GroupConfig, GroupCoordinator
-from coordinator.group.txn_log import StorageOffsetsLog
+from coordinator.group.config import GroupConfig, Settings
+from coordinator.group.coordinator import GroupCoordinator
+from coordinator.group.records import OFFSETS_TOPIC
+from coordinator.log import StorageCoordinatorLog
 
 if TYPE_CHECKING:
     from storage.clock import Clock
     from storage.engine import StorageEngine
 
 
-async def start_group_coordinator(config: Any, clock: Clock, storage: StorageEngine) -> GroupCoordinator:
+async def start_group_coordinator(config: Settings, clock: Clock, storage: StorageEngine) -> GroupCoordinator:
     """Loads `__consumer_offsets` in the background; the topic is created on first use."""
-    log_store = StorageOffsetsLog(storage, OFFSETS_TOPIC, int(config.get("offsets.topic.num.partitions")))
+    log_store = StorageCoordinatorLog(storage, OFFSETS_TOPIC, config.get_int("offsets.topic.num.partitions"), clock)
     log_store.exists()
     coordinator = GroupCoordinator(log_store, clock, GroupConfig.from_config(config))
     coordinator.start()

@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 
 
-class GroupState(Enum):
+class GroupState(StrEnum):
+    """The value is the name Kafka reports (DescribeGroups, ListGroups)."""
+
     EMPTY = "Empty"
     PREPARING_REBALANCE = "PreparingRebalance"
     COMPLETING_REBALANCE = "CompletingRebalance"

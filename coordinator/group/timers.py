@@ -1,11 +1,22 @@
-"""Deadlines driven by an injected clock: the coordinator's `tick()` runs what is due,
-so tests move a ManualClock instead of sleeping."""
+"""Deadlines on the injected clock: the coordinator's `tick()` runs what is due, so tests
+move a ManualClock and call it instead of sleeping; `drive` calls it in the broker."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import heapq
 import itertools
 from collections.abc import Callable, Hashable
+
+import structlog
+
+from storage.clock import Clock
+
+log = structlog.get_logger("odradek.groups")
+
+# With nothing due, look again this often: ticks also run periodic work (offset expiry).
+_IDLE_MS = 1000
 
 
 class TimerQueue:
@@ -48,3 +59,19 @@ class TimerQueue:
                 del self._live[key]
                 due.append(live[2])
         return due
+
+
+async def drive(tick: Callable[[], None], timers: TimerQueue, clock: Clock, wake: asyncio.Event) -> None:
+    """Run `tick` whenever a timer of `timers` falls due on `clock`, until cancelled. The
+    only place that waits on the event loop: the deadlines themselves are clock time, and a
+    newly scheduled timer sets `wake` so the next deadline is recomputed."""
+    while True:
+        wake.clear()
+        try:
+            tick()
+        except Exception:
+            log.exception("group coordinator timer failed")
+        deadline = timers.next_deadline()
+        delay_ms = _IDLE_MS if deadline is None else max(0, min(deadline - clock.monotonic_ms(), _IDLE_MS))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), delay_ms / 1000)

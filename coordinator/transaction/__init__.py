@@ -2,7 +2,7 @@
 
 - `state`: the states and the table of valid transitions.
 - `metadata`: per-transactional-id metadata with prepare/complete transitions.
-- `log`: `__transaction_state` records, the store interface and its implementations.
+- `records`: `__transaction_state` records (the log itself is `coordinator/log.py`).
 - `markers`: the `MarkerWriter` interface the partition side implements.
 - `coordinator`: `TransactionCoordinator`, which the API handlers call.
 """
@@ -15,24 +15,16 @@ from coordinator.transaction.coordinator import (
     TransactionCoordinator,
     TransactionDescription,
 )
-from coordinator.transaction.log import (
-    TRANSACTION_STATE_TOPIC,
-    EngineTransactionLog,
-    InMemoryTransactionLog,
-    TransactionLogError,
-    TransactionLogStore,
-)
 from coordinator.transaction.markers import InMemoryMarkerWriter, MarkerWriter
 from coordinator.transaction.metadata import TopicPartition, TransactionMetadata
+from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from coordinator.transaction.state import VALID_PREVIOUS_STATES, TransactionState
 
 __all__ = [
     "TRANSACTION_STATE_TOPIC",
     "VALID_PREVIOUS_STATES",
     "CoordinatorStatus",
-    "EngineTransactionLog",
     "InMemoryMarkerWriter",
-    "InMemoryTransactionLog",
     "InitProducerIdResult",
     "ListTransactionsResult",
     "MarkerWriter",
@@ -40,8 +32,6 @@ __all__ = [
     "TransactionConfig",
     "TransactionCoordinator",
     "TransactionDescription",
-    "TransactionLogError",
-    "TransactionLogStore",
     "TransactionMetadata",
     "TransactionState",
 ]

@@ -22,16 +22,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
+from coordinator.log import TRANSACTION_STATE, CoordinatorLog, CoordinatorLogError
 from coordinator.partitioning import partition_for
 from coordinator.producer_ids import ProducerIdManager
-from coordinator.transaction.log import (
-    TransactionLogError,
-    TransactionLogStore,
-    decode_key,
-    decode_value,
-    encode_key,
-    encode_value,
-)
 from coordinator.transaction.markers import MarkerOutcome, MarkerWriter, classify_marker_error
 from coordinator.transaction.metadata import (
     NO_PRODUCER_EPOCH,
@@ -43,6 +36,7 @@ from coordinator.transaction.metadata import (
     TxnTransit,
     is_epoch_exhausted,
 )
+from coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
 from coordinator.transaction.state import TransactionState
 from protocol.errors import ErrorCode
 
@@ -118,7 +112,7 @@ class ListTransactionsResult:
 class TransactionCoordinator:
     def __init__(
         self,
-        log_store: TransactionLogStore,
+        log_store: CoordinatorLog,
         marker_writer: MarkerWriter,
         producer_ids: ProducerIdManager,
         clock: Clock,
@@ -155,15 +149,17 @@ class TransactionCoordinator:
         self.status = CoordinatorStatus.LOADING
         loaded: dict[str, TransactionMetadata] = {}
         for partition in range(self.log_store.num_partitions):
-            for key, value in await self.log_store.read_all(partition):
+            for record in await self.log_store.replay(partition):
+                if record.key is None:
+                    continue  # a marker
                 try:
-                    tid = decode_key(key)
+                    tid = decode_key(record.key)
                 except ValueError:
                     continue  # another record type; Kafka skips unknown keys too
-                if value is None:
+                if record.value is None:
                     loaded.pop(tid, None)
                 else:
-                    loaded[tid] = TransactionMetadata.from_transit(tid, decode_value(value))
+                    loaded[tid] = TransactionMetadata.from_transit(tid, decode_value(record.value))
         self._txns = loaded
         now = self.clock.now_ms()
         self._next_abort_check = now + self.config.abort_timed_out_interval_ms
@@ -219,10 +215,10 @@ class TransactionCoordinator:
         ]
         try:
             await self.log_store.append(partition, records)
-        except TransactionLogError as exc:
+        except CoordinatorLogError as exc:
             txn.abort_transition()
-            log.warning("transaction log append failed", transactional_id=tid, error=exc.error_code)
-            return exc.coordinator_error
+            log.warning("transaction log append failed", transactional_id=tid, error=exc.error.name)
+            return exc.client_error(TRANSACTION_STATE)
         except BaseException:
             txn.abort_transition()
             raise

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from coordinator.log import StorageCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction.coordinator import TransactionConfig, TransactionCoordinator
-from coordinator.transaction.log import EngineTransactionLog
 from coordinator.transaction.markers import EngineMarkerWriter, MarkerListener, MarkerWriter
+from coordinator.transaction.records import TOPIC_CONFIGS, TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
     from broker.config import Config
@@ -35,7 +36,9 @@ async def start_transaction_coordinator(
     `marker_listeners` are told of each marker it writes once durable (the group
     coordinator's `on_txn_marker`); they apply to the default marker writer."""
     txn_config = TransactionConfig.from_broker_config(config)
-    log_store = EngineTransactionLog(storage, txn_config.num_partitions, clock)
+    log_store = StorageCoordinatorLog(
+        storage, TRANSACTION_STATE_TOPIC, txn_config.num_partitions, clock, TOPIC_CONFIGS
+    )
     if log_store.exists():
         txn_config.num_partitions = log_store.num_partitions
     coordinator = TransactionCoordinator(

@@ -61,3 +61,20 @@ def test_advertised_listeners_are_separate() -> None:
 def test_bad_settings_are_refused(name: str, value: str) -> None:
     with pytest.raises(ConfigError):
         Config({name: value})
+
+
+def test_typed_getters() -> None:
+    config = Config({"offsets.retention.minutes": "2", "auto.create.topics.enable": "false"})
+    assert config.get_int("num.partitions") == 1
+    assert config.get_bool("auto.create.topics.enable") is False
+    assert config.get_str("log.format") == "console"
+    assert config.get_ms("offsets.retention.minutes") == 120_000
+    assert config.get_ms("group.initial.rebalance.delay.ms") == 3000
+    with pytest.raises(ConfigError):
+        config.get_int("auto.create.topics.enable")  # a bool is not an int here
+    with pytest.raises(ConfigError):
+        config.get_bool("num.partitions")
+    with pytest.raises(ConfigError):
+        config.get_str("num.partitions")
+    with pytest.raises(ConfigError):
+        config.get_ms("num.partitions")

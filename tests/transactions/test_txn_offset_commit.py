@@ -4,13 +4,17 @@ the append, and replay of transactional offsets from `__consumer_offsets`."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from coordinator.group.coordinator import GroupConfig, GroupCoordinator
+from broker.config import Config
+from coordinator.group.api import CommitTxnOffsets
+from coordinator.group.config import GroupConfig
+from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.txn_log import MemoryOffsetsLog
+from coordinator.log import MemoryCoordinatorLog
 from protocol.errors import ErrorCode as E
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.end_txn_request import EndTxnRequest
@@ -156,9 +160,12 @@ def test_checks_before_the_append(txn_broker: BrokerProcess, name: str) -> None:
 # --- the group coordinator on an in-memory log ---------------------------------------------
 
 
-async def _coordinator(log: MemoryOffsetsLog) -> GroupCoordinator:
-    coord = GroupCoordinator(log, ManualClock(), GroupConfig(initial_rebalance_delay_ms=0,
-                                                            min_session_timeout_ms=1000))
+def _config() -> GroupConfig:
+    return replace(GroupConfig.from_config(Config()), initial_rebalance_delay_ms=0, min_session_timeout_ms=1000)
+
+
+async def _coordinator(log: MemoryCoordinatorLog) -> GroupCoordinator:
+    coord = GroupCoordinator(log, ManualClock(), _config())
     await coord.load()
     return coord
 
@@ -170,7 +177,7 @@ def _om(offset: int) -> OffsetAndMetadata:
 async def test_kip447_member_checks() -> None:
     from coordinator.group.group import ClassicGroup, Member
 
-    coord = await _coordinator(MemoryOffsetsLog(4))
+    coord = await _coordinator(MemoryCoordinatorLog(4))
     group = ClassicGroup("g", 0)
     group.generation_id = 2
     group.add(Member(member_id="m1", group_instance_id="i1", client_id="c", client_host="h",
@@ -180,7 +187,7 @@ async def test_kip447_member_checks() -> None:
     tp = ("t", 0)
 
     async def commit(member: str, instance: str | None, generation: int) -> E:
-        return (await coord.commit_txn_offsets("g", 7, 0, member, instance, generation, {tp: _om(5)}))[tp]
+        return (await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, member, instance, generation, {tp: _om(5)})))[tp]
 
     assert await commit("other", None, 2) == E.UNKNOWN_MEMBER_ID
     assert await commit("m2", "i1", 2) == E.FENCED_INSTANCE_ID
@@ -190,17 +197,17 @@ async def test_kip447_member_checks() -> None:
     assert await commit("", None, -1) == E.NONE
     assert coord.fetch_offsets("g", [tp], True)[1][tp].error == E.UNSTABLE_OFFSET_COMMIT
     big = OffsetAndMetadata(1, metadata="x" * 5000)
-    assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: big}) == {tp: E.OFFSET_METADATA_TOO_LARGE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: big})) == {tp: E.OFFSET_METADATA_TOO_LARGE}
 
 
 async def test_replay_decides_pending_offsets_by_marker() -> None:
-    log = MemoryOffsetsLog(4)
+    log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     part = coord.partition_for("g")
     tp1, tp2 = ("t", 0), ("t", 1)
-    assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp1: _om(5)}) == {tp1: E.NONE}
-    assert await coord.commit_txn_offsets("g", 8, 0, "", None, -1, {tp2: _om(6)}) == {tp2: E.NONE}
-    assert await coord.commit_txn_offsets("g", 9, 0, "", None, -1, {tp2: _om(9)}) == {tp2: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp1: _om(5)})) == {tp1: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 8, 0, "", None, -1, {tp2: _om(6)})) == {tp2: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 9, 0, "", None, -1, {tp2: _om(9)})) == {tp2: E.NONE}
     log.append_marker(part, 7, committed=True)
     log.append_marker(part, 8, committed=False)
     # The live coordinator learns of markers from the marker writer.
@@ -216,10 +223,10 @@ async def test_replay_decides_pending_offsets_by_marker() -> None:
 async def test_marker_racing_the_append_decides_the_offsets() -> None:
     """An ABORT marker (say, a timeout) lands right after the offsets' batch, while their
     append is still in flight: the offsets must not stay pending forever."""
-    log = MemoryOffsetsLog(4)
+    log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     part = coord.partition_for("g")
-    append = log.append_transactional
+    append = log.append
 
     async def append_then_marker(*args: Any) -> int:
         base = await append(*args)
@@ -227,20 +234,20 @@ async def test_marker_racing_the_append_decides_the_offsets() -> None:
         await coord.on_txn_marker(("__consumer_offsets", part), 7, False)
         return base
 
-    log.append_transactional = append_then_marker  # type: ignore[method-assign,assignment]
+    log.append = append_then_marker  # type: ignore[method-assign,assignment]
     tp = ("t", 0)
-    assert await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: _om(5)}) == {tp: E.NONE}
+    assert await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: _om(5)})) == {tp: E.NONE}
     assert coord.fetch_offsets("g", [tp], True)[1][tp].error == E.NONE
     assert coord.fetch_offsets("g", [tp], True)[1][tp].offset == -1
 
 
 @pytest.mark.parametrize("committed", [True, False])
 async def test_marker_while_loading_is_applied_after(committed: bool) -> None:
-    log = MemoryOffsetsLog(4)
+    log = MemoryCoordinatorLog(4)
     coord = await _coordinator(log)
     tp = ("t", 0)
-    await coord.commit_txn_offsets("g", 7, 0, "", None, -1, {tp: _om(5)})
-    reloaded = GroupCoordinator(log, ManualClock())
+    await coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: _om(5)}))
+    reloaded = GroupCoordinator(log, ManualClock(), _config())
     part = reloaded.partition_for("g")
     await reloaded.on_txn_marker(("__consumer_offsets", part), 7, committed)  # not yet in the log replay reads
     await reloaded.load()

@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from coordinator.group.coordinator import GroupConfig, GroupCoordinator
-from coordinator.group.group import JoinResult, SyncResult
+from broker.config import Config
+from coordinator.group.api import JoinMember, JoinResult, SyncMember, SyncResult
+from coordinator.group.config import GroupConfig
+from coordinator.group.coordinator import GroupCoordinator
 from coordinator.log import MemoryCoordinatorLog
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from storage.clock import ManualClock
@@ -15,6 +18,11 @@ from storage.clock import ManualClock
 
 def subscription(*topics: str) -> bytes:
     return b"\x00\x00" + ConsumerProtocolSubscription(topics=list(topics)).encode(0)
+
+
+def group_config(**overrides: Any) -> GroupConfig:
+    """The broker's defaults (its config table), with these fields changed."""
+    return replace(GroupConfig.from_config(Config()), **overrides)
 
 
 class Harness:
@@ -25,7 +33,7 @@ class Harness:
         self.log = MemoryCoordinatorLog(4)
         settings: dict[str, Any] = {"initial_rebalance_delay_ms": 0, "min_session_timeout_ms": 1000}
         settings.update(config)
-        self.coord = GroupCoordinator(self.log, self.clock, GroupConfig(**settings))
+        self.coord = GroupCoordinator(self.log, self.clock, group_config(**settings))
 
     async def settle(self) -> None:
         for _ in range(20):
@@ -52,18 +60,18 @@ class Harness:
         require_known: bool = False,
         client_id: str = "client",
     ) -> asyncio.Task[JoinResult]:
-        return asyncio.ensure_future(self.coord.join_group(
+        return asyncio.ensure_future(self.coord.join_group(JoinMember(
             group, member, instance, require_known, client_id, "/127.0.0.1", rebalance, session, protocol_type,
             protocols if protocols is not None else [("range", subscription("t"))],
-        ))
+        )))
 
     def sync(
         self, group: str, generation: int, member: str, assignments: dict[str, bytes] | None = None,
         *, instance: str | None = None, protocol_type: str | None = None, protocol_name: str | None = None,
     ) -> asyncio.Task[SyncResult]:
-        return asyncio.ensure_future(self.coord.sync_group(
+        return asyncio.ensure_future(self.coord.sync_group(SyncMember(
             group, generation, member, instance, protocol_type, protocol_name, assignments or {},
-        ))
+        )))
 
     async def stable_group(self, n: int = 1, group: str = "g", **kw: Any) -> list[JoinResult]:
         """n members joined and synced; returns their join results (leader first)."""

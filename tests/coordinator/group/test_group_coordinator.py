@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Awaitable
+from typing import Any
 
 import pytest
 
+from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.states import GroupState, IllegalStateTransition, check_transition
 from coordinator.log import CoordinatorLogError, LogRecord
@@ -57,7 +61,7 @@ async def test_single_member_empty_to_stable(h: Harness) -> None:
     s = await done(h.sync("g", 1, r.member_id, {r.member_id: b"A"}))
     assert s.error == E.NONE and s.assignment == b"A"
     assert group.state is GroupState.STABLE
-    assert h.coord.heartbeat("g", 1, r.member_id, None) == E.NONE
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, r.member_id, None)) == E.NONE
 
 
 async def test_member_id_required_round_trip_and_pending_expiry(h: Harness) -> None:
@@ -91,7 +95,7 @@ async def test_load_in_progress() -> None:
     h = Harness()
     assert (await done(h.join())).error == E.COORDINATOR_LOAD_IN_PROGRESS
     assert (await done(h.sync("g", 1, "m"))).error == E.REBALANCE_IN_PROGRESS
-    assert h.coord.heartbeat("g", 1, "m", None) == E.NONE
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, "m", None)) == E.NONE
     assert h.coord.fetch_offsets("g", None, False)[0] == E.COORDINATOR_LOAD_IN_PROGRESS
     await h.coord.stop()
     assert (await done(h.join())).error == E.COORDINATOR_NOT_AVAILABLE
@@ -123,7 +127,7 @@ async def test_new_member_triggers_rebalance_and_rejoin(h: Harness) -> None:
     t2 = h.join()
     await h.settle()
     assert group.state is GroupState.PREPARING_REBALANCE
-    assert h.coord.heartbeat("g", 1, leader.member_id, None) == E.REBALANCE_IN_PROGRESS
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, leader.member_id, None)) == E.REBALANCE_IN_PROGRESS
     assert (await done(h.sync("g", 1, leader.member_id))).error == E.REBALANCE_IN_PROGRESS
     t1 = h.join(member=leader.member_id)
     await h.settle()
@@ -153,18 +157,18 @@ async def test_rebalance_timeout_removes_members_that_do_not_rejoin(h: Harness) 
     r = await done(t)
     assert r.error == E.NONE and r.generation_id == 2
     assert list(group.members) == [b.member_id] and r.leader_id == b.member_id  # new leader elected
-    assert h.coord.heartbeat("g", 3, a.member_id, None) == E.UNKNOWN_MEMBER_ID
+    assert h.coord.heartbeat(MemberHeartbeat("g", 3, a.member_id, None)) == E.UNKNOWN_MEMBER_ID
 
 
 async def test_session_timeout_expires_member(h: Harness) -> None:
     a, b = await h.stable_group(2, session=6000)
     group = h.coord.groups["g"]
     await h.advance(4000)
-    assert h.coord.heartbeat("g", 1, a.member_id, None) == E.NONE
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, a.member_id, None)) == E.NONE
     await h.advance(2000)
     assert group.state is GroupState.PREPARING_REBALANCE  # b missed its heartbeats
     assert b.member_id not in group.members
-    assert h.coord.heartbeat("g", 1, a.member_id, None) == E.REBALANCE_IN_PROGRESS
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, a.member_id, None)) == E.REBALANCE_IN_PROGRESS
     t = h.join(member=a.member_id, session=6000)
     await h.settle()
     r = await done(t)
@@ -174,13 +178,13 @@ async def test_session_timeout_expires_member(h: Harness) -> None:
 async def test_last_member_leaving_empties_group_and_writes_generation(h: Harness) -> None:
     a, = await h.stable_group(1)
     group = h.coord.groups["g"]
-    err, errors = h.coord.leave_group("g", [(a.member_id, None)])
+    err, errors = h.coord.leave_group("g", [LeavingMember(a.member_id, None)])
     assert (err, errors) == (E.NONE, [E.NONE])
     await h.settle()
     assert group.state is GroupState.EMPTY and group.generation_id == 2
-    assert h.coord.heartbeat("g", 2, a.member_id, None) == E.UNKNOWN_MEMBER_ID
-    assert h.coord.leave_group("g", [("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
-    assert h.coord.leave_group("nope", [("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
+    assert h.coord.heartbeat(MemberHeartbeat("g", 2, a.member_id, None)) == E.UNKNOWN_MEMBER_ID
+    assert h.coord.leave_group("g", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
+    assert h.coord.leave_group("nope", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
     assert (await done(h.sync("g", 2, a.member_id))).error == E.UNKNOWN_MEMBER_ID
 
 
@@ -226,7 +230,7 @@ async def test_sync_errors(h: Harness) -> None:
     ok = await done(h.sync("g", 1, a.member_id, protocol_type="consumer", protocol_name="range"))
     assert ok.error == E.NONE and ok.assignment == a.member_id.encode()
     assert (await done(h.sync("nope", 1, a.member_id))).error == E.UNKNOWN_MEMBER_ID
-    assert h.coord.heartbeat("g", 2, a.member_id, None) == E.ILLEGAL_GENERATION
+    assert h.coord.heartbeat(MemberHeartbeat("g", 2, a.member_id, None)) == E.ILLEGAL_GENERATION
 
 
 async def test_failed_assignment_write_keeps_group_out_of_stable(h: Harness) -> None:
@@ -247,23 +251,23 @@ async def test_failed_assignment_write_keeps_group_out_of_stable(h: Harness) -> 
 async def test_static_member_rejoin_replaces_old_member_id(h: Harness) -> None:
     a, = await h.stable_group(1, instance="i-1")
     group = h.coord.groups["g"]
-    log_size = len(h.log.records[h.coord.partition_for("g")])
+    log_size = len(h.log.partitions[h.coord.partition_for("g")])
     t = h.join(instance="i-1")
     await h.settle()
     r = await done(t)
     assert r.error == E.NONE and r.member_id != a.member_id and r.member_id.startswith("i-1-")
     assert r.generation_id == 1 and group.state is GroupState.STABLE  # no rebalance
     assert r.skip_assignment  # it leads, but must keep the current assignment
-    assert len(h.log.records[h.coord.partition_for("g")]) == log_size + 1  # new id persisted
-    assert h.coord.heartbeat("g", 1, a.member_id, "i-1") == E.FENCED_INSTANCE_ID
+    assert len(h.log.partitions[h.coord.partition_for("g")]) == log_size + 1  # new id persisted
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, a.member_id, "i-1")) == E.FENCED_INSTANCE_ID
     assert (await done(h.sync("g", 1, a.member_id, instance="i-1"))).error == E.FENCED_INSTANCE_ID
     assert (await done(h.join(member=a.member_id, instance="i-1"))).error == E.FENCED_INSTANCE_ID
-    assert h.coord.leave_group("g", [(a.member_id, "i-1")])[1] == [E.FENCED_INSTANCE_ID]
+    assert h.coord.leave_group("g", [LeavingMember(a.member_id, "i-1")])[1] == [E.FENCED_INSTANCE_ID]
     s = await done(h.sync("g", 1, r.member_id, instance="i-1"))
     assert s.assignment == a.member_id.encode()  # the assignment carried over
     # Administrative removal by instance id alone.
-    assert h.coord.leave_group("g", [("", "i-1")])[1] == [E.NONE]
-    assert h.coord.leave_group("g", [("", "i-1")])[1] == [E.UNKNOWN_MEMBER_ID]
+    assert h.coord.leave_group("g", [LeavingMember("", "i-1")])[1] == [E.NONE]
+    assert h.coord.leave_group("g", [LeavingMember("", "i-1")])[1] == [E.UNKNOWN_MEMBER_ID]
 
 
 async def test_static_member_survives_rebalance_without_rejoining(h: Harness) -> None:
@@ -294,21 +298,24 @@ def om(offset: int, metadata: str = "") -> OffsetAndMetadata:
 
 
 async def test_simple_commit_and_fetch(h: Harness) -> None:
-    res = await h.coord.commit_offsets("simple", "", None, -1, {("t", 0): om(5, "m"), ("t", 1): om(7)})
+    res = await h.coord.commit_offsets(CommitOffsets("simple", "", None, -1, {("t", 0): om(5, "m"), ("t", 1): om(7)}))
     assert set(res.values()) == {E.NONE}
     err, got = h.coord.fetch_offsets("simple", [("t", 0), ("t", 2)], False)
     assert err == E.NONE
     assert (got[("t", 0)].offset, got[("t", 0)].metadata) == (5, "m") and got[("t", 2)].offset == -1
     assert sorted(h.coord.fetch_offsets("simple", None, False)[1]) == [("t", 0), ("t", 1)]
     assert h.coord.fetch_offsets("unknown", [("t", 0)], False)[1][("t", 0)].offset == -1
-    big = await h.coord.commit_offsets("simple", "", None, -1, {("t", 0): om(9, "x" * 5000)})
+    big = await h.coord.commit_offsets(CommitOffsets("simple", "", None, -1, {("t", 0): om(9, "x" * 5000)}))
     assert big == {("t", 0): E.OFFSET_METADATA_TOO_LARGE}
 
 
 async def test_member_commit_checks_generation(h: Harness) -> None:
-    assert await h.coord.commit_offsets("g", "m", None, 1, {("t", 0): om(1)}) == {("t", 0): E.ILLEGAL_GENERATION}
+    assert await h.coord.commit_offsets(CommitOffsets("g", "m", None, 1, {("t", 0): om(1)})) == {("t", 0): E.ILLEGAL_GENERATION}
     a, = await h.stable_group(1)
-    c = h.coord.commit_offsets
+
+    async def c(*args: Any) -> dict[tuple[str, int], E]:
+        return await h.coord.commit_offsets(CommitOffsets(*args))
+
     assert await c("g", a.member_id, None, 1, {("t", 0): om(1)}) == {("t", 0): E.NONE}
     assert await c("g", a.member_id, None, 0, {("t", 0): om(1)}) == {("t", 0): E.ILLEGAL_GENERATION}
     assert await c("g", "other", None, 1, {("t", 0): om(1)}) == {("t", 0): E.UNKNOWN_MEMBER_ID}
@@ -324,19 +331,19 @@ async def test_member_commit_checks_generation(h: Harness) -> None:
 
 
 async def test_failed_commit_leaves_offsets_unchanged(h: Harness) -> None:
-    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
     h.log.fail_with = E.KAFKA_STORAGE_ERROR
-    assert await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(2)}) == {("t", 0): E.NOT_COORDINATOR}
+    assert await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(2)})) == {("t", 0): E.NOT_COORDINATOR}
     h.log.fail_with = E.MESSAGE_TOO_LARGE
-    assert await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(2)}) == {("t", 0): E.INVALID_COMMIT_OFFSET_SIZE}
+    assert await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(2)})) == {("t", 0): E.INVALID_COMMIT_OFFSET_SIZE}
     h.log.fail_with = E.UNKNOWN_TOPIC_OR_PARTITION
-    res = await h.coord.commit_offsets("new", "", None, -1, {("t", 0): om(2)})
+    res = await h.coord.commit_offsets(CommitOffsets("new", "", None, -1, {("t", 0): om(2)}))
     assert res == {("t", 0): E.COORDINATOR_NOT_AVAILABLE} and "new" not in h.coord.groups
     assert h.coord.fetch_offsets("s", [("t", 0)], False)[1][("t", 0)].offset == 1
 
 
 async def test_pending_transactional_offsets_are_unstable(h: Harness) -> None:
-    await h.coord.commit_offsets("g", "", None, -1, {("t", 0): om(1)})
+    await h.coord.commit_offsets(CommitOffsets("g", "", None, -1, {("t", 0): om(1)}))
     h.coord.prepare_txn_offsets("g", 42, {("t", 0): om(10), ("t", 1): om(11)})
     got = h.coord.fetch_offsets("g", [("t", 0), ("t", 1)], True)[1]
     assert got[("t", 0)].error == E.UNSTABLE_OFFSET_COMMIT and got[("t", 1)].error == E.UNSTABLE_OFFSET_COMMIT
@@ -351,16 +358,16 @@ async def test_pending_transactional_offsets_are_unstable(h: Harness) -> None:
 
 async def test_state_survives_reload(h: Harness) -> None:
     a, b = await h.stable_group(2, instance=None)
-    await h.coord.commit_offsets("g", a.member_id, None, 1, {("t", 0): om(5, "meta"), ("t", 1): om(6)})
-    await h.coord.commit_offsets("g", a.member_id, None, 1, {("t", 0): om(8)})
-    await h.coord.commit_offsets("solo", "", None, -1, {("u", 3): om(30)})
-    await h.coord.commit_offsets("gone", "", None, -1, {("u", 3): om(30)})
+    await h.coord.commit_offsets(CommitOffsets("g", a.member_id, None, 1, {("t", 0): om(5, "meta"), ("t", 1): om(6)}))
+    await h.coord.commit_offsets(CommitOffsets("g", a.member_id, None, 1, {("t", 0): om(8)}))
+    await h.coord.commit_offsets(CommitOffsets("solo", "", None, -1, {("u", 3): om(30)}))
+    await h.coord.commit_offsets(CommitOffsets("gone", "", None, -1, {("u", 3): om(30)}))
     assert (await h.coord.delete_groups(["gone"])) == [("gone", E.NONE)]
     # a transaction still open in the log
-    pid_key = h.log.records[h.coord.partition_for("solo")]
+    pid_key = h.log.partitions[h.coord.partition_for("solo")]
     from coordinator.group import records
     from protocol.messages.offset_commit_value import OffsetCommitValue
-    h.log.append_raw(h.coord.partition_for("solo"), LogRecord(
+    h.log.place(h.coord.partition_for("solo"), LogRecord(
         -1, records.offset_key("solo", "u", 4), records.offset_value(OffsetCommitValue(offset=44)), 7, True))
     assert pid_key
 
@@ -379,7 +386,7 @@ async def test_state_survives_reload(h: Harness) -> None:
     # members of a loaded group keep their session: heartbeats work, silence expires them
     h.clock.advance(5000)
     fresh.tick()
-    assert fresh.heartbeat("g", 1, a.member_id, None) == E.NONE
+    assert fresh.heartbeat(MemberHeartbeat("g", 1, a.member_id, None)) == E.NONE
     h.clock.advance(5000)
     fresh.tick()
     assert list(fresh.groups["g"].members) == [a.member_id]
@@ -390,11 +397,11 @@ async def test_offset_retention_for_empty_groups() -> None:
     h = Harness(offsets_retention_ms=60_000, offsets_retention_check_interval_ms=1000)
     await h.coord.load()
     a, = await h.stable_group(1)
-    await h.coord.commit_offsets("g", a.member_id, None, 1, {("t", 0): om(5)})
-    await h.coord.commit_offsets("simple", "", None, -1, {("t", 0): OffsetAndMetadata(5, commit_timestamp=h.clock.now_ms())})
+    await h.coord.commit_offsets(CommitOffsets("g", a.member_id, None, 1, {("t", 0): om(5)}))
+    await h.coord.commit_offsets(CommitOffsets("simple", "", None, -1, {("t", 0): OffsetAndMetadata(5, commit_timestamp=h.clock.now_ms())}))
     await h.advance(120_000)
     assert "g" in h.coord.groups  # Stable groups keep their offsets
-    h.coord.leave_group("g", [(a.member_id, None)])
+    h.coord.leave_group("g", [LeavingMember(a.member_id, None)])
     await h.settle()
     assert "simple" not in h.coord.groups  # expired by commit time
     await h.advance(30_000)
@@ -406,12 +413,12 @@ async def test_offset_retention_for_empty_groups() -> None:
 
 async def test_offset_delete(h: Harness) -> None:
     a, = await h.stable_group(1)
-    await h.coord.commit_offsets("g", a.member_id, None, 1, {("t", 0): om(1), ("other", 0): om(2)})
+    await h.coord.commit_offsets(CommitOffsets("g", a.member_id, None, 1, {("t", 0): om(1), ("other", 0): om(2)}))
     err, res = await h.coord.delete_offsets("g", [("t", 0), ("other", 0)])
     assert err == E.NONE and res == {("t", 0): E.GROUP_SUBSCRIBED_TO_TOPIC, ("other", 0): E.NONE}
     assert h.coord.fetch_offsets("g", [("other", 0)], False)[1][("other", 0)].offset == -1
     assert (await h.coord.delete_offsets("nope", [("t", 0)]))[0] == E.GROUP_ID_NOT_FOUND
-    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
     assert (await h.coord.delete_offsets("s", [("t", 0)])) == (E.NONE, {("t", 0): E.NONE})
     assert "s" not in h.coord.groups  # Empty and no offsets left
 
@@ -421,7 +428,7 @@ async def test_offset_delete(h: Harness) -> None:
 
 async def test_describe_list_delete(h: Harness) -> None:
     a, = await h.stable_group(1, client_id="cli")
-    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
     d = h.coord.describe_group("g")
     assert (d.state, d.protocol_type, d.protocol) == ("Stable", "consumer", "range")
     m = d.members[0]
@@ -439,7 +446,7 @@ async def test_describe_list_delete(h: Harness) -> None:
 
 
 async def test_delete_group_write_failure_keeps_group(h: Harness) -> None:
-    await h.coord.commit_offsets("s", "", None, -1, {("t", 0): om(1)})
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
     h.log.fail_with = E.KAFKA_STORAGE_ERROR
     assert await h.coord.delete_groups(["s"]) == [("s", E.NOT_COORDINATOR)]
     assert "s" in h.coord.groups
@@ -456,3 +463,63 @@ async def test_log_error_type() -> None:
     err = CoordinatorLogError(E.KAFKA_STORAGE_ERROR)
     assert err.error is E.KAFKA_STORAGE_ERROR
     await asyncio.sleep(0)
+
+
+# --- requests cancelled while their record is appended (the client left) -----------------
+
+
+async def _cancel_while_appending(h: Harness, aw: Awaitable[Any]) -> None:
+    h.log.append_gate = asyncio.Event()
+    task = asyncio.ensure_future(aw)
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert not task.done()  # parked in the append
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def test_cancelled_commit_takes_effect_once_durable_and_leaves_nothing_pending(h: Harness) -> None:
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
+    await _cancel_while_appending(h, h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(2)})))
+    # The write is still in flight: a stable fetch must wait for it.
+    assert h.coord.fetch_offsets("s", [("t", 0)], True)[1][("t", 0)].error == E.UNSTABLE_OFFSET_COMMIT
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    got = h.coord.fetch_offsets("s", [("t", 0)], True)[1][("t", 0)]
+    assert (got.error, got.offset) == (E.NONE, 2)  # durable, so it counts though nobody heard
+
+
+async def test_cancelled_commit_whose_append_fails_leaves_nothing_pending(h: Harness) -> None:
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
+    h.log.fail_with = E.KAFKA_STORAGE_ERROR
+    await _cancel_while_appending(h, h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(2)})))
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    got = h.coord.fetch_offsets("s", [("t", 0)], True)[1][("t", 0)]
+    assert (got.error, got.offset) == (E.NONE, 1)
+
+
+async def test_cancelled_txn_commit_is_held_like_a_completed_one(h: Harness) -> None:
+    commit = h.coord.commit_txn_offsets(CommitTxnOffsets("g", 42, 0, "", None, -1, {("t", 0): om(7)}))
+    await _cancel_while_appending(h, commit)
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    assert not h.coord.offsets.txn_appends
+    # Appended, so held for the transaction exactly as if the client had heard the answer.
+    assert h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)].error == E.UNSTABLE_OFFSET_COMMIT
+    await h.coord.on_txn_marker(("__consumer_offsets", h.coord.partition_for("g")), 42, True)
+    got = h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)]
+    assert (got.error, got.offset) == (E.NONE, 7)
+
+
+async def test_cancelled_delete_groups_still_drops_the_group(h: Harness) -> None:
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1)}))
+    await _cancel_while_appending(h, h.coord.delete_groups(["s"]))
+    assert h.log.append_gate is not None
+    h.log.append_gate.set()
+    await h.settle()
+    assert "s" not in h.coord.groups  # the tombstones are durable: memory agrees with the log

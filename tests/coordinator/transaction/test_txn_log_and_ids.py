@@ -6,19 +6,23 @@ from pathlib import Path
 
 import pytest
 
+from coordinator.log import LogRecord, MemoryCoordinatorLog, StorageCoordinatorLog
 from coordinator.partitioning import java_string_hashcode, partition_for
 from coordinator.producer_ids import BLOCK_FILE, ProducerIdManager
-from coordinator.transaction.log import (
+from coordinator.transaction import InMemoryMarkerWriter, TransactionConfig, TransactionCoordinator
+from coordinator.transaction.metadata import TxnTransit
+from coordinator.transaction.records import (
+    TOPIC_CONFIGS,
+    TRANSACTION_STATE_TOPIC,
     decode_key,
     decode_value,
     encode_key,
     encode_value,
-    group_records,
 )
-from coordinator.transaction.metadata import TxnTransit
 from coordinator.transaction.state import TransactionState
 from protocol.codec import Reader
 from protocol.messages.transaction_log_value import TransactionLogValue
+from storage.clock import ManualClock
 
 
 @pytest.mark.parametrize(
@@ -88,32 +92,34 @@ def test_reads_version_0_values() -> None:
     )
 
 
-def test_replay_last_record_wins_and_tombstones_delete() -> None:
+async def test_replay_last_record_wins_and_tombstones_delete() -> None:
     recs = [
         (encode_key("a"), encode_value(_transit(TransactionState.EMPTY))),
         (encode_key("b"), encode_value(_transit(TransactionState.EMPTY))),
         (encode_key("a"), encode_value(_transit(TransactionState.ONGOING, frozenset({("t", 0)})))),
         (encode_key("b"), None),
     ]
-    latest = group_records(recs)
-    assert latest["b"] is None
-    a = latest["a"]
+    log = MemoryCoordinatorLog(num_partitions=1)
+    await log.append(0, recs)
+    coord = TransactionCoordinator(log, InMemoryMarkerWriter(), ProducerIdManager(None), ManualClock(),
+                                   TransactionConfig(num_partitions=1))
+    await coord.load()
+    assert coord.describe("b")[1] is None
+    a = coord.describe("a")[1]
     assert a is not None and a.state is TransactionState.ONGOING
 
 
 async def test_engine_store_round_trip() -> None:
     storage = pytest.importorskip("storage")
-    from coordinator.transaction.log import EngineTransactionLog
-
     engine = storage.MemoryStorage()
-    store = EngineTransactionLog(engine, 3, storage.ManualClock())
-    assert await store.read_all(0) == []
+    store = StorageCoordinatorLog(engine, TRANSACTION_STATE_TOPIC, 3, storage.ManualClock(), TOPIC_CONFIGS)
+    assert await store.replay(0) == []
     assert not store.exists()  # reading does not create the topic
     recs = [(encode_key("a"), encode_value(_transit(TransactionState.EMPTY))), (encode_key("a"), None)]
     await store.append(1, recs[:1])
     await store.append(1, recs[1:])
-    assert await store.read_all(1) == recs
-    assert await store.read_all(0) == []
+    assert await store.replay(1) == [LogRecord(0, *recs[0]), LogRecord(1, *recs[1])]
+    assert await store.replay(0) == []
     info = engine.describe_topic("__transaction_state")
     assert info.num_partitions == 3 and info.internal
 

@@ -5,17 +5,30 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from coordinator.log import MemoryCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction import (
     InMemoryMarkerWriter,
-    InMemoryTransactionLog,
     TransactionConfig,
     TransactionCoordinator,
 )
+from coordinator.transaction.metadata import TxnTransit
+from coordinator.transaction.records import decode_key, decode_value
 from protocol.errors import ErrorCode
 from storage.clock import ManualClock
 
 TIMEOUT_MS = 60_000
+
+
+class InMemoryTransactionLog(MemoryCoordinatorLog):
+    def records(self) -> list[tuple[str, TxnTransit | None]]:
+        """Every `__transaction_state` record decoded, in partition order then log order."""
+        return [
+            (decode_key(r.key), None if r.value is None else decode_value(r.value))
+            for p in sorted(self.partitions)
+            for r in self.partitions[p]
+            if r.key is not None
+        ]
 
 
 @dataclass

@@ -1,0 +1,114 @@
+"""The administrative group APIs: DescribeGroups, ListGroups, DeleteGroups, OffsetDelete."""
+
+from __future__ import annotations
+
+from coordinator.group import records
+from coordinator.group.api import (
+    GROUP_TYPE_CLASSIC,
+    GroupDescription,
+    ListedGroup,
+    MemberDescription,
+)
+from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.offset_manager import OffsetManager
+from coordinator.group.offsets import TopicPartition
+from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
+from coordinator.group.states import GroupState
+from coordinator.log import OFFSET_COMMIT, CoordinatorLogError, Record
+from protocol.errors import ErrorCode
+
+
+class GroupAdmin:
+    def __init__(self, rt: GroupRuntime, offsets: OffsetManager) -> None:
+        self.rt = rt
+        self.offsets = offsets
+
+    def describe_group(self, group_id: str) -> GroupDescription:
+        error = self.rt.validate(group_id, allow_empty=True)
+        if error is not None:
+            return GroupDescription(group_id, error, None, "", "", [])
+        group = self.rt.groups.get(group_id)
+        if group is None:
+            return GroupDescription(group_id, ErrorCode.NONE, GroupState.DEAD, "", "", [])
+        stable = group.is_state(GroupState.STABLE) and group.protocol_name is not None
+        protocol = group.protocol_name if stable and group.protocol_name is not None else ""
+        members = [
+            MemberDescription(
+                m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                m.metadata(protocol) if stable else b"", m.assignment if stable else b"",
+            )
+            for m in group.members.values()
+        ]
+        return GroupDescription(group_id, ErrorCode.NONE, group.state, group.protocol_type or "", protocol, members)
+
+    def list_groups(self, states: list[str], types: list[str]) -> tuple[ErrorCode, list[ListedGroup]]:
+        error = ErrorCode.NONE
+        if self.rt.status is CoordinatorStatus.LOADING:
+            error = ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        elif self.rt.status is CoordinatorStatus.STOPPED:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE, []
+        wanted_states = {s.lower() for s in states}
+        wanted_types = {t.lower() for t in types}
+        out = []
+        for group in self.rt.groups.values():
+            if wanted_states and group.state.value.lower() not in wanted_states:
+                continue
+            if wanted_types and GROUP_TYPE_CLASSIC not in wanted_types:
+                continue
+            out.append(ListedGroup(group.group_id, group.protocol_type or "", group.state, GROUP_TYPE_CLASSIC))
+        return error, out
+
+    async def delete_groups(self, group_ids: list[str]) -> list[tuple[str, ErrorCode]]:
+        results = []
+        for group_id in group_ids:
+            error = self.rt.validate(group_id, allow_empty=True)
+            group = self.rt.groups.get(group_id)
+            if error is None:
+                if group is None or group.is_state(GroupState.DEAD):
+                    error = ErrorCode.GROUP_ID_NOT_FOUND
+                elif not group.is_state(GroupState.EMPTY):
+                    error = ErrorCode.NON_EMPTY_GROUP
+            if error is None and group is not None:
+                error = await self.rt.run_to_end(self._delete_group(group))
+            results.append((group_id, error if error is not None else ErrorCode.NONE))
+        return results
+
+    async def _delete_group(self, group: ClassicGroup) -> ErrorCode:
+        recs: list[Record] = [(records.offset_key(group.group_id, tp[0], tp[1]), None) for tp in group.offsets.committed]
+        recs.append((records.group_key(group.group_id), None))
+        try:
+            await self.rt.append(group.group_id, recs)
+        except CoordinatorLogError as exc:
+            return exc.client_error(OFFSET_COMMIT)
+        if self.rt.current(group) and group.is_state(GroupState.EMPTY):
+            self.rt.drop_group(group)
+        return ErrorCode.NONE
+
+    async def delete_offsets(
+        self, group_id: str, partitions: list[TopicPartition]
+    ) -> tuple[ErrorCode, dict[TopicPartition, ErrorCode]]:
+        error = self.rt.validate(group_id, allow_empty=False)
+        if error is not None:
+            return error, {}
+        group = self.rt.groups.get(group_id)
+        if group is None or group.is_state(GroupState.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, {}
+        results: dict[TopicPartition, ErrorCode] = {}
+        if group.is_state(GroupState.EMPTY):
+            eligible = list(partitions)
+        elif group.protocol_type == CONSUMER_PROTOCOL_TYPE:
+            eligible = []
+            for tp in partitions:
+                if group.is_subscribed_to_topic(tp[0]):
+                    results[tp] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    eligible.append(tp)
+        else:
+            return ErrorCode.NON_EMPTY_GROUP, {}
+        to_remove = {tp: om for tp in eligible if (om := group.offsets.get(tp)) is not None}
+        error = await self.rt.run_to_end(self.offsets.remove_offsets(group, to_remove))
+        if error is not ErrorCode.NONE:
+            return error, {}
+        for tp in eligible:
+            results[tp] = ErrorCode.NONE
+        return ErrorCode.NONE, {tp: results[tp] for tp in partitions}

@@ -1,0 +1,43 @@
+"""The group coordinator's settings, read from the broker's config table (`broker/config.py`
+holds every name with Kafka's default)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+# How long a new member's JoinGroup may wait (Kafka's GroupCoordinator.NewMemberJoinTimeoutMs);
+# a constant in Kafka, not a setting.
+NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000
+
+
+class Settings(Protocol):
+    """The typed getters of `broker.config.Config` this package reads."""
+
+    def get_int(self, name: str) -> int: ...
+
+    def get_ms(self, name: str) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class GroupConfig:
+    min_session_timeout_ms: int
+    max_session_timeout_ms: int
+    max_size: int
+    initial_rebalance_delay_ms: int
+    offsets_retention_ms: int
+    offsets_retention_check_interval_ms: int
+    offset_metadata_max_bytes: int
+    new_member_join_timeout_ms: int = NEW_MEMBER_JOIN_TIMEOUT_MS
+
+    @classmethod
+    def from_config(cls, config: Settings) -> GroupConfig:
+        return cls(
+            min_session_timeout_ms=config.get_ms("group.min.session.timeout.ms"),
+            max_session_timeout_ms=config.get_ms("group.max.session.timeout.ms"),
+            max_size=config.get_int("group.max.size"),
+            initial_rebalance_delay_ms=config.get_ms("group.initial.rebalance.delay.ms"),
+            offsets_retention_ms=config.get_ms("offsets.retention.minutes"),
+            offsets_retention_check_interval_ms=config.get_ms("offsets.retention.check.interval.ms"),
+            offset_metadata_max_bytes=config.get_int("offset.metadata.max.bytes"),
+        )

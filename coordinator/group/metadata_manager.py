@@ -1,0 +1,156 @@
+"""Group metadata in `__consumer_offsets`: rebuilding every group and its offsets from the
+log on start, and writing a group's metadata record (Kafka's GroupMetadataManager)."""
+
+from __future__ import annotations
+
+import structlog
+
+from coordinator.group import records
+from coordinator.group.group import ClassicGroup, Member
+from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
+from coordinator.group.runtime import GroupRuntime
+from coordinator.group.states import GroupState
+from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord
+from protocol.errors import ErrorCode
+from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
+
+log = structlog.get_logger("odradek.groups")
+
+# producer id -> offsets its open transaction appended
+_OpenTxns = dict[int, dict[TopicPartition, OffsetAndMetadata]]
+
+
+class _Replay:
+    """The last word of the log on every group, offset and open transaction."""
+
+    def __init__(self) -> None:
+        self.metadata: dict[str, GroupMetadataValue | None] = {}
+        self.offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
+        self.open_txns: dict[str, _OpenTxns] = {}
+
+    def apply(self, entry: LogRecord) -> None:
+        if entry.control_commit is not None:
+            for group_id, by_pid in self.open_txns.items():
+                for tp, om in by_pid.pop(entry.producer_id, {}).items():
+                    if entry.control_commit:
+                        self.offsets.setdefault(group_id, {})[tp] = om
+            return
+        if entry.key is None:
+            return
+        try:
+            key = records.parse_key(entry.key)
+        except (records.UnknownRecordError, ValueError):
+            log.warning("skipping unreadable __consumer_offsets record", offset=entry.offset)
+            return
+        if isinstance(key, records.GroupKey):
+            self.metadata[key.group] = None if entry.value is None else records.parse_group_value(entry.value)
+            return
+        tp = (key.topic, key.partition)
+        if entry.value is None:
+            if not entry.transactional:
+                self.offsets.get(key.group, {}).pop(tp, None)
+            return
+        om = records.offset_from_record(entry.value, entry.offset)
+        if entry.transactional:
+            self.open_txns.setdefault(key.group, {}).setdefault(entry.producer_id, {})[tp] = om
+        else:
+            self.offsets.setdefault(key.group, {})[tp] = om
+
+    def group_ids(self) -> set[str]:
+        return {*self.metadata, *self.offsets, *self.open_txns}
+
+
+class GroupMetadataManager:
+    def __init__(self, rt: GroupRuntime) -> None:
+        self.rt = rt
+
+    async def ensure_log(self) -> ErrorCode:
+        """Create the log's topic if it is missing (FindCoordinator does, as in Kafka)."""
+        try:
+            await self.rt.log.ensure_topic()
+        except CoordinatorLogError as exc:
+            return exc.client_error(GROUP_METADATA)
+        return ErrorCode.NONE
+
+    async def load(self) -> list[ClassicGroup]:
+        """Rebuild every group from the log into the runtime; returns them."""
+        replay = _Replay()
+        for partition in range(self.rt.log.num_partitions):
+            for entry in await self.rt.log.replay(partition):
+                replay.apply(entry)
+        now = self.rt.clock.now_ms()
+        loaded = []
+        for group_id in replay.group_ids():
+            value = replay.metadata.get(group_id)
+            if value is None and not replay.offsets.get(group_id) and not replay.open_txns.get(group_id):
+                continue
+            group = _group_from_record(group_id, value, now)
+            for tp, om in replay.offsets.get(group_id, {}).items():
+                group.offsets.put(tp, om)
+            for pid, pending in replay.open_txns.get(group_id, {}).items():
+                for tp, om in pending.items():
+                    group.offsets.prepare_txn(pid, tp, om)
+            self.rt.groups[group_id] = group
+            loaded.append(group)
+        return loaded
+
+    async def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
+        """Append the group's metadata with this assignment; raises CoordinatorLogError."""
+        protocol = group.protocol_name
+        value = GroupMetadataValue(
+            protocol_type=group.protocol_type or "",
+            generation=group.generation_id,
+            protocol=protocol,
+            leader=group.leader_id,
+            current_state_timestamp=group.current_state_timestamp if group.current_state_timestamp else -1,
+            members=[
+                MemberMetadata(
+                    member_id=m.member_id,
+                    group_instance_id=m.group_instance_id,
+                    client_id=m.client_id,
+                    client_host=m.client_host,
+                    rebalance_timeout=m.rebalance_timeout_ms,
+                    session_timeout=m.session_timeout_ms,
+                    subscription=m.metadata(protocol) if protocol is not None else b"",
+                    assignment=assignment.get(m.member_id, b""),
+                )
+                for m in group.members.values()
+            ],
+        )
+        await self.rt.append(group.group_id, [(records.group_key(group.group_id), records.group_value(value))])
+
+    async def store_empty_group(self, group: ClassicGroup) -> None:
+        try:
+            await self.store_group(group, {})
+        except CoordinatorLogError as exc:
+            log.warning("failed to write the empty generation", group=group.group_id, error=exc.error.name)
+
+
+def _group_from_record(group_id: str, value: GroupMetadataValue | None, now: int) -> ClassicGroup:
+    group = ClassicGroup(group_id, now)
+    if value is None:
+        group.current_state_timestamp = None
+        return group
+    group.generation_id = value.generation
+    group.protocol_type = value.protocol_type or None
+    group.protocol_name = value.protocol
+    group.current_state_timestamp = value.current_state_timestamp if value.current_state_timestamp >= 0 else None
+    for mm in value.members:
+        member = Member(
+            member_id=mm.member_id,
+            group_instance_id=mm.group_instance_id,
+            client_id=mm.client_id,
+            client_host=mm.client_host,
+            rebalance_timeout_ms=mm.rebalance_timeout if mm.rebalance_timeout >= 0 else mm.session_timeout,
+            session_timeout_ms=mm.session_timeout,
+            protocol_type=value.protocol_type,
+            protocols=[(value.protocol or "", mm.subscription)],
+            assignment=mm.assignment,
+        )
+        group.add(member, None)
+    group.protocol_type = value.protocol_type or None
+    group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
+    if group.members:
+        group.state = GroupState.STABLE
+        group.subscribed_topics = group.compute_subscribed_topics()
+    return group

@@ -1,0 +1,116 @@
+"""What every part of the group coordinator shares: the groups, the log, the clock and
+its timers, the coordinator's status, and the background writes in flight."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine, Hashable
+from enum import Enum
+from typing import Any, TypeVar
+
+import structlog
+
+from coordinator.group.config import GroupConfig
+from coordinator.group.group import ClassicGroup
+from coordinator.group.states import GroupState
+from coordinator.group.timers import TimerQueue
+from coordinator.log import CoordinatorLog, CoordinatorLogError, Producer, Record
+from coordinator.partitioning import partition_for
+from protocol.errors import ErrorCode
+from storage.clock import Clock
+
+log = structlog.get_logger("odradek.groups")
+
+_T = TypeVar("_T")
+
+
+class CoordinatorStatus(Enum):
+    LOADING = "loading"  # until load() finishes: COORDINATOR_LOAD_IN_PROGRESS
+    ACTIVE = "active"
+    STOPPED = "stopped"  # after stop(): COORDINATOR_NOT_AVAILABLE
+
+
+class GroupRuntime:
+    def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig) -> None:
+        self.log = coordinator_log
+        self.clock = clock
+        self.config = config
+        self.groups: dict[str, ClassicGroup] = {}
+        self.timers = TimerQueue()
+        self.status = CoordinatorStatus.LOADING
+        # Set when a timer is scheduled, so the driver recomputes its next deadline.
+        self.wake = asyncio.Event()
+        self.tasks: set[asyncio.Task[Any]] = set()
+
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self.log.num_partitions)
+
+    def validate(self, group_id: str | None, allow_empty: bool) -> ErrorCode | None:
+        """Kafka's validateGroupStatus."""
+        if group_id is None or (not allow_empty and group_id == ""):
+            return ErrorCode.INVALID_GROUP_ID
+        if self.status is CoordinatorStatus.STOPPED:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        if self.status is CoordinatorStatus.LOADING:
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        return None
+
+    # --- groups ------------------------------------------------------------------------
+
+    def current(self, group: ClassicGroup) -> bool:
+        """Whether `group` is still the one registered under its id (not deleted or reloaded)."""
+        return self.groups.get(group.group_id) is group
+
+    def new_group(self, group_id: str) -> ClassicGroup:
+        group = ClassicGroup(group_id, self.clock.now_ms())
+        self.groups[group_id] = group
+        return group
+
+    def drop_group(self, group: ClassicGroup) -> None:
+        group.transition_to(GroupState.DEAD, self.clock.now_ms())
+        self.groups.pop(group.group_id, None)
+        self.timers.cancel(("join", group.group_id))
+        self.timers.cancel(("sync", group.group_id))
+        for member_id in group.pending_members:
+            self.timers.cancel(("heartbeat", group.group_id, member_id))
+
+    # --- timers on the injected clock --------------------------------------------------
+
+    def schedule(self, key: Hashable, delay_ms: int, action: Callable[[], None]) -> None:
+        self.timers.schedule(key, self.clock.monotonic_ms() + delay_ms, action)
+        self.wake.set()
+
+    # --- writes --------------------------------------------------------------------------
+
+    async def append(self, group_id: str, records: list[Record], producer: Producer | None = None) -> int:
+        try:
+            return await self.log.append(self.partition_for(group_id), records, producer)
+        except CoordinatorLogError:
+            raise
+        except Exception as exc:
+            raise CoordinatorLogError(ErrorCode.KAFKA_STORAGE_ERROR, str(exc)) from exc
+
+    def spawn(self, coro: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
+        """Run in the background; stop() and settle() wait for it."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self.tasks.discard(t)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("group coordinator task failed", exc_info=t.exception())
+
+        task.add_done_callback(done)
+        return task
+
+    async def run_to_end(self, coro: Coroutine[Any, Any, _T]) -> _T:
+        """Run a write and the state change that follows it to the end even when the
+        request waiting for it is cancelled (its client left): as in Kafka, an append that
+        became durable takes effect, one that failed does not, and pending marks are
+        released either way."""
+        return await asyncio.shield(self.spawn(coro))
+
+    async def settle(self) -> None:
+        """Wait until no background write is in flight."""
+        while self.tasks:
+            await asyncio.wait(list(self.tasks))
