@@ -8,6 +8,7 @@ import signal
 
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
+from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.services import Services
@@ -49,10 +50,11 @@ class Server:
         config = self.config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         cluster_id = load_or_create_cluster_id(config)
+        dynamic = DynamicConfigs.load(config.data_dir)
         storage = await FileStorage.open(
             config.data_dir,
             clock=self.clock,
-            broker_defaults=topic_defaults(config),
+            broker_defaults=effective_topic_defaults(topic_defaults(config), dynamic),
             producer_id_expiration_ms=int(config.get("producer.id.expiration.ms")),
             internal_segment_bytes={
                 "__consumer_offsets": int(config.get("offsets.topic.segment.bytes")),
@@ -60,7 +62,16 @@ class Server:
             },
         )
         self.services = Services(
-            config=config, clock=self.clock, cluster_id=cluster_id, router=build_router(), storage=storage
+            config=config,
+            clock=self.clock,
+            cluster_id=cluster_id,
+            router=build_router(),
+            storage=storage,
+            dynamic_configs=dynamic,
+        )
+        # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
+        dynamic.listeners.append(
+            lambda: storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
         )
         self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
         transactions = await start_transaction_coordinator(config, self.clock, storage)

@@ -13,6 +13,7 @@ from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
     from broker.connection import KafkaConnection
+    from broker.dynamic_config import DynamicConfigs
     from coordinator.group import GroupCoordinator
     from coordinator.transaction import TransactionCoordinator
 
@@ -28,6 +29,7 @@ class Services:
     connections: set[KafkaConnection] = field(default_factory=set)
     transactions: TransactionCoordinator | None = None
     group_coordinator: GroupCoordinator | None = None
+    dynamic_configs: DynamicConfigs | None = None
 
     @property
     def node_id(self) -> int:
