@@ -22,6 +22,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from broker.config import ConfigError as SettingsError
+from broker.logging import get_logger
 from storage.errors import ConfigError
 from storage.files import write_atomically
 from storage.topic_config import (
@@ -33,7 +35,10 @@ from storage.topic_config import (
     Validator,
     at_least,
     parse_value,
+    validate_configs,
 )
+
+log = get_logger("odradek.dynamic_config")
 
 DYNAMIC_CONFIG_FILE = "dynamic-configs.json"
 
@@ -270,6 +275,10 @@ class DynamicConfigs:
             doc = json.loads(path.read_bytes())
         except FileNotFoundError:
             doc = {}
+        except (OSError, ValueError) as exc:
+            # Written atomically, so only outside damage gets here: refuse to start rather
+            # than silently drop configs an operator set.
+            raise SettingsError(f"cannot read dynamic configs {path}: {exc}") from exc
         return cls(
             path,
             {str(k): str(v) for k, v in doc.get("broker", {}).items()},
@@ -321,6 +330,13 @@ def effective_topic_defaults(static: Mapping[str, str], dynamic: DynamicConfigs)
     out = dict(static)
     for topic_name, broker_name in TOPIC_CONFIG_SYNONYMS.items():
         value = dynamic.value(broker_name)
-        if value is not None:
-            out[topic_name] = value
+        if value is None:
+            continue
+        try:
+            validate_configs({topic_name: value})
+        except ConfigError as exc:
+            # Checked when it was set; a value a later version refuses must not stop the broker.
+            log.warning("dynamic config ignored", config=broker_name, value=value, reason=str(exc))
+            continue
+        out[topic_name] = value
     return out
