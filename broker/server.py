@@ -138,7 +138,10 @@ class Server:
                         log.info("retention deleted segments", segments=deleted)
                 if now >= next_clean:
                     await storage.compact()
-                    next_clean = self.clock.monotonic_ms() + cleaner_every
+                    # A dynamic log.cleaner.backoff.ms takes over from the next round.
+                    dynamic = self.services.dynamic_configs
+                    backoff = dynamic.value("log.cleaner.backoff.ms") if dynamic is not None else None
+                    next_clean = self.clock.monotonic_ms() + (int(backoff) if backoff else cleaner_every)
                 if now >= next_checkpoint:
                     next_checkpoint = now + checkpoint_every
                     await storage.checkpoint()
