@@ -8,6 +8,7 @@ import signal
 
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
+from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.services import Services
@@ -49,10 +50,11 @@ class Server:
         config = self.config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         cluster_id = load_or_create_cluster_id(config)
+        dynamic = DynamicConfigs.load(config.data_dir)
         storage = await FileStorage.open(
             config.data_dir,
             clock=self.clock,
-            broker_defaults=topic_defaults(config),
+            broker_defaults=effective_topic_defaults(topic_defaults(config), dynamic),
             producer_id_expiration_ms=int(config.get("producer.id.expiration.ms")),
             internal_segment_bytes={
                 "__consumer_offsets": int(config.get("offsets.topic.segment.bytes")),
@@ -73,6 +75,11 @@ class Server:
             storage=storage,
             transactions=transactions,
             group_coordinator=groups,
+            dynamic_configs=dynamic,
+        )
+        # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
+        dynamic.listeners.append(
+            lambda: storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
         )
         self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
         self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
@@ -129,7 +136,9 @@ class Server:
                         log.info("retention deleted segments", segments=deleted)
                 if now >= next_clean:
                     await storage.compact()
-                    next_clean = self.clock.monotonic_ms() + cleaner_every
+                    # A dynamic log.cleaner.backoff.ms takes over from the next round.
+                    backoff = self.services.dynamic_configs.value("log.cleaner.backoff.ms")
+                    next_clean = self.clock.monotonic_ms() + (int(backoff) if backoff else cleaner_every)
                 if now >= next_checkpoint:
                     next_checkpoint = now + checkpoint_every
                     await storage.checkpoint()

@@ -12,6 +12,7 @@ from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
     from broker.connection import KafkaConnection
+    from broker.dynamic_config import DynamicConfigs
     from coordinator.group import GroupCoordinator
     from coordinator.transaction import TransactionCoordinator
 
@@ -27,6 +28,7 @@ class Services:
     storage: StorageEngine
     transactions: TransactionCoordinator
     group_coordinator: GroupCoordinator
+    dynamic_configs: DynamicConfigs
     connections: set[KafkaConnection] = field(default_factory=set)
 
     @property

@@ -203,6 +203,18 @@ class LogManager:
                 log.config = info.config
         return info
 
+    def set_broker_defaults(self, defaults: Mapping[str, str]) -> None:
+        """New broker-level defaults (a dynamic broker config changed): every topic without
+        its own override takes them at once, as Kafka's `DynamicLogConfig` does."""
+        clean = validate_configs(defaults)
+        self.broker_defaults = {k: v for k, v in clean.items() if v is not None}
+        for record in list(self._records.values()):
+            info = self._install(record)
+            for p in range(info.num_partitions):
+                log = self._logs.get((info.name, p))
+                if log is not None:
+                    log.config = info.config
+
     def list_topics(self) -> list[TopicInfo]:
         return sorted(self._topics.values(), key=lambda t: t.name)
 

@@ -35,15 +35,17 @@ class ConfigType(IntEnum):
 
 
 class ConfigSource(IntEnum):
-    """DescribeConfigs v1+ config sources."""
+    """DescribeConfigs v1+ config sources, numbered as Kafka's `DescribeConfigsResponse.ConfigSource`."""
 
     UNKNOWN = 0
-    DYNAMIC_TOPIC_CONFIG = 1
-    DYNAMIC_BROKER_LOGGER_CONFIG = 2
-    DYNAMIC_BROKER_CONFIG = 3
-    DYNAMIC_DEFAULT_BROKER_CONFIG = 4
-    STATIC_BROKER_CONFIG = 5
-    DEFAULT_CONFIG = 6
+    TOPIC_CONFIG = 1
+    DYNAMIC_BROKER_CONFIG = 2
+    DYNAMIC_DEFAULT_BROKER_CONFIG = 3
+    STATIC_BROKER_CONFIG = 4
+    DEFAULT_CONFIG = 5
+    DYNAMIC_BROKER_LOGGER_CONFIG = 6
+    CLIENT_METRICS_CONFIG = 7
+    GROUP_CONFIG = 8
 
 
 Validator = Callable[[Any], str | None]  # returns an error message or None
@@ -123,6 +125,40 @@ CONFIG_DEFS: dict[str, ConfigDef] = _defs(
     ConfigDef("unclean.leader.election.enable", _T.BOOLEAN, "false"),
 )
 
+# The broker config that sets each topic config's default (Kafka's
+# `ServerTopicConfigSynonyms.TOPIC_CONFIG_SYNONYMS`, the first synonym of each).
+TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
+    "segment.bytes": "log.segment.bytes",
+    "segment.ms": "log.roll.ms",
+    "segment.jitter.ms": "log.roll.jitter.ms",
+    "segment.index.bytes": "log.index.size.max.bytes",
+    "flush.messages": "log.flush.interval.messages",
+    "flush.ms": "log.flush.interval.ms",
+    "retention.bytes": "log.retention.bytes",
+    "retention.ms": "log.retention.ms",
+    "max.message.bytes": "message.max.bytes",
+    "index.interval.bytes": "log.index.interval.bytes",
+    "delete.retention.ms": "log.cleaner.delete.retention.ms",
+    "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "file.delete.delay.ms": "log.segment.delete.delay.ms",
+    "min.cleanable.dirty.ratio": "log.cleaner.min.cleanable.ratio",
+    "cleanup.policy": "log.cleanup.policy",
+    "unclean.leader.election.enable": "unclean.leader.election.enable",
+    "min.insync.replicas": "min.insync.replicas",
+    "compression.type": "compression.type",
+    "compression.gzip.level": "compression.gzip.level",
+    "compression.lz4.level": "compression.lz4.level",
+    "compression.zstd.level": "compression.zstd.level",
+    "preallocate": "log.preallocate",
+    "message.format.version": "log.message.format.version",
+    "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
+    "local.retention.ms": "log.local.retention.ms",
+    "local.retention.bytes": "log.local.retention.bytes",
+}
+
 # Internal topics hold coordinator state that must be kept per key forever.
 INTERNAL_TOPIC_DEFAULTS: dict[str, str] = {"cleanup.policy": "compact", "compression.type": "producer"}
 
@@ -198,7 +234,10 @@ class ConfigEntry:
 
 
 class TopicConfig:
-    """A topic's effective configuration: defaults < broker defaults < topic overrides."""
+    """A topic's effective configuration: defaults < broker defaults < topic overrides.
+
+    Broker defaults are keyed by topic config name; the broker resolves its static and
+    dynamic settings into them (see `TOPIC_CONFIG_SYNONYMS`)."""
 
     __slots__ = ("_broker_defaults", "_cache", "overrides")
 
@@ -300,7 +339,7 @@ class TopicConfig:
         for name in wanted:
             d = CONFIG_DEFS[name]
             if name in self.overrides:
-                source = ConfigSource.DYNAMIC_TOPIC_CONFIG
+                source = ConfigSource.TOPIC_CONFIG
             elif name in self._broker_defaults:
                 source = ConfigSource.STATIC_BROKER_CONFIG
             else:

@@ -6,6 +6,7 @@ from broker.handlers import (
     add_offsets_to_txn,
     add_partitions_to_txn,
     alter_configs,
+    alter_partition_reassignments,
     api_versions,
     create_partitions,
     create_topics,
@@ -27,6 +28,7 @@ from broker.handlers import (
     leave_group,
     list_groups,
     list_offsets,
+    list_partition_reassignments,
     list_transactions,
     metadata,
     offset_commit,
@@ -82,4 +84,6 @@ def build_router() -> Router:
     router.add(alter_configs.API_KEY, alter_configs.handle)
     router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
+    router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
+    router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)
     return router

@@ -1,5 +1,5 @@
-"""AlterConfigs (the legacy, whole-resource form): a topic's overrides become exactly the
-given set. Broker settings are static, so a broker resource can't be changed.
+"""AlterConfigs (the legacy, whole-resource form): a topic's overrides, or a broker's
+dynamic configs (broker/dynamic_config.py), become exactly the given set.
 
 The checks follow Kafka: the broker's preprocessing (duplicates, nulls, broker resources),
 then the controller's (topic name, config validation, existence) for topics.
@@ -11,7 +11,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
+from broker.config import SETTINGS
 from broker.context import RequestContext
+from broker.dynamic_config import DynamicConfigError, validate_broker_configs
 from broker.handlers.describe_configs import BROKER, TOPIC
 from broker.topic_names import topic_name_error
 from protocol.errors import ErrorCode
@@ -64,14 +66,29 @@ def check_broker_name(name: str, node_id: int) -> None:
         )
 
 
-def refuse_static_broker_configs(names: Iterable[str]) -> None:
-    """No broker setting can change at runtime here; Kafka answers INVALID_REQUEST for
-    settings that aren't dynamically updatable."""
-    names = sorted(set(names))
-    if names:
-        raise ResourceError(
-            ErrorCode.INVALID_REQUEST, f"Cannot update these configs dynamically: Set({', '.join(names)})"
-        )
+def validate_broker_changes(props: Mapping[str, str], per_broker: bool) -> None:
+    """The resulting dynamic configs of a broker resource, checked as Kafka's
+    `ConfigAdminManager.validateBrokerConfigChange` does (INVALID_REQUEST when refused)."""
+    try:
+        validate_broker_configs(props, frozenset(SETTINGS), per_broker)
+    except DynamicConfigError as exc:
+        raise ResourceError(ErrorCode.INVALID_REQUEST, str(exc)) from None
+
+
+async def apply_broker_changes(
+    ctx: RequestContext, name: str, props: Mapping[str, str], *, validate_only: bool
+) -> None:
+    """Replace the dynamic configs of this broker (`name` = its id) or of the cluster-wide
+    defaults (`name` empty) with `props`."""
+    per_broker = bool(name)
+    validate_broker_changes(props, per_broker)
+    dynamic = ctx.services.dynamic_configs
+    if validate_only:
+        return
+    try:
+        await dynamic.replace_broker(per_broker, props)
+    except OSError as exc:
+        raise ResourceError(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store dynamic configs: {exc}") from None
 
 
 def check_topic_name(name: str) -> None:
@@ -127,7 +144,12 @@ async def handle(ctx: RequestContext, request: AlterConfigsRequest) -> AlterConf
             changes = {c.name: c.value for c in resource.configs}
             if resource.resource_type == BROKER:
                 check_broker_name(resource.resource_name, ctx.services.node_id)
-                refuse_static_broker_configs(changes)
+                await apply_broker_changes(
+                    ctx,
+                    resource.resource_name,
+                    {k: v for k, v in changes.items() if v is not None},
+                    validate_only=request.validate_only,
+                )
             elif resource.resource_type == TOPIC:
                 check_topic_name(resource.resource_name)
                 await apply_topic_changes(

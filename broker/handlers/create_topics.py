@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 from broker.context import RequestContext
-from broker.handlers.describe_configs import topic_config_rows
+from broker.handlers.describe_configs import broker_layers, topic_config_rows
 from broker.topic_names import CLUSTER_METADATA_TOPIC, collision_error, collision_index, topic_name_error
 from protocol.errors import ErrorCode
 from protocol.messages.create_topics_request import (
@@ -173,7 +173,7 @@ async def _create(
     )
     if ctx.api_version >= 5:
         # From the returned info rather than the catalog: a validate-only create isn't in it.
-        rows = topic_config_rows(info.config.describe(), ctx.services.config)
+        rows = topic_config_rows(info.config.describe(), broker_layers(ctx.services))
         result.configs = [
             CreatableTopicConfigs(
                 name=r.name,

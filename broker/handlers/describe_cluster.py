@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from broker.authorized_operations import OMITTED, ResourceType, authorized_operations
 from broker.context import RequestContext
 from protocol.errors import ErrorCode
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
@@ -13,10 +14,7 @@ ENDPOINT_BROKER = 1
 ENDPOINT_CONTROLLER = 2
 ENDPOINT_NAMES = {ENDPOINT_BROKER: "BROKER", ENDPOINT_CONTROLLER: "CONTROLLER"}
 
-# Without an authorizer every operation the cluster resource supports is allowed: CREATE,
-# ALTER, DESCRIBE, CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE.
-CLUSTER_OPERATIONS = sum(1 << op for op in (5, 7, 8, 9, 10, 11, 12))
-AUTHORIZED_OPERATIONS_OMITTED = -(2**31)
+CLUSTER_NAME = "kafka-cluster"
 
 
 async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> DescribeClusterResponse:
@@ -44,8 +42,8 @@ async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Descri
             )
         ],
         cluster_authorized_operations=(
-            CLUSTER_OPERATIONS
+            authorized_operations(ctx.connection.principal, ResourceType.CLUSTER, CLUSTER_NAME)
             if request.include_cluster_authorized_operations
-            else AUTHORIZED_OPERATIONS_OMITTED
+            else OMITTED
         ),
     )

@@ -1,13 +1,29 @@
-"""DescribeConfigs: topic configs from the storage catalog, broker configs from the broker's
-own settings (none of which can be changed at runtime, so all are read-only)."""
+"""DescribeConfigs: topic configs from the storage catalog, broker configs from the static
+settings and the dynamic ones (broker/dynamic_config.py), group configs (KIP-848).
+
+Each value's source and synonyms follow Kafka's `ConfigHelper`: the synonyms list where a
+value can come from, most specific first (topic or group override, dynamic per-broker,
+dynamic cluster default, static setting, default), and the source is the first of them.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from broker.config import SETTINGS, Config
 from broker.context import RequestContext
+from broker.dynamic_config import (
+    DYNAMIC_CONFIGS,
+    NULL_DEFAULTS,
+    SYNONYM_DEFAULTS,
+    DynamicConfigs,
+    broker_config_synonyms,
+    is_dynamic,
+    is_sensitive,
+)
+from broker.group_config import GROUP_CONFIG_DEFS
 from broker.topic_names import topic_name_error
 from protocol.errors import ErrorCode
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
@@ -18,7 +34,10 @@ from protocol.messages.describe_configs_response import (
     DescribeConfigsSynonym,
 )
 from storage.errors import UnknownTopicOrPartitionError
-from storage.topic_config import ConfigEntry, ConfigSource, ConfigType
+from storage.topic_config import TOPIC_CONFIG_SYNONYMS, ConfigEntry, ConfigSource, ConfigType
+
+if TYPE_CHECKING:
+    from broker.services import Services
 
 API_KEY = 32
 
@@ -26,6 +45,7 @@ API_KEY = 32
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
+GROUP = 32
 RESOURCE_TYPE_NAMES = {
     0: "UNKNOWN",
     2: "TOPIC",
@@ -37,7 +57,8 @@ RESOURCE_TYPE_NAMES = {
 
 # Broker settings Kafka types as LONG; the other integer settings are INT.
 _LONG_SETTINGS = frozenset(
-    {"log.retention.ms", "log.retention.bytes", "log.roll.ms", "log.retention.check.interval.ms"}
+    {"log.retention.ms", "log.retention.bytes", "log.roll.ms", "log.retention.check.interval.ms",
+     "log.cleaner.backoff.ms"}
 )
 
 
@@ -67,7 +88,7 @@ class ConfigRow:
     source: int
     sensitive: bool
     config_type: int
-    documentation: str
+    documentation: str | None
     synonyms: tuple[Synonym, ...]
 
 
@@ -78,41 +99,75 @@ def setting_text(value: Any) -> str:
     return str(value)
 
 
-def _broker_synonym_of() -> dict[str, str]:
-    # Imported here: broker.server imports the handlers package at module level.
-    from broker.server import TOPIC_DEFAULT_SYNONYMS
+@dataclass(frozen=True, slots=True)
+class BrokerLayers:
+    """The places a broker setting's value can come from, in Kafka's order of precedence."""
 
-    return {topic_name: broker_name for broker_name, topic_name in TOPIC_DEFAULT_SYNONYMS.items()}
+    dynamic_broker: Mapping[str, str]
+    dynamic_default: Mapping[str, str]
+    static: Mapping[str, str]
+    defaults: Mapping[str, str]
+
+    def synonyms(self, name: str) -> list[Synonym]:
+        """Kafka's `ConfigHelper.configSynonyms`: every layer's value of every name that can
+        set `name`, then those that come before `name` itself dropped."""
+        names = broker_config_synonyms(name)
+        sensitive = is_sensitive(name)
+        out = []
+        for layer, source in (
+            (self.dynamic_broker, ConfigSource.DYNAMIC_BROKER_CONFIG),
+            (self.dynamic_default, ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG),
+            (self.static, ConfigSource.STATIC_BROKER_CONFIG),
+            (self.defaults, ConfigSource.DEFAULT_CONFIG),
+        ):
+            out += [Synonym(n, None if sensitive else layer[n], source) for n in names if n in layer]
+        while out and out[0].name != name:
+            out.pop(0)
+        return out
 
 
-def _broker_synonyms(config: Config, broker_name: str) -> list[Synonym]:
-    """The broker-level sources a value can come from, most specific first."""
-    out = []
-    if not config.is_default(broker_name):
-        out.append(
-            Synonym(broker_name, setting_text(config.get(broker_name)), ConfigSource.STATIC_BROKER_CONFIG)
-        )
-    out.append(Synonym(broker_name, setting_text(SETTINGS[broker_name].default), ConfigSource.DEFAULT_CONFIG))
-    return out
+def _kafka_defaults() -> dict[str, str]:
+    defaults = {name: setting_text(s.default) for name, s in SETTINGS.items()}
+    defaults.update({name: d.default for name, d in DYNAMIC_CONFIGS.items() if d.default is not None})
+    for name in NULL_DEFAULTS:
+        defaults.pop(name, None)
+    defaults.update(SYNONYM_DEFAULTS)
+    defaults.update({d.broker_synonym: d.default for d in GROUP_CONFIG_DEFS.values() if d.broker_synonym})
+    return defaults
 
 
-def topic_config_rows(entries: list[ConfigEntry], config: Config) -> list[ConfigRow]:
-    """A topic's effective configs. The source is the first of its synonyms, as in Kafka:
-    the topic override, else a broker setting given explicitly, else the default."""
-    broker_synonym_of = _broker_synonym_of()
+KAFKA_DEFAULTS = _kafka_defaults()
+
+
+def layers_of(config: Config, dynamic: DynamicConfigs) -> BrokerLayers:
+    static = {name: setting_text(value) for name, value in config.items() if not config.is_default(name)}
+    return BrokerLayers(
+        dynamic_broker=dynamic.broker,
+        dynamic_default=dynamic.default,
+        static=static,
+        defaults=KAFKA_DEFAULTS,
+    )
+
+
+def broker_layers(services: Services) -> BrokerLayers:
+    return layers_of(services.config, services.dynamic_configs)
+
+
+def topic_config_rows(entries: list[ConfigEntry], layers: BrokerLayers) -> list[ConfigRow]:
+    """A topic's effective configs (Kafka's `createTopicConfigEntry`)."""
     rows = []
     for entry in entries:
         synonyms: list[Synonym] = []
-        if entry.source == ConfigSource.DYNAMIC_TOPIC_CONFIG:
-            synonyms.append(Synonym(entry.name, entry.value, ConfigSource.DYNAMIC_TOPIC_CONFIG))
-        broker_name = broker_synonym_of.get(entry.name)
+        if entry.source == ConfigSource.TOPIC_CONFIG:
+            synonyms.append(Synonym(entry.name, None if entry.sensitive else entry.value, ConfigSource.TOPIC_CONFIG))
+        broker_name = TOPIC_CONFIG_SYNONYMS.get(entry.name)
         if broker_name is not None:
-            synonyms += _broker_synonyms(config, broker_name)
+            synonyms += layers.synonyms(broker_name)
         rows.append(
             ConfigRow(
                 name=entry.name,
                 value=None if entry.sensitive else entry.value,
-                read_only=entry.read_only,
+                read_only=False,
                 source=synonyms[0].source if synonyms else ConfigSource.DEFAULT_CONFIG,
                 sensitive=entry.sensitive,
                 config_type=int(entry.config_type),
@@ -123,49 +178,104 @@ def topic_config_rows(entries: list[ConfigEntry], config: Config) -> list[Config
     return rows
 
 
-def _setting_type(name: str) -> ConfigType:
-    parse = SETTINGS[name].parse
-    if parse is int:
-        return ConfigType.LONG if name in _LONG_SETTINGS else ConfigType.INT
-    if parse is str:
-        return ConfigType.STRING
-    return ConfigType.BOOLEAN
+def _broker_type(name: str) -> ConfigType:
+    setting = SETTINGS.get(name)
+    if setting is not None:
+        if setting.parse is int:
+            return ConfigType.LONG if name in _LONG_SETTINGS else ConfigType.INT
+        if setting.parse is str:
+            return ConfigType.STRING
+        return ConfigType.BOOLEAN
+    d = DYNAMIC_CONFIGS.get(name)
+    return d.type if d is not None else ConfigType.UNKNOWN
 
 
-def broker_config_rows(config: Config) -> list[ConfigRow]:
+def broker_config_rows(config: Config, layers: BrokerLayers, per_broker: bool) -> list[ConfigRow]:
+    """This broker's configs (Kafka's `createBrokerConfigEntry`), or with `per_broker` false
+    the cluster-wide dynamic defaults only, each with only that source among its synonyms."""
+    if per_broker:
+        names = set(SETTINGS) | set(DYNAMIC_CONFIGS) | set(layers.dynamic_broker) | set(layers.dynamic_default)
+    else:
+        names = set(layers.dynamic_default)
     rows = []
-    for name, value in config.items():
-        synonyms = _broker_synonyms(config, name)
+    for name in sorted(names):
+        synonyms = layers.synonyms(name)
+        if not per_broker:
+            synonyms = [s for s in synonyms if s.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
+        sensitive = is_sensitive(name)
+        if synonyms:
+            value = synonyms[0].value
+        elif name in SETTINGS:
+            value = setting_text(config.get(name))  # a setting Kafka leaves null by default
+        else:
+            value = None
+        setting = SETTINGS.get(name)
         rows.append(
             ConfigRow(
                 name=name,
-                value=setting_text(value),
-                read_only=True,
-                source=synonyms[0].source,
-                sensitive=False,
-                config_type=int(_setting_type(name)),
-                documentation=SETTINGS[name].doc,
+                value=None if sensitive else value,
+                read_only=not is_dynamic(name),
+                source=synonyms[0].source if synonyms else ConfigSource.DEFAULT_CONFIG,
+                sensitive=sensitive,
+                config_type=int(_broker_type(name)),
+                documentation=setting.doc if setting is not None else None,
                 synonyms=tuple(synonyms),
             )
         )
     return rows
 
 
-def check_broker_resource(name: str, node_id: int) -> None:
-    """An empty name means the cluster-wide defaults; otherwise the name must be this node's id."""
-    if not name:
-        return
+def group_config_rows(group: str, layers: BrokerLayers, dynamic: DynamicConfigs) -> list[ConfigRow]:
+    """A group's configs (Kafka's `createGroupConfigEntry`): the group's own value, else the
+    broker setting that supplies the default, else the group config's default."""
+    overrides = dynamic.groups.get(group, {})
+    rows = []
+    for name, d in sorted(GROUP_CONFIG_DEFS.items()):
+        synonyms: list[Synonym] = []
+        if name in overrides:
+            synonyms.append(Synonym(name, overrides[name], ConfigSource.GROUP_CONFIG))
+        if d.broker_synonym is not None:
+            synonyms += layers.synonyms(d.broker_synonym)
+        else:
+            synonyms.append(Synonym(name, d.default, ConfigSource.DEFAULT_CONFIG))
+        rows.append(
+            ConfigRow(
+                name=name,
+                value=overrides.get(name, synonyms[0].value if synonyms else d.default),
+                read_only=False,
+                source=synonyms[0].source if synonyms else ConfigSource.DEFAULT_CONFIG,
+                sensitive=False,
+                config_type=int(d.type),
+                documentation=None,
+                synonyms=tuple(synonyms),
+            )
+        )
+    return rows
+
+
+def broker_id_of(name: str) -> int:
     try:
-        broker_id = int(name)
+        return int(name)
     except ValueError:
         raise RequestError(
             ErrorCode.INVALID_REQUEST, f"Broker id must be an integer, but it is: {name}"
         ) from None
-    if broker_id != node_id:
+
+
+def check_broker_resource(name: str, node_id: int) -> None:
+    """An empty name means the cluster-wide defaults; otherwise the name must be this node's id."""
+    if name and broker_id_of(name) != node_id:
         raise RequestError(
             ErrorCode.INVALID_REQUEST,
             f"Unexpected broker id, expected {node_id} or empty string, but received {name}",
         )
+
+
+def check_broker_logger_resource(name: str, node_id: int) -> None:
+    if not name:
+        raise RequestError(ErrorCode.INVALID_REQUEST, "Broker id must not be empty")
+    if broker_id_of(name) != node_id:
+        raise RequestError(ErrorCode.INVALID_REQUEST, f"Unexpected broker id, expected {node_id} but received {name}")
 
 
 def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[ConfigRow]:
@@ -176,19 +286,21 @@ def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[Co
         if problem is not None:
             raise RequestError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
         try:
-            rows = topic_config_rows(
-                services.storage.describe_configs(resource.resource_name), services.config
-            )
+            entries = services.storage.describe_configs(resource.resource_name)
         except UnknownTopicOrPartitionError:
             # Kafka sets only the code here, leaving the message at its default.
             raise RequestError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "") from None
+        rows = topic_config_rows(entries, broker_layers(services))
     elif resource.resource_type == BROKER:
         check_broker_resource(resource.resource_name, services.node_id)
-        # The default resource lists dynamic cluster-wide defaults, which this broker has none of.
-        rows = broker_config_rows(services.config) if resource.resource_name else []
+        rows = broker_config_rows(services.config, broker_layers(services), per_broker=bool(resource.resource_name))
     elif resource.resource_type == BROKER_LOGGER:
-        check_broker_resource(resource.resource_name, services.node_id)
+        check_broker_logger_resource(resource.resource_name, services.node_id)
         rows = []
+    elif resource.resource_type == GROUP:
+        if not resource.resource_name:
+            raise RequestError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+        rows = group_config_rows(resource.resource_name, broker_layers(services), services.dynamic_configs)
     else:
         type_name = RESOURCE_TYPE_NAMES.get(resource.resource_type, "UNKNOWN")
         raise RequestError(ErrorCode.INVALID_REQUEST, f"Unsupported resource type: {type_name}")
@@ -222,7 +334,7 @@ async def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> Descri
     results = []
     for resource in request.resources:
         result = DescribeConfigsResult(
-            resource_type=resource.resource_type, resource_name=resource.resource_name
+            resource_type=resource.resource_type, resource_name=resource.resource_name, error_message=None
         )
         try:
             rows = _rows_for(ctx, resource)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
 from coordinator.group.states import GroupState
@@ -14,9 +15,6 @@ from protocol.messages.describe_groups_response import (
 )
 
 API_KEY = 15
-
-# READ, DELETE and DESCRIBE: every group operation, as no ACLs are enforced.
-_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 
 
 async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> DescribeGroupsResponse:
@@ -38,8 +36,11 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
                 for m in d.members
             ],
         )
-        if v >= 3 and request.include_authorized_operations:
-            described.authorized_operations = _GROUP_OPERATIONS
+        # Kafka fills the operations of groups described without error only.
+        if v >= 3 and request.include_authorized_operations and d.error is ErrorCode.NONE:
+            described.authorized_operations = authorized_operations(
+                ctx.connection.principal, ResourceType.GROUP, group_id
+            )
         if v >= 6 and d.error is ErrorCode.NONE and d.state is GroupState.DEAD:
             described = DescribedGroup(error_code=ErrorCode.GROUP_ID_NOT_FOUND, group_id=group_id,
                                        group_state="Dead", error_message=f"Group {group_id} not found.")

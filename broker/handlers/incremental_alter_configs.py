@@ -1,18 +1,21 @@
-"""IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT single topic configs."""
+"""IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT single configs of a topic, a
+broker (its dynamic configs, or the cluster-wide defaults) or a group (KIP-848)."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.dynamic_config import DYNAMIC_CONFIGS
+from broker.group_config import validate_group_configs
 from broker.handlers.alter_configs import (
     ResourceError,
+    apply_broker_changes,
     apply_topic_changes,
     check_broker_name,
     check_keys,
     check_topic_name,
     duplicate_resources,
-    refuse_static_broker_configs,
 )
-from broker.handlers.describe_configs import BROKER, TOPIC
+from broker.handlers.describe_configs import BROKER, GROUP, TOPIC
 from protocol.errors import ErrorCode
 from protocol.messages.incremental_alter_configs_request import (
     AlterableConfig,
@@ -22,7 +25,7 @@ from protocol.messages.incremental_alter_configs_response import (
     AlterConfigsResourceResponse,
     IncrementalAlterConfigsResponse,
 )
-from storage.errors import UnknownTopicOrPartitionError
+from storage.errors import ConfigError, UnknownTopicOrPartitionError
 from storage.topic_config import CONFIG_DEFS, ConfigType
 
 API_KEY = 44
@@ -37,18 +40,73 @@ def _check_ops(configs: list[AlterableConfig]) -> None:
             raise ResourceError(ErrorCode.INVALID_REQUEST, f"Unknown operations type {c.config_operation}")
 
 
-def _broker_changes(ctx: RequestContext, name: str, configs: list[AlterableConfig]) -> None:
+def _list_change(op: int, current: str, value: str | None) -> str:
+    """APPEND adds the items not there yet; SUBTRACT removes the given ones."""
+    items = [i for i in current.split(",") if i]
+    given = (value or "").split(",")
+    if op == APPEND:
+        items += [v for v in dict.fromkeys(given) if v not in items]
+    else:
+        items = [i for i in items if i not in given]
+    return ",".join(items)
+
+
+async def _broker_changes(
+    ctx: RequestContext, name: str, configs: list[AlterableConfig], validate_only: bool
+) -> None:
+    """Kafka's `ConfigAdminManager.prepareIncrementalConfigs` over the resource's current
+    dynamic configs, then the same checks and storage as the legacy AlterConfigs."""
     check_broker_name(name, ctx.services.node_id)
     _check_ops(configs)
+    dynamic = ctx.services.dynamic_configs
+    props = dict(dynamic.layer(bool(name)))
     for c in configs:
-        # No broker setting is a list, so none can be appended to or subtracted from.
-        if c.config_operation in (APPEND, SUBTRACT):
+        op = c.config_operation
+        if op == SET:
+            props[c.name] = c.value or ""
+        elif op == DELETE:
+            props.pop(c.name, None)
+        else:
+            definition = DYNAMIC_CONFIGS.get(c.name)
+            if definition is None or definition.type != ConfigType.LIST:
+                raise ResourceError(
+                    ErrorCode.INVALID_CONFIG,
+                    f"Config value {OP_NAMES[op].lower()} is not allowed for config key: {c.name}",
+                )
+            props[c.name] = _list_change(op, props.get(c.name, definition.default or ""), c.value)
+    await apply_broker_changes(ctx, name, props, validate_only=validate_only)
+
+
+async def _group_changes(
+    ctx: RequestContext, group: str, configs: list[AlterableConfig], validate_only: bool
+) -> None:
+    """A group's overrides changed and the result checked as Kafka's `GroupConfig.validate`."""
+    if not group:
+        raise ResourceError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
+    _check_ops(configs)
+    dynamic = ctx.services.dynamic_configs
+    props = dict(dynamic.groups.get(group, {}))
+    for c in configs:
+        op = c.config_operation
+        if op == SET:
+            props[c.name] = c.value or ""
+        elif op == DELETE:
+            props.pop(c.name, None)
+        else:
+            # No group config is a list.
             raise ResourceError(
-                ErrorCode.INVALID_CONFIG,
-                f"Config value {OP_NAMES[c.config_operation].lower()} is not allowed for config key: {c.name}",
+                ErrorCode.INVALID_CONFIG, f"Can't {OP_NAMES[op]} to key {c.name} because its type is not LIST."
             )
-    # Deleting a dynamic setting that was never set changes nothing.
-    refuse_static_broker_configs(c.name for c in configs if c.config_operation == SET)
+    try:
+        validate_group_configs(props)
+    except ConfigError as exc:
+        raise ResourceError(ErrorCode.INVALID_CONFIG, str(exc)) from None
+    if validate_only:
+        return
+    try:
+        await dynamic.replace_group(group, props)
+    except OSError as exc:
+        raise ResourceError(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store group configs: {exc}") from None
 
 
 def _current(ctx: RequestContext, topic: str, name: str) -> str:
@@ -78,13 +136,7 @@ def _topic_changes(ctx: RequestContext, topic: str, configs: list[AlterableConfi
                     ErrorCode.INVALID_CONFIG,
                     f"Can't {OP_NAMES[op]} to key {c.name} because its type is not LIST.",
                 )
-            items = [i for i in _current(ctx, topic, c.name).split(",") if i]
-            given = (c.value or "").split(",")
-            if op == APPEND:
-                items += [v for v in dict.fromkeys(given) if v not in items]
-            else:
-                items = [i for i in items if i not in given]
-            changes[c.name] = ",".join(items)
+            changes[c.name] = _list_change(op, _current(ctx, topic, c.name), c.value)
     return changes
 
 
@@ -105,13 +157,15 @@ async def handle(
                 (c.name for c in resource.configs if c.config_operation != DELETE and c.value is None),
             )
             if resource.resource_type == BROKER:
-                _broker_changes(ctx, resource.resource_name, resource.configs)
+                await _broker_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
             elif resource.resource_type == TOPIC:
                 check_topic_name(resource.resource_name)
                 changes = _topic_changes(ctx, resource.resource_name, resource.configs)
                 await apply_topic_changes(
                     ctx, resource.resource_name, changes, replace=False, validate_only=request.validate_only
                 )
+            elif resource.resource_type == GROUP:
+                await _group_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
             else:
                 raise ResourceError(
                     ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource.resource_type}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
 from broker.topics import TopicResolver
 from protocol.codec import ZERO_UUID
@@ -20,6 +21,10 @@ LEADER_EPOCH = 0
 # Before v4 a client could not ask us not to auto-create.
 ALLOW_AUTO_CREATE_MIN_VERSION = 4
 TOPIC_IDS_MIN_VERSION = 12
+# The cluster's operations travel in Metadata v8-10 only (DescribeCluster took over).
+AUTHORIZED_OPERATIONS_MIN_VERSION = 8
+CLUSTER_OPERATIONS_MAX_VERSION = 10
+CLUSTER_NAME = "kafka-cluster"
 
 
 def describe_topic(info: TopicInfo, node_id: int) -> MetadataResponseTopic:
@@ -43,7 +48,25 @@ def describe_topic(info: TopicInfo, node_id: int) -> MetadataResponseTopic:
     )
 
 
+def add_authorized_operations(ctx: RequestContext, request: MetadataRequest, response: MetadataResponse) -> None:
+    """As Kafka: every topic of the response, answered or not, gets the operations when asked."""
+    version, principal = ctx.api_version, ctx.connection.principal
+    if version < AUTHORIZED_OPERATIONS_MIN_VERSION:
+        return
+    if version <= CLUSTER_OPERATIONS_MAX_VERSION and request.include_cluster_authorized_operations:
+        response.cluster_authorized_operations = authorized_operations(principal, ResourceType.CLUSTER, CLUSTER_NAME)
+    if request.include_topic_authorized_operations:
+        for topic in response.topics:
+            topic.topic_authorized_operations = authorized_operations(principal, ResourceType.TOPIC, topic.name or "")
+
+
 async def handle(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
+    response = await _describe(ctx, request)
+    add_authorized_operations(ctx, request, response)
+    return response
+
+
+async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
     services = ctx.services
     node_id = services.node_id
     listener = services.advertised_listener(ctx.connection.listener)

@@ -12,6 +12,8 @@ from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRe
 from protocol.messages.add_partitions_to_txn_response import AddPartitionsToTxnResponse
 from protocol.messages.alter_configs_request import AlterConfigsRequest
 from protocol.messages.alter_configs_response import AlterConfigsResponse
+from protocol.messages.alter_partition_reassignments_request import AlterPartitionReassignmentsRequest
+from protocol.messages.alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
@@ -58,6 +60,8 @@ from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_groups_response import ListGroupsResponse
 from protocol.messages.list_offsets_request import ListOffsetsRequest
 from protocol.messages.list_offsets_response import ListOffsetsResponse
+from protocol.messages.list_partition_reassignments_request import ListPartitionReassignmentsRequest
+from protocol.messages.list_partition_reassignments_response import ListPartitionReassignmentsResponse
 from protocol.messages.list_transactions_request import ListTransactionsRequest
 from protocol.messages.list_transactions_response import ListTransactionsResponse
 from protocol.messages.metadata_request import MetadataRequest
@@ -123,6 +127,8 @@ API_SPECS: dict[int, ApiSpec] = {
     37: ApiSpec(37, 'CreatePartitions', CreatePartitionsRequest, CreatePartitionsResponse),
     42: ApiSpec(42, 'DeleteGroups', DeleteGroupsRequest, DeleteGroupsResponse),
     44: ApiSpec(44, 'IncrementalAlterConfigs', IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
+    45: ApiSpec(45, 'AlterPartitionReassignments', AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
+    46: ApiSpec(46, 'ListPartitionReassignments', ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
     47: ApiSpec(47, 'OffsetDelete', OffsetDeleteRequest, OffsetDeleteResponse),
     60: ApiSpec(60, 'DescribeCluster', DescribeClusterRequest, DescribeClusterResponse),
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
@@ -137,6 +143,8 @@ __all__ = [
     'AddPartitionsToTxnResponse',
     'AlterConfigsRequest',
     'AlterConfigsResponse',
+    'AlterPartitionReassignmentsRequest',
+    'AlterPartitionReassignmentsResponse',
     'ApiVersionsRequest',
     'ApiVersionsResponse',
     'ConsumerProtocolAssignment',
@@ -185,6 +193,8 @@ __all__ = [
     'ListGroupsResponse',
     'ListOffsetsRequest',
     'ListOffsetsResponse',
+    'ListPartitionReassignmentsRequest',
+    'ListPartitionReassignmentsResponse',
     'ListTransactionsRequest',
     'ListTransactionsResponse',
     'MetadataRequest',

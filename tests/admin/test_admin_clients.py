@@ -13,7 +13,7 @@ from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.structs import TopicPartition
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka import TopicPartition as CTopicPartition
-from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigSource
 from confluent_kafka.admin import ConfigResource as CConfigResource
 from confluent_kafka.admin import NewPartitions as CNewPartitions
 from confluent_kafka.admin import NewTopic as CNewTopic
@@ -32,8 +32,8 @@ from tests.admin.test_admin_wire import CREATE_TOPICS, describe, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
 
-# librdkafka passes the wire's config source through, whose numbering differs from its enum.
-DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG = 1, 6
+# librdkafka passes the wire's config source through: Kafka's numbering, which its enum shares.
+DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG = ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DEFAULT_CONFIG.value
 
 
 def unique(prefix: str = "adm") -> str:

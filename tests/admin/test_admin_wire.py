@@ -48,7 +48,7 @@ from tests.kafka_wire import WireClient
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, DESCRIBE_CLUSTER = 32, 33, 44, 60
 TOPIC, BROKER = 2, 4
-DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 5, 6
+DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
 
 
 def unique(prefix: str = "t") -> str:
@@ -375,7 +375,7 @@ def test_describe_configs_v0_carries_is_default(client: WireClient) -> None:
     r = Reader(frame, 4)  # after the correlation id
     assert r.int32() == 0  # throttle
     assert r.array_length() == 1
-    assert (r.int16(), r.nullable_string(), r.int8(), r.string()) == (0, "", TOPIC, name)
+    assert (r.int16(), r.nullable_string(), r.int8(), r.string()) == (0, None, TOPIC, name)
     entries = {}
     for _ in range(r.array_length()):
         entry_name = r.string()
@@ -395,11 +395,15 @@ def test_describe_configs_sources_synonyms_and_documentation(client: WireClient)
     v1 = describe(client, TOPIC, name, ["retention.ms", "segment.bytes"], version=1, include_synonyms=True)
     rows = {c.name: c for c in v1.configs}
     assert rows["retention.ms"].config_source == DYNAMIC_TOPIC_CONFIG
+    # Kafka's log.retention.ms has no default (log.retention.hours supplies it), so the
+    # override is the only synonym, while segment.bytes has its broker default.
     assert [(s.name, s.value, s.source) for s in rows["retention.ms"].synonyms] == [
         ("retention.ms", "5000", DYNAMIC_TOPIC_CONFIG),
-        ("log.retention.ms", "604800000", DEFAULT_CONFIG),
     ]
     assert rows["segment.bytes"].config_source == DEFAULT_CONFIG
+    assert [(s.name, s.value, s.source) for s in rows["segment.bytes"].synonyms] == [
+        ("log.segment.bytes", "1073741824", DEFAULT_CONFIG),
+    ]
     plain = describe(client, TOPIC, name, ["retention.ms"], version=3)
     assert plain.configs[0].synonyms == [] and plain.configs[0].documentation is not None
     assert plain.configs[0].config_type == 5  # LONG

@@ -62,7 +62,7 @@ def test_describe_rows() -> None:
     c = TopicConfig({"retention.ms": "10"}, {"segment.ms": "20"})
     rows = {r.name: r for r in c.describe()}
     assert set(rows) == set(CONFIG_DEFS)
-    assert rows["retention.ms"].source == ConfigSource.DYNAMIC_TOPIC_CONFIG and not rows["retention.ms"].is_default
+    assert rows["retention.ms"].source == ConfigSource.TOPIC_CONFIG and not rows["retention.ms"].is_default
     assert rows["segment.ms"].source == ConfigSource.STATIC_BROKER_CONFIG and rows["segment.ms"].value == "20"
     assert rows["segment.bytes"].is_default and rows["segment.bytes"].config_type == ConfigType.INT
     assert [r.name for r in c.describe(["retention.ms", "nope"])] == ["retention.ms"]

@@ -1,0 +1,55 @@
+"""The operations a principal may perform on a resource, as the 32-bit field that
+Metadata, DescribeCluster and DescribeGroups carry (bit n set = AclOperation code n).
+
+No authorizer is configured, so, as in Kafka's `AuthHelper.authorizedOperations`, every
+operation a resource type supports (`AclEntry.supportedOperations`) is allowed. An
+authorizer would replace `authorized_operations` and nothing else.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class AclOperation(IntEnum):
+    READ = 3
+    WRITE = 4
+    CREATE = 5
+    DELETE = 6
+    ALTER = 7
+    DESCRIBE = 8
+    CLUSTER_ACTION = 9
+    DESCRIBE_CONFIGS = 10
+    ALTER_CONFIGS = 11
+    IDEMPOTENT_WRITE = 12
+
+
+class ResourceType(IntEnum):
+    TOPIC = 2
+    GROUP = 3
+    CLUSTER = 4
+
+
+# The value sent when the client did not ask for the operations (the schemas' default).
+OMITTED = -(2**31)
+
+_A = AclOperation
+SUPPORTED_OPERATIONS: dict[ResourceType, frozenset[AclOperation]] = {
+    ResourceType.TOPIC: frozenset(
+        {_A.READ, _A.WRITE, _A.CREATE, _A.DESCRIBE, _A.DELETE, _A.ALTER, _A.DESCRIBE_CONFIGS, _A.ALTER_CONFIGS}
+    ),
+    ResourceType.GROUP: frozenset({_A.READ, _A.DESCRIBE, _A.DELETE, _A.DESCRIBE_CONFIGS, _A.ALTER_CONFIGS}),
+    ResourceType.CLUSTER: frozenset(
+        {_A.CREATE, _A.CLUSTER_ACTION, _A.DESCRIBE_CONFIGS, _A.ALTER_CONFIGS, _A.IDEMPOTENT_WRITE, _A.ALTER,
+         _A.DESCRIBE}
+    ),
+}
+
+
+def to_bitfield(operations: frozenset[AclOperation]) -> int:
+    return sum(1 << op for op in operations)
+
+
+def authorized_operations(principal: str, resource_type: ResourceType, name: str) -> int:
+    """The bitfield of what `principal` may do on the named resource."""
+    return to_bitfield(SUPPORTED_OPERATIONS[resource_type])
