@@ -6,6 +6,7 @@
 - `markers`: the `MarkerWriter` interface the partition side implements.
 - `state_manager`: the metadata cache, its durable appends and the load from the log.
 - `completion`: markers and CompleteCommit/CompleteAbort, one object per transactional id.
+- `busy`: requests that find their id busy wait for the work in flight, on the clock.
 - `expiry`: transaction timeouts and transactional-id expiry on the injected clock.
 - `producer_id`: InitProducerId's rules (KIP-360 expected producer, id rotation).
 - `describe`: DescribeTransactions and ListTransactions (KIP-664).
