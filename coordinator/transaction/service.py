@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("odradek.txn")
 
-TICK_SECONDS = 1.0
+TICK_MS = 1_000
 
 
 async def start_transaction_coordinator(
@@ -52,10 +51,10 @@ async def start_transaction_coordinator(
     return coordinator
 
 
-async def run_ticks(coordinator: TransactionCoordinator, every_seconds: float = TICK_SECONDS) -> None:
-    """Timeouts and expiry for a running broker; cancel to stop."""
+async def run_ticks(coordinator: TransactionCoordinator, every_ms: int = TICK_MS) -> None:
+    """Timeouts and expiry for a running broker, on the coordinator's clock; cancel to stop."""
     while True:
-        await asyncio.sleep(every_seconds)
+        await coordinator.clock.sleep(every_ms)
         try:
             await coordinator.tick()
         except Exception:

@@ -7,12 +7,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from broker_process import BrokerProcess
 from confluent_kafka import Consumer, TopicCollection, TopicPartition
 from confluent_kafka.admin import AclOperation as CAclOperation
 from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient
-from kafka_wire import WireClient
 from test_admin_wire import create, topic
 
 from protocol.errors import ErrorCode
@@ -22,6 +20,8 @@ from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_groups_response import DescribeGroupsResponse
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.metadata_response import MetadataResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 METADATA, DESCRIBE_GROUPS, DESCRIBE_CLUSTER = 3, 15, 60
 TOPIC_OPERATIONS = 0x0DF8  # READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS

@@ -9,13 +9,11 @@ import uuid
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from broker_process import BrokerProcess
 from confluent_kafka.admin import AdminClient, ConfigSource
 from confluent_kafka.admin import ConfigResource as CConfigResource
 from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource as KConfigResource
 from kafka.admin import ConfigResourceType as KConfigResourceType
-from kafka_wire import WireClient
 from test_admin_wire import create, describe, topic
 
 from protocol.errors import ErrorCode
@@ -25,6 +23,8 @@ from protocol.messages.incremental_alter_configs_request import (
     IncrementalAlterConfigsRequest,
 )
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 INCREMENTAL_ALTER_CONFIGS = 44
 TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32

@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import uuid
 
-from broker_process import BrokerProcess
 from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigSource
 from confluent_kafka.admin import ConfigResource as CConfigResource
 from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource as KConfigResource
 from kafka.admin import ConfigResourceType as KConfigResourceType
-from kafka_wire import WireClient
 from test_admin_wire import create, describe, topic
 
 from protocol.errors import ErrorCode
@@ -24,6 +22,8 @@ from protocol.messages.incremental_alter_configs_request import AlterableConfig 
 from protocol.messages.incremental_alter_configs_request import AlterConfigsResource as IncrementalResource
 from protocol.messages.incremental_alter_configs_request import IncrementalAlterConfigsRequest
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 33, 44
 TOPIC, BROKER, GROUP = 2, 4, 32

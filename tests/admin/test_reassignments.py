@@ -6,12 +6,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from broker_process import BrokerProcess
 from kafka import KafkaAdminClient
 from kafka import TopicPartition as KTopicPartition
 from kafka import errors as kerrors
 from kafka.admin import NewTopic
-from kafka_wire import WireClient
 from test_admin_wire import create, topic
 
 from protocol.errors import ErrorCode
@@ -26,6 +24,8 @@ from protocol.messages.list_partition_reassignments_request import (
     ListPartitionReassignmentsTopics,
 )
 from protocol.messages.list_partition_reassignments_response import ListPartitionReassignmentsResponse
+from tests.broker_process import BrokerProcess
+from tests.kafka_wire import WireClient
 
 ALTER, LIST = 45, 46
 NODE_ID = 1

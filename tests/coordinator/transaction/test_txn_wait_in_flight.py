@@ -1,6 +1,7 @@
 """Requests that find their transactional id busy wait for the work in flight (the previous
 transaction's markers and CompleteX, or a transition being appended) instead of answering
-CONCURRENT_TRANSACTIONS at once; the answer is the one a retry after the work would get."""
+CONCURRENT_TRANSACTIONS at once; the answer is the one a retry after the work would get.
+Time is a ManualClock: a wait ends when the work does or when the clock is moved."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from coordinator.transaction import TransactionConfig, TransactionState
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, begin, init
+from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, answered, begin, init, run_ready
 
 S = TransactionState
 E = ErrorCode
@@ -21,8 +22,9 @@ def env() -> Env:
     return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=2_000))
 
 
-async def _release_soon(gate: asyncio.Event, delay: float = 0.01) -> None:
-    await asyncio.sleep(delay)
+async def _release_soon(gate: asyncio.Event) -> None:
+    """Open the gate once the request under test has started waiting."""
+    await run_ready()
     gate.set()
 
 
@@ -35,7 +37,7 @@ async def test_add_partitions_waits_for_previous_completion(env: Env) -> None:
     meta = coord.metadata("tx")
     assert meta is not None and meta.state is S.PREPARE_COMMIT
     task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
-    await asyncio.sleep(0.01)
+    await run_ready()
     assert not task.done()  # waiting, not answered CONCURRENT_TRANSACTIONS
     env.writer.gate.set()
     assert await task == E.NONE
@@ -53,10 +55,13 @@ async def test_add_partitions_gets_concurrent_transactions_when_completion_is_la
     await begin(coord, "tx", pid, epoch, ("t", 0))
     env.writer.gate = asyncio.Event()
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
-    assert loop.time() - started >= 0.025
+    task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
+    await run_ready()
+    env.clock.advance(29)
+    await run_ready()
+    assert not task.done()  # still within concurrent_wait_ms
+    env.clock.advance(1)
+    assert await answered(task) == E.CONCURRENT_TRANSACTIONS
     env.writer.gate.set()
     await coord.wait_for_markers()
     assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.NONE
@@ -123,7 +128,7 @@ async def test_waiting_for_a_pending_append(env: Env) -> None:
     first = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 0)]))
     await asyncio.sleep(0)
     second = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
-    await asyncio.sleep(0.01)
+    await run_ready()
     assert not second.done()
     env.log.append_gate.set()
     assert await first == E.NONE
@@ -156,10 +161,8 @@ async def test_obsolete_markers_end_the_wait(env: Env) -> None:
     env.writer.errors[("t", 0)] = [E.INVALID_PRODUCER_EPOCH]
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     release = asyncio.create_task(_release_soon(env.writer.gate))
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
-    assert loop.time() - started < 1.0
+    # Answered as soon as the markers are found obsolete, without the clock moving.
+    assert await answered(coord.add_partitions("tx", pid, epoch, [("t", 1)])) == E.CONCURRENT_TRANSACTIONS
     await release
 
 
@@ -170,9 +173,10 @@ async def test_shutdown_ends_the_wait(env: Env) -> None:
     env.writer.gate = asyncio.Event()
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
-    await asyncio.sleep(0.01)
+    await run_ready()
+    assert not task.done()
     await coord.shutdown()
-    assert await asyncio.wait_for(task, 1) == E.NOT_COORDINATOR
+    assert await answered(task) == E.NOT_COORDINATOR
 
 
 async def test_no_wait_when_disabled(env: Env) -> None:
@@ -220,10 +224,10 @@ async def test_next_add_partitions_writes_complete_and_ongoing_in_one_batch(env:
     states = [t.state for _, t in env.log.records() if t is not None]
     assert states[-3:] == [S.PREPARE_COMMIT, S.COMPLETE_COMMIT, S.ONGOING]
     assert meta.state is S.ONGOING and meta.partitions == {("t", 1)}
-    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    await answered(coord.wait_for_markers())
     # The next transaction completes on its own, with its own markers.
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
-    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    await answered(coord.wait_for_markers())
     assert env.writer.written[("t", 1)] == [(pid, epoch, False)]
     assert meta.state is S.COMPLETE_ABORT
     # A restart reads the same history.
@@ -240,10 +244,13 @@ async def test_complete_is_written_after_the_window_without_a_next_request(env: 
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     meta = coord.metadata("tx")
     assert meta is not None
-    for _ in range(100):
-        if meta.state is S.COMPLETE_COMMIT:
-            break
-        await asyncio.sleep(0.01)
+    await run_ready()
+    assert env.writer.written[("t", 0)] == [(pid, epoch, True)]
+    env.clock.advance(19)
+    await run_ready()
+    assert meta.state is S.PREPARE_COMMIT  # held back for the window
+    env.clock.advance(1)
+    await run_ready()
     assert meta.state is S.COMPLETE_COMMIT
 
 
@@ -253,13 +260,11 @@ async def test_a_waiting_request_has_the_held_back_complete_written_at_once(env:
     pid, epoch = await init(coord, "tx")
     await begin(coord, "tx", pid, epoch, ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
-    loop = asyncio.get_running_loop()
-    started = loop.time()
-    # A retried EndTxn: answered NONE once CompleteCommit is written, without the window.
-    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
-    res = await coord.init_producer_id("tx", TIMEOUT_MS)
+    # A retried EndTxn: answered NONE once CompleteCommit is written, without the window
+    # (the clock never moves here).
+    assert await answered(coord.end_txn("tx", pid, epoch, True)) == E.NONE
+    res = await answered(coord.init_producer_id("tx", TIMEOUT_MS))
     assert (res.error_code, res.producer_epoch) == (E.NONE, epoch + 1)
-    assert loop.time() - started < 5
 
 
 async def test_failed_merged_append_still_completes_without_rewriting_markers(env: Env) -> None:
@@ -273,7 +278,7 @@ async def test_failed_merged_append_still_completes_without_rewriting_markers(en
     calls = len(env.writer.calls)
     env.log.fail_next = 1
     assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.COORDINATOR_NOT_AVAILABLE
-    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    await answered(coord.wait_for_markers())
     meta = coord.metadata("tx")
     assert meta is not None and meta.state is S.COMPLETE_COMMIT and meta.partitions == set()
     assert len(env.writer.calls) == calls
@@ -292,5 +297,5 @@ async def test_fenced_producer_does_not_merge(env: Env) -> None:
     assert await coord.add_partitions("tx", pid + 1, epoch, [("t", 1)]) == E.INVALID_PRODUCER_ID_MAPPING
     meta = coord.metadata("tx")
     assert meta is not None and meta.state is S.PREPARE_COMMIT
-    await asyncio.wait_for(coord.wait_for_markers(), 1)
+    await answered(coord.wait_for_markers())
     assert meta.state is S.COMPLETE_COMMIT

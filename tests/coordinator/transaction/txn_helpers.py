@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from coordinator.log import MemoryCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
@@ -18,6 +21,8 @@ from protocol.errors import ErrorCode
 from storage.clock import ManualClock
 
 TIMEOUT_MS = 60_000
+
+T = TypeVar("T")
 
 
 class InMemoryTransactionLog(MemoryCoordinatorLog):
@@ -60,3 +65,22 @@ async def init(coord: TransactionCoordinator, tid: str, **kw: int) -> tuple[int,
 async def begin(coord: TransactionCoordinator, tid: str, pid: int, epoch: int, *tps: tuple[str, int]) -> None:
     err = await coord.add_partitions(tid, pid, epoch, list(tps) or [("t", 0)])
     assert err == ErrorCode.NONE, err
+
+
+async def run_ready(rounds: int = 20) -> None:
+    """Let every task that can run without the clock moving run (no wall-clock wait)."""
+    for _ in range(rounds):
+        await asyncio.sleep(0)
+
+
+async def answered(awaitable: Awaitable[T], rounds: int = 50) -> T:
+    """The result of `awaitable`, which must come without the clock moving."""
+    task = asyncio.ensure_future(awaitable)
+    for _ in range(rounds):
+        if task.done():
+            break
+        await asyncio.sleep(0)
+    if not task.done():
+        task.cancel()
+        raise AssertionError("not answered without the clock moving")
+    return task.result()

@@ -1,0 +1,71 @@
+"""Requests that find their transactional id busy: wait for the work in flight instead of
+answering CONCURRENT_TRANSACTIONS at once (`TransactionConfig.concurrent_wait_ms`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from coordinator.transaction.completion import Completions
+from coordinator.transaction.producer_id import InitProducerIdResult
+from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
+from protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from coordinator.transaction.config import TransactionConfig
+    from storage.clock import Clock
+
+R = TypeVar("R", int, InitProducerIdResult)
+
+
+class BusyIds:
+    def __init__(
+        self,
+        state: TransactionStateManager,
+        completions: Completions,
+        clock: Clock,
+        config: TransactionConfig,
+    ) -> None:
+        self.state = state
+        self.completions = completions
+        self.clock = clock
+        self.config = config
+
+    def in_flight(self, transactional_id: str) -> bool:
+        """Whether something already under way will change this id's state by itself: a
+        transition being appended, or the markers and CompleteX of a prepared transaction."""
+        txn = self.state.get(transactional_id)
+        if txn is None or self.state.status is not CoordinatorStatus.ACTIVE:
+            return False
+        return txn.pending or (txn.state.is_prepare and self.completions.get(transactional_id) is not None)
+
+    async def settle(self, transactional_id: str, attempt: Callable[[], Awaitable[R]]) -> R:
+        """Run `attempt`; while it answers CONCURRENT_TRANSACTIONS because work already in
+        flight will settle the id (typically the previous transaction's markers and
+        CompleteCommit, written after EndTxn was answered), wait for that work, up to
+        `concurrent_wait_ms` of the clock, and run it again. The answer is the one a client
+        retry would get after its backoff, only sooner; if the work does not finish in time
+        the client gets CONCURRENT_TRANSACTIONS, as from Kafka."""
+        deadline = self.clock.monotonic_ms() + self.config.concurrent_wait_ms
+        while True:
+            result = await attempt()
+            if _error_code(result) != ErrorCode.CONCURRENT_TRANSACTIONS:
+                return result
+            if not self.in_flight(transactional_id):
+                return result
+            txn = self.state.get(transactional_id)
+            completion = self.completions.get(transactional_id)
+            if completion is not None:
+                # A CompleteX held back for a merge is written now: someone is waiting for it.
+                completion.kick()
+            remaining = deadline - self.clock.monotonic_ms()
+            if remaining <= 0:
+                return result
+            if completion is not None and txn is not None and not txn.pending:
+                await completion.wait(remaining)
+            else:
+                await self.state.wait_change(transactional_id, remaining)
+
+
+def _error_code(result: int | InitProducerIdResult) -> int:
+    return result.error_code if isinstance(result, InitProducerIdResult) else result

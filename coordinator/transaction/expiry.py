@@ -1,0 +1,95 @@
+"""The transaction coordinator's periodic jobs on the injected clock: aborting transactions
+past their timeout and expiring idle transactional ids (Kafka's
+`abortTimedOutTransactions` and `removeExpiredTransactionalIds`)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+import structlog
+
+from coordinator.transaction.metadata import TransactionMetadata, TxnTransit
+from coordinator.transaction.state import TransactionState
+from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
+from protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from coordinator.transaction.config import TransactionConfig
+    from storage.clock import Clock
+
+log = structlog.get_logger("odradek.txn")
+
+
+class TransactionExpiry:
+    def __init__(
+        self,
+        manager: TransactionStateManager,
+        clock: Clock,
+        config: TransactionConfig,
+        abort: Callable[[TransactionMetadata], Awaitable[int]],
+    ) -> None:
+        self.manager = manager
+        self.clock = clock
+        self.config = config
+        # Aborts an open transaction at a bumped epoch (the coordinator's fence).
+        self._abort = abort
+        self._next_abort_check = 0
+        self._next_expire_check = 0
+
+    def schedule(self) -> None:
+        """Both jobs first run one interval from now (after a load)."""
+        now = self.clock.now_ms()
+        self._next_abort_check = now + self.config.abort_timed_out_interval_ms
+        self._next_expire_check = now + self.config.remove_expired_interval_ms
+
+    async def tick(self) -> None:
+        """Run the jobs that are due (the broker calls this every second of its clock)."""
+        if self.manager.status is not CoordinatorStatus.ACTIVE:
+            return
+        now = self.clock.now_ms()
+        if now >= self._next_abort_check:
+            self._next_abort_check = now + self.config.abort_timed_out_interval_ms
+            await self.abort_timed_out_transactions()
+        if now >= self._next_expire_check:
+            self._next_expire_check = now + self.config.remove_expired_interval_ms
+            await self.expire_transactional_ids()
+
+    async def abort_timed_out_transactions(self) -> list[str]:
+        """Abort every Ongoing transaction older than its timeout, bumping the epoch so the
+        producer that left it open is fenced. Returns the ids aborted."""
+        now = self.clock.now_ms()
+        expired = [t for t in self.manager if _timed_out(t, now)]
+        aborted: list[str] = []
+        for txn in expired:
+            # Checked again: an earlier abort in this loop awaited.
+            if not self.manager.is_current(txn) or not _timed_out(txn, now):
+                continue
+            log.info("aborting timed-out transaction", transactional_id=txn.transactional_id)
+            if await self._abort(txn) == ErrorCode.NONE:
+                aborted.append(txn.transactional_id)
+        return aborted
+
+    async def expire_transactional_ids(self) -> list[str]:
+        """Tombstone ids idle for transactional.id.expiration.ms in Empty/CompleteX."""
+        now = self.clock.now_ms()
+        cutoff = now - self.config.transactional_id_expiration_ms
+        by_partition: dict[int, list[tuple[TransactionMetadata, TxnTransit]]] = {}
+        for txn in self.manager:
+            if txn.state.is_expiration_allowed and not txn.pending and txn.last_update_timestamp <= cutoff:
+                transit = txn.prepare_dead(now)
+                by_partition.setdefault(self.manager.partition_for(txn.transactional_id), []).append(
+                    (txn, transit)
+                )
+        expired: list[str] = []
+        for partition, entries in by_partition.items():
+            expired += await self.manager.write_tombstones(partition, entries)
+        return expired
+
+
+def _timed_out(txn: TransactionMetadata, now: int) -> bool:
+    return (
+        txn.state is TransactionState.ONGOING
+        and not txn.pending
+        and txn.start_timestamp + txn.timeout_ms < now
+    )

@@ -1,0 +1,253 @@
+"""The metadata of every transactional id this coordinator owns and its durable home,
+`__transaction_state` (Kafka's `TransactionStateManager`).
+
+Every state change is prepared on the metadata (pending state), appended durably, and
+only then applied. The append and the application run as one shielded task: a request
+cancelled while its record is being written (the client disconnected) leaves the same
+state as one that was answered, and never a pending state with nobody to clear it.
+Requests that find an id busy wait here for its state to change (`wait_change`)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Coroutine, Iterator
+from enum import Enum
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import structlog
+
+from coordinator.log import TRANSACTION_STATE, CoordinatorLog, CoordinatorLogError
+from coordinator.partitioning import partition_for
+from coordinator.transaction.metadata import TransactionMetadata, TxnTransit
+from coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
+from coordinator.transaction.state import TransactionState
+from protocol.errors import ErrorCode
+
+if TYPE_CHECKING:
+    from storage.clock import Clock
+
+log = structlog.get_logger("odradek.txn")
+
+_T = TypeVar("_T")
+
+
+class CoordinatorStatus(Enum):
+    LOADING = "loading"
+    ACTIVE = "active"
+    STOPPED = "stopped"
+
+
+class TransactionStateManager:
+    def __init__(self, log_store: CoordinatorLog, clock: Clock) -> None:
+        self.log_store = log_store
+        self.clock = clock
+        self.status = CoordinatorStatus.LOADING
+        self._txns: dict[str, TransactionMetadata] = {}
+        # Requests waiting for an id's state to change (see wait_change).
+        self._waiters: dict[str, list[asyncio.Future[None]]] = {}
+        # Durable steps in flight; shielded from their callers, cancelled only on resignation.
+        self._steps: set[asyncio.Task[Any]] = set()
+
+    # --- the cache ---------------------------------------------------------------------------
+
+    def get(self, transactional_id: str) -> TransactionMetadata | None:
+        return self._txns.get(transactional_id)
+
+    def add(self, txn: TransactionMetadata) -> None:
+        self._txns[txn.transactional_id] = txn
+
+    def discard(self, txn: TransactionMetadata) -> None:
+        """Forget `txn` if it is still the id's metadata (a fresh entry never written)."""
+        if self._txns.get(txn.transactional_id) is txn:
+            del self._txns[txn.transactional_id]
+
+    def is_current(self, txn: TransactionMetadata) -> bool:
+        """Serving, and `txn` is still the metadata of its id (not resigned or reloaded)."""
+        return self.status is CoordinatorStatus.ACTIVE and self._txns.get(txn.transactional_id) is txn
+
+    def __iter__(self) -> Iterator[TransactionMetadata]:
+        return iter(list(self._txns.values()))
+
+    def __len__(self) -> int:
+        return len(self._txns)
+
+    def ids(self) -> list[str]:
+        return list(self._txns)
+
+    def status_error(self) -> int:
+        if self.status is CoordinatorStatus.LOADING:
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+        if self.status is CoordinatorStatus.STOPPED:
+            return ErrorCode.NOT_COORDINATOR
+        return ErrorCode.NONE
+
+    def partition_for(self, transactional_id: str) -> int:
+        return _placement(transactional_id, self.log_store.num_partitions)[0]
+
+    # --- load and resign ---------------------------------------------------------------------
+
+    async def load(self) -> list[TransactionMetadata]:
+        """Replay `__transaction_state` (last record per id wins, tombstones delete) and
+        start serving. Returns the transactions the log left in PrepareCommit/PrepareAbort."""
+        self.status = CoordinatorStatus.LOADING
+        loaded: dict[str, TransactionMetadata] = {}
+        for partition in range(self.log_store.num_partitions):
+            for record in await self.log_store.replay(partition):
+                if record.key is None:
+                    continue  # a marker
+                try:
+                    tid = decode_key(record.key)
+                except ValueError:
+                    continue  # another record type; Kafka skips unknown keys too
+                if record.value is None:
+                    loaded.pop(tid, None)
+                else:
+                    loaded[tid] = TransactionMetadata.from_transit(tid, decode_value(record.value))
+        self._txns = loaded
+        self.status = CoordinatorStatus.ACTIVE
+        return [t for t in loaded.values() if t.state.is_prepare]
+
+    async def resign(self) -> None:
+        """Stop serving: the durable steps in flight are dropped (the log is the truth for
+        whoever loads it next) and every waiter looks again, to be told NOT_COORDINATOR."""
+        self.status = CoordinatorStatus.STOPPED
+        steps = list(self._steps)
+        for step in steps:
+            step.cancel()
+        await asyncio.gather(*steps, return_exceptions=True)
+        self._txns.clear()
+        for tid in list(self._waiters):
+            self.notify(tid)
+
+    # --- durable steps -----------------------------------------------------------------------
+
+    async def durably(self, step: Coroutine[Any, Any, _T]) -> _T:
+        """Run `step` to its end even if the caller is cancelled: what it appends is applied,
+        and what it prepared is released, whether or not anyone waits for the answer."""
+        task = asyncio.get_running_loop().create_task(step)
+        self._steps.add(task)
+        task.add_done_callback(self._step_done)
+        return await asyncio.shield(task)
+
+    def _step_done(self, task: asyncio.Task[Any]) -> None:
+        self._steps.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            # Read here so that a step whose caller left is not reported as never retrieved.
+            log.error("transaction state step failed", error=repr(exc))
+
+    async def write(
+        self,
+        txn: TransactionMetadata,
+        *transits: TxnTransit,
+        then: Callable[[int], None] | None = None,
+    ) -> int:
+        """Append prepared transitions (one record each, one batch) and apply them once they
+        are durable; `then(error)` runs right after, in the same shielded step."""
+        return await self.durably(self._write(txn, transits, then))
+
+    async def _write(
+        self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...], then: Callable[[int], None] | None
+    ) -> int:
+        try:
+            err = await self._append_and_apply(txn, transits)
+            if then is not None:
+                then(err)
+            return err
+        finally:
+            self.notify(txn.transactional_id)
+
+    async def _append_and_apply(self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...]) -> int:
+        tid = txn.transactional_id
+        partition, key = _placement(tid, self.log_store.num_partitions)
+        records: list[tuple[bytes, bytes | None]] = [
+            (key, None if t.state is TransactionState.DEAD else encode_value(t)) for t in transits
+        ]
+        try:
+            await self._append(partition, records)
+        except CoordinatorLogError as exc:
+            txn.abort_transition()
+            log.warning("transaction log append failed", transactional_id=tid, error=exc.error.name)
+            return exc.client_error(TRANSACTION_STATE)
+        except BaseException:
+            txn.abort_transition()
+            raise
+        if not self.is_current(txn):
+            # Resigned (or reloaded) while the append was in flight.
+            txn.abort_transition()
+            return ErrorCode.NOT_COORDINATOR
+        txn.complete_transitions(list(transits))
+        return ErrorCode.NONE
+
+    async def write_tombstones(
+        self, partition: int, entries: list[tuple[TransactionMetadata, TxnTransit]]
+    ) -> list[str]:
+        """Append the Dead transitions of expired ids of one partition as tombstones and drop
+        those ids; returns the ids dropped."""
+        return await self.durably(self._write_tombstones(partition, entries))
+
+    async def _write_tombstones(
+        self, partition: int, entries: list[tuple[TransactionMetadata, TxnTransit]]
+    ) -> list[str]:
+        records: list[tuple[bytes, bytes | None]] = [
+            (encode_key(t.transactional_id), None) for t, _ in entries
+        ]
+        try:
+            await self._append(partition, records)
+        except BaseException as exc:
+            for txn, _ in entries:
+                txn.abort_transition()
+                self.notify(txn.transactional_id)
+            if not isinstance(exc, Exception):
+                raise
+            log.warning("expiring transactional ids failed", partition=partition, error=repr(exc))
+            return []
+        expired: list[str] = []
+        for txn, transit in entries:
+            if self.is_current(txn):
+                txn.complete_transition(transit)
+                del self._txns[txn.transactional_id]
+                expired.append(txn.transactional_id)
+            else:
+                txn.abort_transition()
+            self.notify(txn.transactional_id)
+        return expired
+
+    async def _append(self, partition: int, records: list[tuple[bytes, bytes | None]]) -> None:
+        """The one place records are appended to `__transaction_state`."""
+        await self.log_store.append(partition, records)
+
+    # --- waiting for a change ----------------------------------------------------------------
+
+    async def wait_change(self, transactional_id: str, timeout_ms: int) -> None:
+        """Until the id's state changes (or a step on it ends), at most `timeout_ms` of the
+        clock's time."""
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(transactional_id, []).append(waiter)
+        timer = self.clock.call_later(timeout_ms, functools.partial(release, waiter))
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            waiters = self._waiters.get(transactional_id)
+            if waiters is not None and waiter in waiters:
+                waiters.remove(waiter)
+                if not waiters:
+                    del self._waiters[transactional_id]
+
+    def notify(self, transactional_id: str) -> None:
+        """The id's state changed (or a step on it ended): waiting requests look again."""
+        for waiter in self._waiters.pop(transactional_id, ()):
+            release(waiter)
+
+
+def release(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+@functools.lru_cache(maxsize=16_384)
+def _placement(transactional_id: str, num_partitions: int) -> tuple[int, bytes]:
+    """The `__transaction_state` partition and record key of an id: both are computed for
+    every transition of a live producer, so they are kept for the busiest ids."""
+    return partition_for(transactional_id, num_partitions), encode_key(transactional_id)
