@@ -11,7 +11,6 @@ from confluent_kafka import Consumer, TopicCollection, TopicPartition
 from confluent_kafka.admin import AclOperation as CAclOperation
 from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient
-from test_admin_wire import create, topic
 
 from protocol.errors import ErrorCode
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
@@ -20,6 +19,7 @@ from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_groups_response import DescribeGroupsResponse
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.metadata_response import MetadataResponse
+from tests.admin.test_admin_wire import create, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
 

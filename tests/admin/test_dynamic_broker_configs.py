@@ -13,7 +13,6 @@ from confluent_kafka.admin import ConfigResource as CConfigResource
 from kafka import KafkaAdminClient
 from kafka.admin import ConfigResource as KConfigResource
 from kafka.admin import ConfigResourceType as KConfigResourceType
-from test_admin_wire import create, describe, topic
 
 from protocol.errors import ErrorCode
 from protocol.messages.alter_configs_request import AlterableConfig, AlterConfigsRequest, AlterConfigsResource
@@ -22,6 +21,7 @@ from protocol.messages.incremental_alter_configs_request import AlterableConfig 
 from protocol.messages.incremental_alter_configs_request import AlterConfigsResource as IncrementalResource
 from protocol.messages.incremental_alter_configs_request import IncrementalAlterConfigsRequest
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from tests.admin.test_admin_wire import create, describe, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
 

@@ -10,7 +10,6 @@ from kafka import KafkaAdminClient
 from kafka import TopicPartition as KTopicPartition
 from kafka import errors as kerrors
 from kafka.admin import NewTopic
-from test_admin_wire import create, topic
 
 from protocol.errors import ErrorCode
 from protocol.messages.alter_partition_reassignments_request import (
@@ -24,6 +23,7 @@ from protocol.messages.list_partition_reassignments_request import (
     ListPartitionReassignmentsTopics,
 )
 from protocol.messages.list_partition_reassignments_response import ListPartitionReassignmentsResponse
+from tests.admin.test_admin_wire import create, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
 
