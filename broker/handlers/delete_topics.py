@@ -100,6 +100,7 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
         else:
             to_delete[topic_id] = name
 
+    deleted = False
     for topic_id, name in to_delete.items():
         if is_internal(name):
             # Kafka would delete it, but the group and transaction coordinators keep these
@@ -114,4 +115,9 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
             answer(name, topic_id, exc.error_code, str(exc))
         else:
             answer(name, topic_id, ErrorCode.NONE, None)
+            deleted = True
+    if deleted:
+        # Fetches parked on the deleted partitions answer now, with the unknown-topic
+        # error, as Kafka's DelayedFetch completes when a partition disappears.
+        ctx.services.appended.notify()
     return DeleteTopicsResponse(responses=results)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from broker.context import RequestContext
 from broker.logging import get_logger
 from broker.services import Services
-from broker.topics import TopicResolver
+from broker.topics import TOPIC_IDS_MIN_PRODUCE_VERSION, TopicResolver
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.produce_request import ProduceRequest
@@ -110,7 +110,13 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             if version < ZSTD_MIN_VERSION and _uses_zstd(records):
                 partitions_out.append(_partition_error(partition.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE))
                 continue
-            partition_log = services.storage.log(info.name, partition.index)
+            try:
+                # A topic resolved earlier in this request may have been deleted since.
+                partition_log = services.storage.log(info.name, partition.index)
+            except StorageError as exc:
+                code = ErrorCode.UNKNOWN_TOPIC_ID if version >= TOPIC_IDS_MIN_PRODUCE_VERSION else ErrorCode(exc.error_code)
+                partitions_out.append(_partition_error(partition.index, code))
+                continue
             header = _peek_header(records)
             if (
                 header is not None
