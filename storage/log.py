@@ -21,6 +21,7 @@ from .engine import (
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
     READ_COMMITTED,
+    READ_UNCOMMITTED,
     AbortedTransaction,
     AppendOrigin,
     AppendResult,
@@ -329,17 +330,31 @@ class Log:
 
     # --- list offsets -----------------------------------------------------------------
 
-    async def list_offset(self, timestamp: int, *, isolation_level: int = 0) -> OffsetAndTimestamp | None:
+    async def list_offset(
+        self, timestamp: int, *, isolation_level: int | None = READ_UNCOMMITTED
+    ) -> OffsetAndTimestamp | None:
+        # As Kafka's Partition.fetchOffsetForTimestamp: "latest" is the last fetchable
+        # offset, and a record found by timestamp (or the max-timestamp record) counts only
+        # below it, so a read_committed consumer never learns of undecided records.
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             return OffsetAndTimestamp(self._log_start_offset, -1)
+        last_fetchable = self.last_fetchable_offset(isolation_level)
         if timestamp == LATEST_TIMESTAMP:
-            latest = self.last_stable_offset if isolation_level == READ_COMMITTED else self._high_watermark
-            return OffsetAndTimestamp(latest, -1)
+            return OffsetAndTimestamp(last_fetchable, -1)
         if timestamp == MAX_TIMESTAMP:
-            return self._max_timestamp_offset()
-        if timestamp < 0:
+            found = self._max_timestamp_offset()
+        elif timestamp < 0:
             return None
-        return self._offset_for_timestamp(timestamp)
+        else:
+            found = self._offset_for_timestamp(timestamp)
+        return found if found is not None and found.offset < last_fetchable else None
+
+    def last_fetchable_offset(self, isolation_level: int | None) -> int:
+        """The LSO (read_committed), the high watermark (read_uncommitted), or the log end
+        for requests that are not a consumer's (no isolation level)."""
+        if isolation_level is None:
+            return self._next_offset
+        return self.last_stable_offset if isolation_level == READ_COMMITTED else self._high_watermark
 
     def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
         best: LogSegment | None = None
