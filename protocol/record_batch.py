@@ -540,6 +540,39 @@ def decode_batch(buf: bytes | bytearray | memoryview, pos: int = 0) -> DecodedBa
     return DecodedBatch(header, records)
 
 
+class RecordFields(NamedTuple):
+    """What per-record validation needs of a record (Kafka's LogValidator.validateRecord)."""
+
+    offset: int  # as the producer numbered it: the batch's base offset + the offset delta
+    timestamp: int
+    has_key: bool
+
+
+def iter_record_fields(buf: bytes | bytearray | memoryview, header: BatchHeader, pos: int = 0) -> Iterator[RecordFields]:
+    """The records of the (already validated) batch at `pos`, decompressed, without copying
+    keys, values or headers. Only for batches that need per-record checks: the hot path
+    stays header-only."""
+    payload = decompress(header.compression, memoryview(buf)[pos + HEADER_SIZE : pos + header.size])
+    log_append = header.timestamp_type == TimestampType.LOG_APPEND_TIME
+    p = 0
+    for _ in range(header.records_count):
+        length, p = decode_varint(payload, p)
+        end = p + length
+        if length < 0 or end > len(payload):
+            raise CorruptRecordError("record length runs past the batch")
+        p += 1  # record attributes
+        ts_delta, p = decode_varint(payload, p)
+        off_delta, p = decode_varint(payload, p)
+        key_length, p = decode_varint(payload, p)
+        if p > end:
+            raise CorruptRecordError("record fields run past the record")
+        timestamp = header.max_timestamp if log_append else header.base_timestamp + ts_delta
+        yield RecordFields(header.base_offset + off_delta, timestamp, key_length >= 0)
+        p = end
+    if p != len(payload):
+        raise CorruptRecordError("records do not fill the batch")
+
+
 def decode_batches(buf: bytes | bytearray | memoryview) -> list[DecodedBatch]:
     return [decode_batch(buf, pos) for pos, _ in iter_batches(buf, strict=True)]
 

@@ -30,13 +30,13 @@ from .engine import (
 )
 from .errors import (
     InvalidRecordError,
-    InvalidTimestampError,
     KafkaStorageError,
     OffsetOutOfRangeError,
     from_batch_error,
 )
 from .flusher import GroupCommitFlusher
 from .producer_state import ProducerInfo, ProducerStateManager
+from .record_validation import TimestampBounds, check_records, header_timestamps_allowed
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -194,8 +194,8 @@ class Log:
             raise from_batch_error(exc) from exc
         now = self._clock.now_ms()
         log_append_time = now if config.log_append_time else None
-        if log_append_time is None and not header.is_control:
-            self._check_timestamps(header, now)
+        if not header.is_control:
+            self._check_records(records, header, now, origin, log_append=log_append_time is not None)
         duplicate = self.producer_state.before_append(header, records, origin, now)
         if duplicate is not None:
             # A retry of a batch already in the log: its original offsets, nothing written.
@@ -225,15 +225,22 @@ class Log:
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
 
-    def _check_timestamps(self, header: BatchHeader, now: int) -> None:
-        # Header-only approximation of Kafka's per-record check: the first record's
-        # timestamp and the batch maximum bound the batch in practice.
-        before = int(self.config.get("message.timestamp.before.max.ms"))
-        after = int(self.config.get("message.timestamp.after.max.ms"))
-        if header.base_timestamp < now - before or header.max_timestamp > now + after:
-            raise InvalidTimestampError(
-                f"timestamps [{header.base_timestamp}, {header.max_timestamp}] outside the allowed range of {now}"
-            )
+    def _check_records(
+        self, records: bytes | bytearray | memoryview, header: BatchHeader, now: int, origin: AppendOrigin,
+        *, log_append: bool,
+    ) -> None:
+        """Kafka's per-record checks (storage.record_validation). Only compacted topics pay
+        for decoding every batch (keys are checked on client writes: the coordinators'
+        records always have one); elsewhere the header's timestamps decide, and records are
+        decoded only to name the ones at fault."""
+        config = self.config
+        bounds = None if log_append else TimestampBounds(
+            int(config.get("message.timestamp.before.max.ms")), int(config.get("message.timestamp.after.max.ms"))
+        )
+        compacted = config.compact and origin is AppendOrigin.CLIENT
+        if compacted or (bounds is not None and not header_timestamps_allowed(header, now, bounds)):
+            check_records(records, header, topic_partition=f"{self._topic}-{self._partition}",
+                          compacted=compacted, now=now, bounds=bounds)
 
     def _maybe_roll(self, header: BatchHeader, now: int) -> LogSegment:
         segment = self._segments[-1]

@@ -22,6 +22,7 @@ from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.produce_request import ProduceRequest
 from protocol.messages.produce_response import (
+    BatchIndexAndErrorMessage,
     PartitionProduceResponse,
     ProduceResponse,
     TopicProduceResponse,
@@ -135,7 +136,10 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             except StorageError as exc:
                 code = ErrorCode(exc.error_code)
                 log.info("produce refused", topic=info.name, partition=partition.index, error=code.name, reason=str(exc))
-                partitions_out.append(_partition_error(partition.index, code, str(exc)))
+                refused = _partition_error(partition.index, code, str(exc))
+                # KIP-467 (v8+): which records of the batch were at fault, and why.
+                refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
+                partitions_out.append(refused)
                 continue
             appended = True
             partitions_out.append(
