@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -391,6 +392,21 @@ async def test_catalog_survives_reopen(harness: Harness) -> None:
     assert s.log("orders", 2).log_end_offset == 4
     assert (await s.log("orders", 2).append(make_batch(1))).base_offset == 4
     assert [t.name for t in s.list_topics()] == ["orders"]
+
+
+async def test_concurrent_topic_admin_all_lands_in_the_catalog(harness: Harness) -> None:
+    """Requests on different connections change the catalog at the same time; each change
+    is durable once it returns, whatever the order the writes finish in."""
+    s = harness.storage
+    assert s is not None
+    await asyncio.gather(*(s.create_topic(f"gone{i}", 1) for i in range(10)))
+    await asyncio.gather(
+        *(s.create_topic(f"t{i}", 1) for i in range(20)),
+        *(s.delete_topic(f"gone{i}") for i in range(10)),
+    )
+    await asyncio.gather(*(s.create_partitions(f"t{i}", 3) for i in range(0, 20, 2)))
+    s = await harness.reopen()
+    assert {t.name: t.num_partitions for t in s.list_topics()} == {f"t{i}": 3 if i % 2 == 0 else 1 for i in range(20)}
 
 
 async def test_create_delete_and_add_partitions(harness: Harness) -> None:
