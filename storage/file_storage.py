@@ -228,6 +228,8 @@ class FileStorage(LogManager):
             log.close()
         if not os.path.isdir(directory):
             return
+        if _read_topic_id(os.path.join(directory, PARTITION_METADATA_FILE)) != info.topic_id:
+            return  # a topic of the same name was created meanwhile: the directory is its own
         # Rename first so a recreated topic never sees this data, then delete.
         doomed = f"{directory}.{uuid.uuid4().hex}-delete"
         os.rename(directory, doomed)

@@ -148,10 +148,12 @@ class LogManager:
         del self._records[info.name]
         del self._topics[info.name]
         del self._by_id[info.topic_id]
+        # The partitions go with the topic, before the first suspension: a topic of the same
+        # name created meanwhile must find its own logs, never lose them to this deletion.
+        logs = [self._logs.pop((info.name, p), None) for p in range(info.num_partitions)]
         # Catalog first: after a crash the data is orphaned, never resurrected.
         await self._persist_catalog()
-        for p in range(info.num_partitions):
-            log = self._logs.pop((info.name, p), None)
+        for p, log in enumerate(logs):
             await self._delete_log_data(info, p, log)
         return info
 

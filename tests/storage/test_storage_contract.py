@@ -409,6 +409,21 @@ async def test_concurrent_topic_admin_all_lands_in_the_catalog(harness: Harness)
     assert {t.name: t.num_partitions for t in s.list_topics()} == {f"t{i}": 3 if i % 2 == 0 else 1 for i in range(20)}
 
 
+async def test_a_topic_recreated_while_its_namesake_is_deleted_keeps_its_data(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    old = await s.create_topic("a", 1)
+    await s.log("a", 0).append(make_batch(3))
+    # The deletion suspends while it writes the catalog; the new topic is created then.
+    _, new = await asyncio.gather(s.delete_topic("a"), s.create_topic("a", 1))
+    assert new.topic_id != old.topic_id
+    assert s.log("a", 0).log_end_offset == 0
+    assert (await s.log("a", 0).append(make_batch(2))).base_offset == 0
+    s = await harness.reopen()
+    assert s.describe_topic("a").topic_id == new.topic_id
+    assert s.log("a", 0).log_end_offset == 2
+
+
 async def test_create_delete_and_add_partitions(harness: Harness) -> None:
     s = harness.storage
     assert s is not None
