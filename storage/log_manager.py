@@ -195,11 +195,13 @@ class LogManager:
         if validate_only:
             return self._info(new_record)
         info = self._install(new_record)
-        await self._persist_catalog()
+        # Before the first suspension, as the catalog entry: after it the name may belong
+        # to another topic (deleted and created again meanwhile).
         for p in range(info.num_partitions):
             log = self._logs.get((name, p))
             if log is not None:
                 log.config = info.config
+        await self._persist_catalog()
         return info
 
     def list_topics(self) -> list[TopicInfo]:
