@@ -237,7 +237,7 @@ class Log:
         bounds = None if log_append else TimestampBounds(
             int(config.get("message.timestamp.before.max.ms")), int(config.get("message.timestamp.after.max.ms"))
         )
-        compacted = config.compact and origin is AppendOrigin.CLIENT
+        compacted = origin is AppendOrigin.CLIENT and config.compact
         if compacted or (bounds is not None and not header_timestamps_allowed(header, now, bounds)):
             check_records(records, header, topic_partition=f"{self._topic}-{self._partition}",
                           compacted=compacted, now=now, bounds=bounds)
