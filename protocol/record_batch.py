@@ -555,22 +555,27 @@ def iter_record_fields(buf: bytes | bytearray | memoryview, header: BatchHeader,
     payload = decompress(header.compression, memoryview(buf)[pos + HEADER_SIZE : pos + header.size])
     log_append = header.timestamp_type == TimestampType.LOG_APPEND_TIME
     p = 0
+    # A malformed record in a batch whose CRC holds is INVALID_RECORD, as Kafka's
+    # DefaultRecord.readFrom reports it (InvalidRecordException).
     for _ in range(header.records_count):
-        length, p = decode_varint(payload, p)
-        end = p + length
-        if length < 0 or end > len(payload):
-            raise CorruptRecordError("record length runs past the batch")
-        p += 1  # record attributes
-        ts_delta, p = decode_varint(payload, p)
-        off_delta, p = decode_varint(payload, p)
-        key_length, p = decode_varint(payload, p)
+        try:
+            length, p = decode_varint(payload, p)
+            end = p + length
+            if length < 0 or end > len(payload):
+                raise InvalidRecordError("record length runs past the batch")
+            p += 1  # record attributes
+            ts_delta, p = decode_varint(payload, p)
+            off_delta, p = decode_varint(payload, p)
+            key_length, p = decode_varint(payload, p)
+        except CorruptRecordError as exc:
+            raise InvalidRecordError(f"invalid record structure: {exc}") from exc
         if p > end:
-            raise CorruptRecordError("record fields run past the record")
+            raise InvalidRecordError("record fields run past the record")
         timestamp = header.max_timestamp if log_append else header.base_timestamp + ts_delta
         yield RecordFields(header.base_offset + off_delta, timestamp, key_length >= 0)
         p = end
     if p != len(payload):
-        raise CorruptRecordError("records do not fill the batch")
+        raise InvalidRecordError("records still remain after the last one the batch declares")
 
 
 def decode_batches(buf: bytes | bytearray | memoryview) -> list[DecodedBatch]:

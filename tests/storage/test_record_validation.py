@@ -123,3 +123,17 @@ async def test_log_append_time_topics_skip_the_timestamp_check(harness: Harness)
                                   "message.timestamp.before.max.ms": str(DAY_MS)})
     result = await s.log("t", 0).append(batch([b"a"], ts=[NOW - 2 * DAY_MS]))
     assert result.log_append_time == NOW
+
+
+async def test_a_malformed_record_in_a_sound_batch_is_an_invalid_record(harness: Harness) -> None:
+    """The CRC holds but a record's length runs past the batch: only a compacted topic
+    decodes records, and it refuses the batch as Kafka does (INVALID_RECORD)."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("c", 1, {"cleanup.policy": "compact"})
+    buf = bytearray(batch([b"a"]))
+    buf[rb.HEADER_SIZE] = 0x7E  # the record's length varint: 63 bytes, more than there are
+    rb.HEADER.pack_into(buf, 0, *rb.BatchHeader.parse(buf)._replace(crc=rb.batch_crc(buf, 0, len(buf))))
+    with pytest.raises(errors.InvalidRecordError):
+        await s.log("c", 0).append(bytes(buf))
+    assert s.log("c", 0).log_end_offset == 0
