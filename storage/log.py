@@ -348,12 +348,15 @@ class Log:
         last_fetchable = self.last_fetchable_offset(isolation_level)
         if timestamp == LATEST_TIMESTAMP:
             return OffsetAndTimestamp(last_fetchable, -1)
-        if timestamp == MAX_TIMESTAMP:
-            found = self._max_timestamp_offset()
-        elif timestamp < 0:
-            return None
-        else:
-            found = self._offset_for_timestamp(timestamp)
+        try:
+            if timestamp == MAX_TIMESTAMP:
+                found = self._max_timestamp_offset()
+            elif timestamp < 0:
+                return None
+            else:
+                found = self._offset_for_timestamp(timestamp)
+        except rb.RecordBatchError as exc:  # records read back from disk failed to decode
+            raise from_batch_error(exc) from exc
         return found if found is not None and found.offset < last_fetchable else None
 
     def last_fetchable_offset(self, isolation_level: int | None) -> int:
