@@ -66,17 +66,20 @@ async def _read(
         for p in topic.partitions:
             out = PartitionData(partition_index=p.partition, aborted_transactions=None, records=b"")
             partitions.append(out)
-            unknown = ErrorCode.UNKNOWN_TOPIC_ID if use_ids else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            # As Kafka's KafkaApis: an unknown id is UNKNOWN_TOPIC_ID, a known topic without
+            # the partition UNKNOWN_TOPIC_OR_PARTITION.
             if info is None or not 0 <= p.partition < info.num_partitions:
-                _fail(out, unknown)
+                _fail(out, ErrorCode.UNKNOWN_TOPIC_ID if use_ids and info is None
+                      else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 has_error = True
                 continue
             try:
                 # Looked up on every pass: the topic resolved when the request arrived may
-                # have been deleted (and its name reused) while the fetch was parked.
+                # have been deleted (and its name reused) while the fetch was parked; by id
+                # that is UNKNOWN_TOPIC_ID (UnknownTopicIdError).
                 log = storage.log_by_id(info.topic_id, p.partition) if use_ids else storage.log(info.name, p.partition)
-            except UnknownTopicOrPartitionError:
-                _fail(out, unknown)
+            except UnknownTopicOrPartitionError as exc:
+                _fail(out, exc.error_code)
                 has_error = True
                 continue
             upper = log.last_stable_offset if read_committed else log.high_watermark

@@ -133,3 +133,13 @@ def test_fetch_by_id_of_a_deleted_topic_whose_name_was_reused(broker: BrokerProc
             FetchTopic(topic_id=old_id, partitions=at_end(0)),
         ]))
         assert answer.responses[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_ID
+
+
+def test_fetch_by_id_of_a_partition_the_topic_lacks(broker: BrokerProcess) -> None:
+    """KafkaApis: a known topic id with an unknown partition is UNKNOWN_TOPIC_OR_PARTITION."""
+    with WireClient(broker.bootstrap) as c:
+        _, topic_id = create_topic(c)
+        answer: Any = c.call(FETCH, 13, FetchRequest(max_wait_ms=0, min_bytes=0, topics=[
+            FetchTopic(topic_id=topic_id, partitions=[FetchPartition(partition=5, partition_max_bytes=1000)]),
+        ]))
+        assert answer.responses[0].partitions[0].error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
