@@ -546,6 +546,8 @@ class RecordFields(NamedTuple):
     offset: int  # as the producer numbered it: the batch's base offset + the offset delta
     timestamp: int
     has_key: bool
+    key_size: int  # 0 for a null key or value, as Kafka's DefaultRecord.toString counts them
+    value_size: int
 
 
 def iter_record_fields(buf: bytes | bytearray | memoryview, header: BatchHeader, pos: int = 0) -> Iterator[RecordFields]:
@@ -567,12 +569,14 @@ def iter_record_fields(buf: bytes | bytearray | memoryview, header: BatchHeader,
             ts_delta, p = decode_varint(payload, p)
             off_delta, p = decode_varint(payload, p)
             key_length, p = decode_varint(payload, p)
+            value_length, p = decode_varint(payload, p + max(key_length, 0))
         except CorruptRecordError as exc:
             raise InvalidRecordError(f"invalid record structure: {exc}") from exc
-        if p > end:
+        if p + max(value_length, 0) > end:
             raise InvalidRecordError("record fields run past the record")
         timestamp = header.max_timestamp if log_append else header.base_timestamp + ts_delta
-        yield RecordFields(header.base_offset + off_delta, timestamp, key_length >= 0)
+        yield RecordFields(header.base_offset + off_delta, timestamp, key_length >= 0, max(key_length, 0),
+                           max(value_length, 0))
         p = end
     if p != len(payload):
         raise InvalidRecordError("records still remain after the last one the batch declares")

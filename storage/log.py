@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from protocol import record_batch as rb
-from protocol.record_batch import BatchHeader
+from protocol.record_batch import BatchHeader, TimestampType
 
 from .clock import Clock
 from .engine import (
@@ -231,14 +231,19 @@ class Log:
     ) -> None:
         """Kafka's per-record checks (storage.record_validation). Only compacted topics pay
         for decoding every batch (keys are checked on client writes: the coordinators'
-        records always have one); elsewhere the header's timestamps decide, and records are
-        decoded only to name the ones at fault."""
+        records always have one); elsewhere the header decides (its timestamps, a
+        LogAppendTime claimed by the producer), and records are decoded only to name the
+        ones at fault."""
         config = self.config
         bounds = None if log_append else TimestampBounds(
             int(config.get("message.timestamp.before.max.ms")), int(config.get("message.timestamp.after.max.ms"))
         )
         compacted = origin is AppendOrigin.CLIENT and config.compact
-        if compacted or (bounds is not None and not header_timestamps_allowed(header, now, bounds)):
+        if (
+            compacted
+            or header.timestamp_type is TimestampType.LOG_APPEND_TIME
+            or (bounds is not None and not header_timestamps_allowed(header, now, bounds))
+        ):
             check_records(records, header, topic_partition=f"{self._topic}-{self._partition}",
                           compacted=compacted, now=now, bounds=bounds)
 

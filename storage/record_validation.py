@@ -1,11 +1,12 @@
 """Per-record validation of a produced batch, with KIP-467's per-record errors.
 
-As Kafka's LogValidator: on a compacted topic every record needs a key, and with
-CreateTime every record's timestamp must lie within message.timestamp.before/after.max.ms
-of now. A batch with any bad record is refused whole, naming each bad record by its index
-in the batch. Records are decoded only where that is needed: on compacted topics, and when
-the header's timestamps (the first record's and the batch maximum) are out of range,
-which the hot path checks without decoding.
+As Kafka's LogValidator: on a compacted topic every record needs a key, with CreateTime
+every record's timestamp must lie within message.timestamp.before/after.max.ms of now,
+and a producer may not claim LogAppendTime for its records. A batch with any bad record is refused whole, naming each bad record by its index
+in the batch. Records are decoded only where that is needed: on compacted topics, for batches
+marked LogAppendTime by their producer, and when the header's timestamps (the first
+record's and the batch maximum) are out of range, which the hot path checks without
+decoding.
 """
 
 from __future__ import annotations
@@ -48,16 +49,24 @@ def check_records(
     when any record is refused; `bounds` None: the topic uses LogAppendTime."""
     errors: list[tuple[int, str]] = []
     timestamp_error = False
+    producer_log_append = header.timestamp_type == rb.TimestampType.LOG_APPEND_TIME
     try:
         for index, record in enumerate(rb.iter_record_fields(records, header)):
             if compacted and not record.has_key:
                 errors.append((index, f"Compacted topic cannot accept message without key in topic partition "
                                       f"{topic_partition}"))
-            elif bounds is not None and record.timestamp != NO_TIMESTAMP and not bounds.allows(record.timestamp, now):
+            elif bounds is not None and record.timestamp != NO_TIMESTAMP:
+                if not bounds.allows(record.timestamp, now):
+                    timestamp_error = True
+                    errors.append((index, f"Timestamp {record.timestamp} of message with offset {record.offset} is "
+                                          f"out of range. The timestamp should be within "
+                                          f"[{_long(now - bounds.before_max_ms)}, {_long(now + bounds.after_max_ms)}]"))
+            elif producer_log_append:
                 timestamp_error = True
-                errors.append((index, f"Timestamp {record.timestamp} of message with offset {record.offset} is out "
-                                      f"of range. The timestamp should be within [{_long(now - bounds.before_max_ms)}, "
-                                      f"{_long(now + bounds.after_max_ms)}]"))
+                errors.append((index, f"Invalid timestamp type in message DefaultRecord(offset={record.offset}, "
+                                      f"timestamp={record.timestamp}, key={record.key_size} bytes, "
+                                      f"value={record.value_size} bytes). Producer should not set timestamp type "
+                                      "to LogAppendTime."))
     except rb.RecordBatchError as exc:
         raise from_batch_error(exc) from exc
     if errors:

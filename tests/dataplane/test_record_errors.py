@@ -123,3 +123,17 @@ def test_confluent_producer_gets_invalid_record_for_each_keyless_record(broker: 
     assert reports == [KafkaError.INVALID_RECORD] * 3
     with WireClient(broker.bootstrap) as c:
         assert fetched_offsets(c, topic) == []
+
+
+def test_a_batch_claiming_log_append_time_is_refused_on_a_log_append_time_topic(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as c:
+        topic = create_topic(c, **{"message.timestamp.type": "LogAppendTime"})
+        now = int(time.time() * 1000)
+        marked = rb.build_batch([rb.Record(b"key", b"value", [], now)], timestamp_type=rb.TimestampType.LOG_APPEND_TIME)
+        bad = produce(c, topic, {0: marked})[0]
+        assert bad.error_code == E.INVALID_TIMESTAMP
+        assert [(e.batch_index, e.batch_index_error_message) for e in bad.record_errors] == [
+            (0, f"Invalid timestamp type in message DefaultRecord(offset=0, timestamp={now}, key=3 bytes, "
+                "value=5 bytes). Producer should not set timestamp type to LogAppendTime."),
+        ]
+        assert fetched_offsets(c, topic) == []

@@ -137,3 +137,24 @@ async def test_a_malformed_record_in_a_sound_batch_is_an_invalid_record(harness:
     with pytest.raises(errors.InvalidRecordError):
         await s.log("c", 0).append(bytes(buf))
     assert s.log("c", 0).log_end_offset == 0
+
+
+async def test_a_producer_may_not_claim_log_append_time(harness: Harness) -> None:
+    """LogValidator.validateTimestamp: on a LogAppendTime topic every record of a batch
+    the producer marked LogAppendTime is refused; on a CreateTime topic the batch's
+    timestamp is range-checked like any other."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("lat", 1, {"message.timestamp.type": "LogAppendTime"})
+    await s.create_topic("ct", 1)
+    marked = batch([b"key", None], ts=[NOW, NOW + 5], timestamp_type=rb.TimestampType.LOG_APPEND_TIME)
+    with pytest.raises(errors.InvalidTimestampError) as info:
+        await s.log("lat", 0).append(marked)
+    suffix = ". Producer should not set timestamp type to LogAppendTime."
+    assert info.value.record_errors == (
+        (0, f"Invalid timestamp type in message DefaultRecord(offset=0, timestamp={NOW + 5}, key=3 bytes, "
+            f"value=2 bytes){suffix}"),
+        (1, f"Invalid timestamp type in message DefaultRecord(offset=1, timestamp={NOW + 5}, key=0 bytes, "
+            f"value=2 bytes){suffix}"),
+    )
+    assert (await s.log("ct", 0).append(marked)).last_offset == 1
