@@ -150,7 +150,10 @@ class KafkaConnection(asyncio.Protocol):
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("handler failed", conn=ctx.connection.connection_id, api=route.api.name, version=ctx.api_version)
+            # A storage error that escaped (it carries the Kafka code the handler should have
+            # answered with) is a handler bug like any other: logged, then the connection closed.
+            log.exception("handler failed", conn=ctx.connection.connection_id, api=route.api.name,
+                          version=ctx.api_version, error_code=getattr(exc, "error_code", None))
             self.close("handler failed", exc)
             return
         if response is not None:

@@ -540,6 +540,48 @@ def decode_batch(buf: bytes | bytearray | memoryview, pos: int = 0) -> DecodedBa
     return DecodedBatch(header, records)
 
 
+class RecordFields(NamedTuple):
+    """What per-record validation needs of a record (Kafka's LogValidator.validateRecord)."""
+
+    offset: int  # as the producer numbered it: the batch's base offset + the offset delta
+    timestamp: int
+    has_key: bool
+    key_size: int  # 0 for a null key or value, as Kafka's DefaultRecord.toString counts them
+    value_size: int
+
+
+def iter_record_fields(buf: bytes | bytearray | memoryview, header: BatchHeader, pos: int = 0) -> Iterator[RecordFields]:
+    """The records of the (already validated) batch at `pos`, decompressed, without copying
+    keys, values or headers. Only for batches that need per-record checks: the hot path
+    stays header-only."""
+    payload = decompress(header.compression, memoryview(buf)[pos + HEADER_SIZE : pos + header.size])
+    log_append = header.timestamp_type == TimestampType.LOG_APPEND_TIME
+    p = 0
+    # A malformed record in a batch whose CRC holds is INVALID_RECORD, as Kafka's
+    # DefaultRecord.readFrom reports it (InvalidRecordException).
+    for _ in range(header.records_count):
+        try:
+            length, p = decode_varint(payload, p)
+            end = p + length
+            if length < 0 or end > len(payload):
+                raise InvalidRecordError("record length runs past the batch")
+            p += 1  # record attributes
+            ts_delta, p = decode_varint(payload, p)
+            off_delta, p = decode_varint(payload, p)
+            key_length, p = decode_varint(payload, p)
+            value_length, p = decode_varint(payload, p + max(key_length, 0))
+        except CorruptRecordError as exc:
+            raise InvalidRecordError(f"invalid record structure: {exc}") from exc
+        if p + max(value_length, 0) > end:
+            raise InvalidRecordError("record fields run past the record")
+        timestamp = header.max_timestamp if log_append else header.base_timestamp + ts_delta
+        yield RecordFields(header.base_offset + off_delta, timestamp, key_length >= 0, max(key_length, 0),
+                           max(value_length, 0))
+        p = end
+    if p != len(payload):
+        raise InvalidRecordError("records still remain after the last one the batch declares")
+
+
 def decode_batches(buf: bytes | bytearray | memoryview) -> list[DecodedBatch]:
     return [decode_batch(buf, pos) for pos, _ in iter_batches(buf, strict=True)]
 

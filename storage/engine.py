@@ -134,9 +134,13 @@ class PartitionLog(Protocol):
 
     def aborted_transactions(self, start_offset: int, end_offset: int) -> list[AbortedTransaction]: ...
 
-    async def list_offset(self, timestamp: int, *, isolation_level: int = READ_UNCOMMITTED) -> OffsetAndTimestamp | None:
+    async def list_offset(
+        self, timestamp: int, *, isolation_level: int | None = READ_UNCOMMITTED
+    ) -> OffsetAndTimestamp | None:
         """ListOffsets: -2 earliest, -1 latest, -3 max timestamp, else the first offset
-        whose timestamp >= `timestamp`; None when no such record exists."""
+        whose timestamp >= `timestamp`; None when no such record exists below the last
+        fetchable offset (the LSO for READ_COMMITTED, the high watermark for
+        READ_UNCOMMITTED, the log end for None: not a consumer's request)."""
         ...
 
     async def delete_records_before(self, offset: int) -> int:

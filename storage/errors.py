@@ -11,6 +11,8 @@ from protocol import record_batch as rb
 
 class StorageError(Exception):
     error_code: int = 56  # KAFKA_STORAGE_ERROR unless a subclass says otherwise
+    # KIP-467: the records of a refused batch at fault, as (index in the batch, message).
+    record_errors: tuple[tuple[int, str], ...] = ()
 
 
 class OffsetOutOfRangeError(StorageError):

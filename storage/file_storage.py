@@ -138,6 +138,7 @@ class FileStorage(LogManager):
         self.log_dir = os.fspath(log_dir)
         self.clean_start = False
         self.recovery: dict[tuple[str, int], RecoveryReport] = {}
+        self._catalog_write: asyncio.Future[None] | None = None
 
     @classmethod
     async def open(
@@ -174,9 +175,18 @@ class FileStorage(LogManager):
     # --- hooks ------------------------------------------------------------------------
 
     async def _persist_catalog(self) -> None:
-        records = dict(self._records)
+        # One catalog write at a time: concurrent writes would share the temporary file
+        # and could leave an older catalog last. Each write takes the catalog as it is when
+        # it starts, so the last one covers every change made before it; a write runs to
+        # its end even when the request that started it is cancelled.
+        while self._catalog_write is not None and not self._catalog_write.done():
+            with contextlib.suppress(OSError):  # reported to the request that started it
+                await asyncio.shield(self._catalog_write)
+        write = asyncio.ensure_future(asyncio.to_thread(save_catalog, self.log_dir, dict(self._records)))
+        self._catalog_write = write
+        write.add_done_callback(_retrieve_outcome)
         try:
-            await asyncio.to_thread(save_catalog, self.log_dir, records)
+            await asyncio.shield(write)
         except OSError as exc:
             raise KafkaStorageError(f"cannot write topic catalog: {exc}") from exc
 
@@ -219,6 +229,8 @@ class FileStorage(LogManager):
             log.close()
         if not os.path.isdir(directory):
             return
+        if _read_topic_id(os.path.join(directory, PARTITION_METADATA_FILE)) != info.topic_id:
+            return  # a topic of the same name was created meanwhile: the directory is its own
         # Rename first so a recreated topic never sees this data, then delete.
         doomed = f"{directory}.{uuid.uuid4().hex}-delete"
         os.rename(directory, doomed)
@@ -247,6 +259,9 @@ class FileStorage(LogManager):
     async def close(self) -> None:
         if self._closed:
             return
+        if self._catalog_write is not None:
+            with contextlib.suppress(OSError):  # reported to the request that started it
+                await asyncio.shield(self._catalog_write)
         await self.flusher.close()
         for log in self.logs():
             log.active_segment.on_become_inactive()
@@ -277,3 +292,9 @@ def _read_topic_id(path: str) -> uuid.UUID | None:
     except (FileNotFoundError, ValueError):
         return None
     return None
+
+
+def _retrieve_outcome(write: asyncio.Future[None]) -> None:
+    """Marks a write's failure as seen: the request awaiting it may have been cancelled."""
+    if not write.cancelled():
+        write.exception()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from protocol import record_batch as rb
-from protocol.record_batch import BatchHeader
+from protocol.record_batch import BatchHeader, TimestampType
 
 from .append_signal import AppendSignal
 from .clock import Clock
@@ -22,6 +22,7 @@ from .engine import (
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
     READ_COMMITTED,
+    READ_UNCOMMITTED,
     AbortedTransaction,
     AppendOrigin,
     AppendResult,
@@ -30,7 +31,6 @@ from .engine import (
 )
 from .errors import (
     InvalidRecordError,
-    InvalidTimestampError,
     KafkaStorageError,
     OffsetOutOfRangeError,
     from_batch_error,
@@ -38,6 +38,7 @@ from .errors import (
 from .flusher import GroupCommitFlusher
 from .log_loader import rebuild_producer_state
 from .producer_state import ProducerInfo, ProducerStateManager
+from .record_validation import TimestampBounds, check_records, header_timestamps_allowed
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -211,8 +212,8 @@ class Log:
             raise from_batch_error(exc) from exc
         now = self._clock.now_ms()
         log_append_time = now if config.log_append_time else None
-        if log_append_time is None and not header.is_control:
-            self._check_timestamps(header, now)
+        if not header.is_control:
+            self._check_records(records, header, now, origin, log_append=log_append_time is not None)
         if header.is_control and transaction_version >= 2:
             self.producer_state.check_strict_marker_epoch(header.producer_id, header.producer_epoch)
         duplicate = self.producer_state.before_append(header, records, origin, now)
@@ -247,15 +248,27 @@ class Log:
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
 
-    def _check_timestamps(self, header: BatchHeader, now: int) -> None:
-        # Header-only approximation of Kafka's per-record check: the first record's
-        # timestamp and the batch maximum bound the batch in practice.
-        before = int(self.config.get("message.timestamp.before.max.ms"))
-        after = int(self.config.get("message.timestamp.after.max.ms"))
-        if header.base_timestamp < now - before or header.max_timestamp > now + after:
-            raise InvalidTimestampError(
-                f"timestamps [{header.base_timestamp}, {header.max_timestamp}] outside the allowed range of {now}"
-            )
+    def _check_records(
+        self, records: bytes | bytearray | memoryview, header: BatchHeader, now: int, origin: AppendOrigin,
+        *, log_append: bool,
+    ) -> None:
+        """Kafka's per-record checks (storage.record_validation). Only compacted topics pay
+        for decoding every batch (keys are checked on client writes: the coordinators'
+        records always have one); elsewhere the header decides (its timestamps, a
+        LogAppendTime claimed by the producer), and records are decoded only to name the
+        ones at fault."""
+        config = self.config
+        bounds = None if log_append else TimestampBounds(
+            int(config.get("message.timestamp.before.max.ms")), int(config.get("message.timestamp.after.max.ms"))
+        )
+        compacted = origin is AppendOrigin.CLIENT and config.compact
+        if (
+            compacted
+            or header.timestamp_type is TimestampType.LOG_APPEND_TIME
+            or (bounds is not None and not header_timestamps_allowed(header, now, bounds))
+        ):
+            check_records(records, header, topic_partition=f"{self._topic}-{self._partition}",
+                          compacted=compacted, now=now, bounds=bounds)
 
     def _maybe_roll(self, header: BatchHeader, now: int) -> LogSegment:
         segment = self._segments[-1]
@@ -352,17 +365,34 @@ class Log:
 
     # --- list offsets -----------------------------------------------------------------
 
-    async def list_offset(self, timestamp: int, *, isolation_level: int = 0) -> OffsetAndTimestamp | None:
+    async def list_offset(
+        self, timestamp: int, *, isolation_level: int | None = READ_UNCOMMITTED
+    ) -> OffsetAndTimestamp | None:
+        # As Kafka's Partition.fetchOffsetForTimestamp: "latest" is the last fetchable
+        # offset, and a record found by timestamp (or the max-timestamp record) counts only
+        # below it, so a read_committed consumer never learns of undecided records.
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             return OffsetAndTimestamp(self._log_start_offset, -1)
+        last_fetchable = self.last_fetchable_offset(isolation_level)
         if timestamp == LATEST_TIMESTAMP:
-            latest = self.last_stable_offset if isolation_level == READ_COMMITTED else self._high_watermark
-            return OffsetAndTimestamp(latest, -1)
-        if timestamp == MAX_TIMESTAMP:
-            return self._max_timestamp_offset()
-        if timestamp < 0:
-            return None
-        return self._offset_for_timestamp(timestamp)
+            return OffsetAndTimestamp(last_fetchable, -1)
+        try:
+            if timestamp == MAX_TIMESTAMP:
+                found = self._max_timestamp_offset()
+            elif timestamp < 0:
+                return None
+            else:
+                found = self._offset_for_timestamp(timestamp)
+        except rb.RecordBatchError as exc:  # records read back from disk failed to decode
+            raise from_batch_error(exc) from exc
+        return found if found is not None and found.offset < last_fetchable else None
+
+    def last_fetchable_offset(self, isolation_level: int | None) -> int:
+        """The LSO (read_committed), the high watermark (read_uncommitted), or the log end
+        for requests that are not a consumer's (no isolation level)."""
+        if isolation_level is None:
+            return self._next_offset
+        return self.last_stable_offset if isolation_level == READ_COMMITTED else self._high_watermark
 
     def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
         best: LogSegment | None = None

@@ -151,10 +151,12 @@ class LogManager:
         del self._records[info.name]
         del self._topics[info.name]
         del self._by_id[info.topic_id]
+        # The partitions go with the topic, before the first suspension: a topic of the same
+        # name created meanwhile must find its own logs, never lose them to this deletion.
+        logs = [self._logs.pop((info.name, p), None) for p in range(info.num_partitions)]
         # Catalog first: after a crash the data is orphaned, never resurrected.
         await self._persist_catalog()
-        for p in range(info.num_partitions):
-            log = self._logs.pop((info.name, p), None)
+        for p, log in enumerate(logs):
             await self._delete_log_data(info, p, log)
         return info
 
@@ -196,11 +198,13 @@ class LogManager:
         if validate_only:
             return self._info(new_record)
         info = self._install(new_record)
-        await self._persist_catalog()
+        # Before the first suspension, as the catalog entry: after it the name may belong
+        # to another topic (deleted and created again meanwhile).
         for p in range(info.num_partitions):
             log = self._logs.get((name, p))
             if log is not None:
                 log.config = info.config
+        await self._persist_catalog()
         return info
 
     def set_broker_defaults(self, defaults: Mapping[str, str]) -> None:

@@ -21,7 +21,7 @@ from protocol.messages.fetch_response import (
 )
 from protocol.record_batch import iter_batches
 from storage.engine import READ_COMMITTED, TopicInfo
-from storage.errors import OffsetOutOfRangeError, StorageError
+from storage.errors import OffsetOutOfRangeError, StorageError, UnknownTopicOrPartitionError
 
 API_KEY = 1
 MIN_VERSION = 4  # v0-3 would need down-conversion to message format v0/v1
@@ -79,12 +79,22 @@ async def _read(
         for p in topic.partitions:
             out = PartitionData(partition_index=p.partition, aborted_transactions=None, records=b"")
             partitions.append(out)
+            # As Kafka's KafkaApis: an unknown id is UNKNOWN_TOPIC_ID, a known topic without
+            # the partition UNKNOWN_TOPIC_OR_PARTITION.
             if info is None or not 0 <= p.partition < info.num_partitions:
-                out.error_code = ErrorCode.UNKNOWN_TOPIC_ID if use_ids else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-                out.high_watermark = out.last_stable_offset = out.log_start_offset = -1
+                _fail(out, ErrorCode.UNKNOWN_TOPIC_ID if use_ids and info is None
+                      else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
                 has_error = True
                 continue
-            log = storage.log(info.name, p.partition)
+            try:
+                # Looked up on every pass: the topic resolved when the request arrived may
+                # have been deleted (and its name reused) while the fetch was parked; by id
+                # that is UNKNOWN_TOPIC_ID (UnknownTopicIdError).
+                log = storage.log_by_id(info.topic_id, p.partition) if use_ids else storage.log(info.name, p.partition)
+            except UnknownTopicOrPartitionError as exc:
+                _fail(out, exc.error_code)
+                has_error = True
+                continue
             upper = log.last_stable_offset if read_committed else log.high_watermark
             try:
                 result = await log.read(
@@ -103,7 +113,7 @@ async def _read(
                 has_error = True
                 continue
             except StorageError as exc:
-                out.error_code = exc.error_code
+                _fail(out, exc.error_code)
                 has_error = True
                 continue
             out.high_watermark = result.high_watermark
@@ -120,6 +130,12 @@ async def _read(
                     for a in log.aborted_transactions(p.fetch_offset, max(end, p.fetch_offset + 1))
                 ]
     return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error
+
+
+def _fail(out: PartitionData, code: int) -> None:
+    """A partition answered with an error carries no offsets (Kafka's -1s)."""
+    out.error_code = code
+    out.high_watermark = out.last_stable_offset = out.log_start_offset = -1
 
 
 def _end_offset_hint(records: bytes | memoryview, fetch_offset: int) -> int:

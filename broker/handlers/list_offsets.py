@@ -1,4 +1,7 @@
-"""ListOffsets: earliest, latest (the LSO under read_committed), by timestamp, max timestamp."""
+"""ListOffsets: earliest, latest (the LSO under read_committed), by timestamp, max timestamp.
+
+Latest, timestamp and max-timestamp answers stop at the last fetchable offset of the
+request's isolation level (storage.log.Log.list_offset)."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from storage.errors import StorageError
 
 API_KEY = 2
 LEADER_EPOCH = 0
+CONSUMER_REPLICA_ID = -1
 # Special timestamps, and the version that introduced each (older versions refuse them).
 MAX_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP, LATEST_TIERED_TIMESTAMP = -3, -4, -5
 MIN_VERSION_FOR = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL_TIMESTAMP: 8, LATEST_TIERED_TIMESTAMP: 9}
@@ -23,6 +27,9 @@ MIN_VERSION_FOR = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL_TIMESTAMP: 8, LATEST_TIERED_
 async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffsetsResponse:
     resolver = TopicResolver(ctx.services)
     version = ctx.api_version
+    # Only a consumer's request is bounded by its isolation level (v0-1 carry none and
+    # read uncommitted); Kafka's KafkaApis gives other replica ids the log end offset.
+    isolation_level = request.isolation_level if request.replica_id == CONSUMER_REPLICA_ID else None
     topics_out: list[ListOffsetsTopicResponse] = []
     for topic in request.topics:
         partitions_out: list[ListOffsetsPartitionResponse] = []
@@ -37,13 +44,14 @@ async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffset
             if version < MIN_VERSION_FOR.get(p.timestamp, 0):
                 out.error_code = ErrorCode.UNSUPPORTED_VERSION
                 continue
-            log = ctx.services.storage.log(info.name, p.partition_index)
             try:
+                # Looked up per partition: the topic may be deleted under a concurrent request.
+                log = ctx.services.storage.log(info.name, p.partition_index)
                 if p.timestamp == LATEST_TIERED_TIMESTAMP:
                     # Nothing is tiered: Kafka answers "no such offset".
                     found = None
                 else:
-                    found = await log.list_offset(p.timestamp, isolation_level=request.isolation_level)
+                    found = await log.list_offset(p.timestamp, isolation_level=isolation_level)
             except StorageError as exc:
                 out.error_code = exc.error_code
                 continue

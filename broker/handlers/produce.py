@@ -17,11 +17,12 @@ from __future__ import annotations
 from broker.context import RequestContext
 from broker.logging import get_logger
 from broker.services import Services
-from broker.topics import TopicResolver
+from broker.topics import TOPIC_IDS_MIN_PRODUCE_VERSION, TopicResolver
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.produce_request import ProduceRequest
 from protocol.messages.produce_response import (
+    BatchIndexAndErrorMessage,
     PartitionProduceResponse,
     ProduceResponse,
     TopicProduceResponse,
@@ -109,7 +110,13 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             if version < ZSTD_MIN_VERSION and _uses_zstd(records):
                 partitions_out.append(_partition_error(partition.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE))
                 continue
-            partition_log = services.storage.log(info.name, partition.index)
+            try:
+                # A topic resolved earlier in this request may have been deleted since.
+                partition_log = services.storage.log(info.name, partition.index)
+            except StorageError as exc:
+                code = ErrorCode.UNKNOWN_TOPIC_ID if version >= TOPIC_IDS_MIN_PRODUCE_VERSION else ErrorCode(exc.error_code)
+                partitions_out.append(_partition_error(partition.index, code))
+                continue
             header = _peek_header(records)
             if header is not None and header.is_transactional and partition_log.needs_verification(header):
                 code = _verify(services, request.transactional_id, header, (info.name, partition.index), version)
@@ -123,7 +130,10 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             except StorageError as exc:
                 code = ErrorCode(exc.error_code)
                 log.info("produce refused", topic=info.name, partition=partition.index, error=code.name, reason=str(exc))
-                partitions_out.append(_partition_error(partition.index, code, str(exc)))
+                refused = _partition_error(partition.index, code, str(exc))
+                # KIP-467 (v8+): which records of the batch were at fault, and why.
+                refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
+                partitions_out.append(refused)
                 continue
             appended = True
             partitions_out.append(

@@ -273,6 +273,45 @@ async def test_list_offsets(harness: Harness) -> None:
     assert await log.list_offset(1000) == OffsetAndTimestamp(11, 1110)
 
 
+async def test_list_offsets_stop_at_the_last_fetchable_offset(harness: Harness) -> None:
+    """Kafka's Partition.fetchOffsetForTimestamp: latest is the LSO (read_committed) or the
+    high watermark (read_uncommitted); a record found by timestamp, or the max-timestamp
+    record, is an answer only below that bound; earliest is never bounded."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    await log.append(make_batch(2, ts=1000, step_ms=10))  # 0-1: plain, ts 1000 and 1010
+    pid = 7
+    await log.append(
+        make_batch(2, ts=2000, step_ms=10, producer_id=pid, producer_epoch=0, base_sequence=0, transactional=True)
+    )  # 2-3: an open transaction, ts 2000 and 2010
+    committed, uncommitted, no_level = 1, 0, None
+    assert log.last_stable_offset == 2 and log.high_watermark == 4
+    assert await log.list_offset(LATEST_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(2, -1)
+    assert await log.list_offset(LATEST_TIMESTAMP, isolation_level=uncommitted) == OffsetAndTimestamp(4, -1)
+    assert await log.list_offset(LATEST_TIMESTAMP, isolation_level=no_level) == OffsetAndTimestamp(4, -1)
+    assert await log.list_offset(EARLIEST_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(0, -1)
+    # Below the LSO both levels answer.
+    assert await log.list_offset(1005, isolation_level=committed) == OffsetAndTimestamp(1, 1010)
+    assert await log.list_offset(1005, isolation_level=uncommitted) == OffsetAndTimestamp(1, 1010)
+    # At or above the LSO only read_uncommitted does.
+    assert await log.list_offset(1500, isolation_level=committed) is None
+    assert await log.list_offset(2000, isolation_level=committed) is None
+    assert await log.list_offset(1500, isolation_level=uncommitted) == OffsetAndTimestamp(2, 2000)
+    assert await log.list_offset(MAX_TIMESTAMP, isolation_level=committed) is None
+    assert await log.list_offset(MAX_TIMESTAMP, isolation_level=uncommitted) == OffsetAndTimestamp(3, 2010)
+    # Committing moves the bound past the marker.
+    await log.append(
+        rb.build_control_batch(rb.ControlType.COMMIT, producer_id=pid, producer_epoch=0, coordinator_epoch=0,
+                               timestamp=2005),
+        origin=AppendOrigin.COORDINATOR,
+    )  # 4: the COMMIT marker
+    assert await log.list_offset(LATEST_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(5, -1)
+    assert await log.list_offset(1500, isolation_level=committed) == OffsetAndTimestamp(2, 2000)
+    assert await log.list_offset(MAX_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(3, 2010)
+
+
 async def test_log_append_time(harness: Harness) -> None:
     s = harness.storage
     assert s is not None
@@ -356,6 +395,36 @@ async def test_catalog_survives_reopen(harness: Harness) -> None:
     assert s.log("orders", 2).log_end_offset == 4
     assert (await s.log("orders", 2).append(make_batch(1))).base_offset == 4
     assert [t.name for t in s.list_topics()] == ["orders"]
+
+
+async def test_concurrent_topic_admin_all_lands_in_the_catalog(harness: Harness) -> None:
+    """Requests on different connections change the catalog at the same time; each change
+    is durable once it returns, whatever the order the writes finish in."""
+    s = harness.storage
+    assert s is not None
+    await asyncio.gather(*(s.create_topic(f"gone{i}", 1) for i in range(10)))
+    await asyncio.gather(
+        *(s.create_topic(f"t{i}", 1) for i in range(20)),
+        *(s.delete_topic(f"gone{i}") for i in range(10)),
+    )
+    await asyncio.gather(*(s.create_partitions(f"t{i}", 3) for i in range(0, 20, 2)))
+    s = await harness.reopen()
+    assert {t.name: t.num_partitions for t in s.list_topics()} == {f"t{i}": 3 if i % 2 == 0 else 1 for i in range(20)}
+
+
+async def test_a_topic_recreated_while_its_namesake_is_deleted_keeps_its_data(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    old = await s.create_topic("a", 1)
+    await s.log("a", 0).append(make_batch(3))
+    # The deletion suspends while it writes the catalog; the new topic is created then.
+    _, new = await asyncio.gather(s.delete_topic("a"), s.create_topic("a", 1))
+    assert new.topic_id != old.topic_id
+    assert s.log("a", 0).log_end_offset == 0
+    assert (await s.log("a", 0).append(make_batch(2))).base_offset == 0
+    s = await harness.reopen()
+    assert s.describe_topic("a").topic_id == new.topic_id
+    assert s.log("a", 0).log_end_offset == 2
 
 
 async def test_create_delete_and_add_partitions(harness: Harness) -> None:
