@@ -4,19 +4,12 @@ holds every name with Kafka's default)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+
+from coordinator.settings import Settings
 
 # How long a new member's JoinGroup may wait (Kafka's GroupCoordinator.NewMemberJoinTimeoutMs);
 # a constant in Kafka, not a setting.
 NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000
-
-
-class Settings(Protocol):
-    """The typed getters of `broker.config.Config` this package reads."""
-
-    def get_int(self, name: str) -> int: ...
-
-    def get_ms(self, name: str) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from coordinator.group.config import GroupConfig, Settings
+from coordinator.group.config import GroupConfig
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.log import StorageCoordinatorLog
+from coordinator.settings import Settings
 
 if TYPE_CHECKING:
     from storage.clock import Clock

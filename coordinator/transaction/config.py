@@ -4,10 +4,8 @@ properties it is built from)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from broker.config import Config
+from coordinator.settings import Settings
 
 
 @dataclass
@@ -29,15 +27,11 @@ class TransactionConfig:
     complete_merge_window_ms: int = 20
 
     @classmethod
-    def from_broker_config(cls, config: Config) -> TransactionConfig:
+    def from_broker_config(cls, config: Settings) -> TransactionConfig:
         return cls(
-            max_timeout_ms=int(config.get("transaction.max.timeout.ms")),
-            transactional_id_expiration_ms=int(config.get("transactional.id.expiration.ms")),
-            abort_timed_out_interval_ms=int(
-                config.get("transaction.abort.timed.out.transaction.cleanup.interval.ms")
-            ),
-            remove_expired_interval_ms=int(
-                config.get("transaction.remove.expired.transaction.cleanup.interval.ms")
-            ),
-            num_partitions=int(config.get("transaction.state.log.num.partitions")),
+            max_timeout_ms=config.get_ms("transaction.max.timeout.ms"),
+            transactional_id_expiration_ms=config.get_ms("transactional.id.expiration.ms"),
+            abort_timed_out_interval_ms=config.get_ms("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
+            remove_expired_interval_ms=config.get_ms("transaction.remove.expired.transaction.cleanup.interval.ms"),
+            num_partitions=config.get_int("transaction.state.log.num.partitions"),
         )

@@ -9,12 +9,12 @@ import structlog
 
 from coordinator.log import StorageCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
+from coordinator.settings import Settings
 from coordinator.transaction.coordinator import TransactionConfig, TransactionCoordinator
 from coordinator.transaction.markers import EngineMarkerWriter, MarkerListener, MarkerWriter
 from coordinator.transaction.records import TOPIC_CONFIGS, TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
-    from broker.config import Config
     from storage.clock import Clock
     from storage.engine import StorageEngine
 
@@ -24,7 +24,7 @@ TICK_MS = 1_000
 
 
 async def start_transaction_coordinator(
-    config: Config,
+    config: Settings,
     clock: Clock,
     storage: StorageEngine,
     marker_writer: MarkerWriter | None = None,
