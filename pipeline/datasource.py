@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader
+from pyspark.sql.datasource import (
+    DataSource,
+    DataSourceReader,
+    DataSourceStreamReader,
+    DataSourceStreamWriter,
+    DataSourceWriter,
+)
 from pyspark.sql.types import StructType
 
 from pipeline.options import parse_bool
@@ -33,6 +39,22 @@ class OdradekDataSource(DataSource):
         from pipeline.source import StreamReader
 
         return StreamReader(parse_source_options(self.options, streaming=True))
+
+    def writer(self, schema: StructType, overwrite: bool) -> DataSourceWriter:
+        from pipeline.sink import BatchWriter
+        from pipeline.sink_options import check_sink_schema, parse_sink_options
+
+        options = parse_sink_options(self.options)
+        check_sink_schema(schema, options)
+        return BatchWriter(options)
+
+    def streamWriter(self, schema: StructType, overwrite: bool) -> DataSourceStreamWriter:
+        from pipeline.sink import StreamWriter
+        from pipeline.sink_options import check_sink_schema, parse_sink_options
+
+        options = parse_sink_options(self.options)
+        check_sink_schema(schema, options)
+        return StreamWriter(options)
 
 
 def register(spark: SparkSession) -> None:

@@ -126,7 +126,7 @@ def parse_subscription(options: Mapping[str, str]) -> Subscription:
     parsed = _load_json("assign", raw)
     partitions: list[TopicPartition] = []
     if not isinstance(parsed, dict) or not parsed:
-        raise OptionError(f'option \'assign\' must be JSON like {{"topicA":[0,1]}}, got {raw!r}')
+        raise OptionError(f"option 'assign' must be JSON like {{\"topicA\":[0,1]}}, got {raw!r}")
     for topic, parts in parsed.items():
         if not isinstance(parts, list) or not all(isinstance(p, int) and p >= 0 for p in parts):
             raise OptionError(f"option 'assign': partitions of {topic!r} must be a list of integers")
@@ -155,7 +155,9 @@ def parse_offsets(options: Mapping[str, str], name: str, default: str, forbidden
             try:
                 partition = int(part)
             except ValueError:
-                raise OptionError(f"option '{name}': {part!r} of topic {topic!r} is not a partition") from None
+                raise OptionError(
+                    f"option '{name}': {part!r} of topic {topic!r} is not a partition"
+                ) from None
             if not isinstance(offset, int) or offset < EARLIEST:
                 raise OptionError(f"option '{name}': offset {offset!r} of {topic}-{partition} is invalid")
             if (forbidden, offset) in (("earliest", EARLIEST), ("latest", LATEST)):

@@ -45,7 +45,9 @@ def plan_ranges(
         ranges = [piece for r in ranges for piece in _split(r, math.ceil(r.size / max_records_per_partition))]
     total = sum(r.size for r in ranges)
     if min_partitions and total and len(ranges) < min_partitions:
-        ranges = [piece for r in ranges for piece in _split(r, max(1, round(r.size * min_partitions / total)))]
+        ranges = [
+            piece for r in ranges for piece in _split(r, max(1, round(r.size * min_partitions / total)))
+        ]
     return ranges
 
 

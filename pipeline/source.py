@@ -47,9 +47,13 @@ class BatchReader(DataSourceReader):
         for tp in tps:
             if end[tp] > latest[tp]:
                 # Past the LSO the range could still change (open transactions): never plan it.
-                raise OptionError(f"option 'endingOffsets': {tp} is beyond the last stable offset {latest[tp]}")
+                raise OptionError(
+                    f"option 'endingOffsets': {tp} is beyond the last stable offset {latest[tp]}"
+                )
             if start[tp] > end[tp]:
-                raise OptionError(f"option 'startingOffsets': {tp} starts at {start[tp]}, after its end {end[tp]}")
+                raise OptionError(
+                    f"option 'startingOffsets': {tp} starts at {start[tp]}, after its end {end[tp]}"
+                )
             start[tp] = check_lost(opts, tp, start[tp], earliest[tp], end[tp])
         return plan_ranges(start, end, opts.min_partitions, opts.max_records_per_partition)
 
@@ -108,7 +112,9 @@ class StreamReader(DataSourceStreamReader):
         current = {tp: begin.get(tp, 0) for tp in tps}
         for tp, offset in current.items():
             if latest[tp] < offset:
-                self._lost(f"{tp[0]}-{tp[1]} went back from offset {offset} to {latest[tp]} (topic recreated?)")
+                self._lost(
+                    f"{tp[0]}-{tp[1]} went back from offset {offset} to {latest[tp]} (topic recreated?)"
+                )
                 current[tp] = latest[tp]
         end = dict(latest)
         if isinstance(limit, ReadMaxRows):

@@ -8,7 +8,9 @@ from kafka_data import create_topic, produce_txn, read_committed, transactional_
 from pyspark.sql import SparkSession
 
 
-def test_batch_read_returns_exactly_the_committed_records(spark: SparkSession, broker: BrokerProcess, name: str) -> None:
+def test_batch_read_returns_exactly_the_committed_records(
+    spark: SparkSession, broker: BrokerProcess, name: str
+) -> None:
     topic = f"{name}-in"
     create_topic(broker.bootstrap, topic, 3)
     producer = transactional_producer(broker.bootstrap, f"{name}-gen")
@@ -25,7 +27,12 @@ def test_batch_read_returns_exactly_the_committed_records(spark: SparkSession, b
     other = transactional_producer(broker.bootstrap, f"{name}-open")
     produce_txn(other, topic, [(1, b"o", b"open-1"), (1, b"o", b"open-2")], commit=None)
 
-    df = spark.read.format("odradek").option("kafka.bootstrap.servers", broker.bootstrap).option("subscribe", topic).load()
+    df = (
+        spark.read.format("odradek")
+        .option("kafka.bootstrap.servers", broker.bootstrap)
+        .option("subscribe", topic)
+        .load()
+    )
     rows = df.collect()
 
     assert sorted(r.value for r in rows) == sorted(committed)
@@ -41,13 +48,17 @@ def test_batch_read_returns_exactly_the_committed_records(spark: SparkSession, b
     other.abort_transaction(30)
 
 
-def test_headers_offset_ranges_and_split_ranges(spark: SparkSession, broker: BrokerProcess, name: str) -> None:
+def test_headers_offset_ranges_and_split_ranges(
+    spark: SparkSession, broker: BrokerProcess, name: str
+) -> None:
     topic = f"{name}-hdr"
     create_topic(broker.bootstrap, topic, 2)
     producer = transactional_producer(broker.bootstrap, f"{name}-gen")
     producer.begin_transaction()
     for i in range(40):
-        producer.produce(topic, value=f"v{i}".encode(), key=None, partition=i % 2, headers=[("h", f"{i}".encode())])
+        producer.produce(
+            topic, value=f"v{i}".encode(), key=None, partition=i % 2, headers=[("h", f"{i}".encode())]
+        )
     producer.commit_transaction(30)
 
     reader = (
@@ -77,10 +88,22 @@ def test_headers_offset_ranges_and_split_ranges(spark: SparkSession, broker: Bro
     [
         ({"subscribe": "{topic}"}, "kafka.bootstrap.servers"),
         ({"kafka.bootstrap.servers": "{bootstrap}"}, "subscribe"),
-        ({"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "assign": '{{"{topic}":[0]}}'}, "assign"),
-        ({"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "startingOffsets": "{{bad"}, "startingOffsets"),
-        ({"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "endingOffsets": "earliest"}, "endingOffsets"),
-        ({"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "kafka.group.id": "g"}, "kafka.group.id"),
+        (
+            {"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "assign": '{{"{topic}":[0]}}'},
+            "assign",
+        ),
+        (
+            {"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "startingOffsets": "{{bad"},
+            "startingOffsets",
+        ),
+        (
+            {"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "endingOffsets": "earliest"},
+            "endingOffsets",
+        ),
+        (
+            {"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}", "kafka.group.id": "g"},
+            "kafka.group.id",
+        ),
         ({"kafka.bootstrap.servers": "{bootstrap}", "subscribe": "{topic}-missing"}, "subscribe"),
     ],
 )

@@ -34,9 +34,13 @@ def test_offsets_json_in_spark_kafka_shape() -> None:
     assert opts.subscription.topics == ("a", "b")
     assert opts.consumer_config() == {"fetch.max.bytes": "1000", "bootstrap.servers": "h:1"}
     with pytest.raises(OptionError, match="'endingOffsets'"):
-        parse_source_options({"kafka.bootstrap.servers": "h:1", "subscribe": "a", "endingoffsets": "latest"}, streaming=True)
+        parse_source_options(
+            {"kafka.bootstrap.servers": "h:1", "subscribe": "a", "endingoffsets": "latest"}, streaming=True
+        )
     with pytest.raises(OptionError, match="'maxOffsetsPerTrigger'"):
-        parse_source_options({"kafka.bootstrap.servers": "h:1", "subscribe": "a", "maxoffsetspertrigger": "0"}, streaming=True)
+        parse_source_options(
+            {"kafka.bootstrap.servers": "h:1", "subscribe": "a", "maxoffsetspertrigger": "0"}, streaming=True
+        )
 
 
 def test_plan_ranges_splits_and_skips_empty() -> None:
