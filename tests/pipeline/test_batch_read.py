@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from broker_process import BrokerProcess
+from confluent_kafka import TopicPartition
+from confluent_kafka.admin import AdminClient
 from kafka_data import create_topic, produce_txn, read_committed, transactional_producer
 from pyspark.sql import SparkSession
 
@@ -118,3 +120,29 @@ def test_wrong_options_fail_at_planning_naming_the_option(
     with pytest.raises(Exception, match=r"OptionError: .*option") as failure:
         reader.load().collect()
     assert f"'{named}'" in str(failure.value)
+
+
+def test_deleted_offsets_fail_the_read_unless_fail_on_data_loss_is_false(
+    spark: SparkSession, broker: BrokerProcess, name: str
+) -> None:
+    topic = f"{name}-del"
+    create_topic(broker.bootstrap, topic, 1)
+    producer = transactional_producer(broker.bootstrap, f"{name}-gen")
+    produce_txn(producer, topic, [(0, None, f"v{i}".encode()) for i in range(20)], commit=True)
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.delete_records([TopicPartition(topic, 0, 10)])[TopicPartition(topic, 0, 10)].result(30)
+
+    def read(fail_on_data_loss: str) -> list[bytes]:
+        df = (
+            spark.read.format("odradek")
+            .option("kafka.bootstrap.servers", broker.bootstrap)
+            .option("subscribe", topic)
+            .option("startingOffsets", f'{{"{topic}":{{"0":0}}}}')
+            .option("failOnDataLoss", fail_on_data_loss)
+            .load()
+        )
+        return [r.value for r in df.orderBy("offset").collect()]
+
+    with pytest.raises(Exception, match=r"offsets \[0, 10\) .* were deleted"):
+        read("true")
+    assert read("false") == [f"v{i}".encode() for i in range(10, 20)]
