@@ -77,6 +77,7 @@ class StreamWriter(DataSourceStreamArrowWriter):
 
     def commit(self, messages: Sequence[WriterCommitMessage | None], batchId: int) -> None:
         # Every task already committed its own transaction; the driver only reports.
+        maybe_fail(self.options.inject_failure, "pauseInCommit", batchId)
         maybe_fail(self.options.inject_failure, "driverCommit", batchId)
         _log_commit(messages, batchId)
 
