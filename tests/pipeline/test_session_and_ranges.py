@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pytest
 
+from pipeline.markers import RowDigest
 from pipeline.options import OptionError, parse_source_options
 from pipeline.ranges import OffsetRange, plan_ranges
 from pipeline.session import JavaMissingError, find_java
 from pipeline.source import rate_limit
+from pipeline.transactional_write import rows_of
 
 
 def test_missing_java_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,3 +66,28 @@ def test_rate_limit_shares_in_proportion() -> None:
     latest = {("t", 0): 30, ("t", 1): 110}
     assert rate_limit(start, latest, 100) == latest
     assert rate_limit(start, latest, 20) == {("t", 0): 15, ("t", 1): 105}
+
+
+def test_row_digest_ignores_order_but_not_content_or_multiplicity() -> None:
+    rows = [("t", -1, b"k1", b"v1", []), ("t", 0, None, b"v2", [("h", b"x")]), ("u", -1, b"k3", b"v3", [])]
+
+    def digest(
+        items: list[tuple[str, int, bytes | None, bytes | None, list[tuple[str, bytes]]]],
+    ) -> tuple[int, str]:
+        d = RowDigest()
+        for row in items:
+            d.add(*row)
+        return d.rows, d.hexdigest()
+
+    assert digest(rows) == digest(list(reversed(rows)))
+    assert digest(rows) != digest([*rows, rows[0]])
+    assert digest(rows) != digest([*rows[:2], ("u", -1, b"k3", b"v4", [])])
+    assert digest(rows) != digest([*rows[:2], ("u", 1, b"k3", b"v3", [])])
+
+
+def test_sink_rows_take_the_topic_option_over_the_column() -> None:
+    batch = pa.RecordBatch.from_pydict(
+        {"key": ["a", None], "value": [b"1", b"2"], "topic": ["x", "y"], "partition": [1, None]}
+    )
+    assert list(rows_of(batch, None)) == [("x", 1, b"a", b"1", []), ("y", -1, None, b"2", [])]
+    assert [r[0] for r in rows_of(batch, "z")] == ["z", "z"]
