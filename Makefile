@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck check-codegen codegen bench clean
+.PHONY: run test lint typecheck check-codegen codegen bench pipeline clean
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ check-codegen: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# The Spark connector end to end: generator, a streaming job SIGKILLed and restarted, a batch job.
+pipeline: $(STAMP)
+	$(BIN)/python -m pipeline.examples.demo $(PIPELINE_ARGS)
 
 clean:
 	rm -rf $(VENV) data

@@ -1,0 +1,136 @@
+"""Batch markers: which batch a sink partition last committed, stored as a transactional offset.
+
+A marker is the offset commit (group `<prefix>-markers`, topic-partition `<markerTopic>-<spark
+partition>`, offset = batch id, metadata = rows and content hash) sent with the data in one
+transaction (KIP-98 sendOffsetsToTransaction), so data and marker become visible together."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from dataclasses import dataclass
+
+from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
+
+from pipeline.sink_options import SinkOptions
+
+TIMEOUT_S = 30.0
+INITIAL_MARKER_PARTITIONS = 16
+
+
+@dataclass(frozen=True)
+class Marker:
+    batch_id: int
+    rows: int
+    digest: str
+
+    def metadata(self) -> str:
+        return json.dumps(
+            {"batch": self.batch_id, "rows": self.rows, "hash": self.digest}, separators=(",", ":")
+        )
+
+
+def marker_group(prefix: str) -> str:
+    return f"{prefix}-markers"
+
+
+class RowDigest:
+    """Order-independent digest of a multiset of rows: a shuffle may hand a replayed task the same
+    rows in another order, which is still the same output."""
+
+    MASK = (1 << 128) - 1
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self._sum = 0
+
+    def add(
+        self,
+        topic: str,
+        partition: int,
+        key: bytes | None,
+        value: bytes | None,
+        headers: list[tuple[str, bytes]],
+    ) -> None:
+        h = hashlib.blake2b(digest_size=16)
+        for part in (topic.encode(), key, value):
+            h.update(b"\xff" if part is None else struct.pack(">I", len(part)) + part)
+        h.update(struct.pack(">i", partition))
+        for hk, hv in headers:
+            h.update(hk.encode() + b"\x00" + (hv or b""))
+        self._sum = (self._sum + int.from_bytes(h.digest(), "big")) & self.MASK
+        self.rows += 1
+
+    def hexdigest(self) -> str:
+        return f"{self._sum:032x}"
+
+
+def read_marker(options: SinkOptions, prefix: str, spark_partition: int) -> Marker | None:
+    """The committed marker of a sink partition; pending transactional commits are waited for
+    (read_committed makes librdkafka send OffsetFetch with RequireStable, KIP-447)."""
+    consumer = Consumer(
+        {
+            **options.client_config(),
+            "group.id": marker_group(prefix),
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+        }
+    )
+    try:
+        [tp] = consumer.committed([TopicPartition(options.marker_topic, spark_partition)], timeout=TIMEOUT_S)
+    finally:
+        consumer.close()
+    if tp.error is not None:
+        raise KafkaException(tp.error)
+    if tp.offset == OFFSET_INVALID or tp.offset < 0:
+        return None
+    meta = json.loads(tp.metadata or "{}")
+    return Marker(int(tp.offset), int(meta.get("rows", -1)), str(meta.get("hash", "")))
+
+
+_known_partitions: dict[tuple[str, str], int] = {}
+
+
+def ensure_marker_partition(options: SinkOptions, spark_partition: int) -> None:
+    """Offset commits need an existing topic-partition (Kafka answers UNKNOWN_TOPIC_OR_PARTITION
+    otherwise), so the marker topic is created, or grown, to cover this Spark partition."""
+    key = (options.bootstrap_servers, options.marker_topic)
+    if _known_partitions.get(key, 0) > spark_partition:
+        return
+    admin = AdminClient(dict(options.client_config()))
+    count = _partition_count(admin, options.marker_topic)
+    if count == 0:
+        wanted = max(INITIAL_MARKER_PARTITIONS, spark_partition + 1)
+        future = admin.create_topics(
+            [NewTopic(options.marker_topic, num_partitions=wanted, replication_factor=1)]
+        )
+        _ignore(future[options.marker_topic], KafkaError.TOPIC_ALREADY_EXISTS)
+        count = _partition_count(admin, options.marker_topic)
+    if count <= spark_partition:
+        future = admin.create_partitions([NewPartitions(options.marker_topic, spark_partition + 1)])
+        _ignore(
+            future[options.marker_topic], KafkaError.INVALID_PARTITIONS
+        )  # grown meanwhile by another task
+        count = _partition_count(admin, options.marker_topic)
+    if count <= spark_partition:
+        raise RuntimeError(
+            f"marker topic {options.marker_topic} has {count} partitions, needs {spark_partition + 1}"
+        )
+    _known_partitions[key] = count
+
+
+def _partition_count(admin: AdminClient, topic: str) -> int:
+    meta = admin.list_topics(topic, timeout=TIMEOUT_S).topics.get(topic)
+    if meta is None or meta.error is not None:
+        return 0
+    return len(meta.partitions)
+
+
+def _ignore(future: object, code: int) -> None:
+    try:
+        future.result(TIMEOUT_S)  # type: ignore[attr-defined]
+    except KafkaException as exc:
+        if exc.args[0].code() != code:
+            raise

@@ -1,0 +1,93 @@
+"""Driver-side look-ups: which partitions a subscription covers, and their committed offset bounds."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+
+from confluent_kafka import IsolationLevel, KafkaException
+from confluent_kafka import TopicPartition as KafkaTopicPartition
+from confluent_kafka.admin import AdminClient, OffsetSpec
+
+from pipeline.options import EARLIEST, LATEST, OptionError, Subscription, TopicPartition
+
+log = logging.getLogger(__name__)
+
+TIMEOUT_S = 30.0
+
+
+class ClusterView:
+    """One admin client reused across look-ups (the streaming source asks every micro-batch)."""
+
+    def __init__(self, config: Mapping[str, str]) -> None:
+        self.admin = AdminClient(dict(config))
+
+    def partitions(self, subscription: Subscription) -> list[TopicPartition]:
+        topics = self.admin.list_topics(timeout=TIMEOUT_S).topics
+        found: list[TopicPartition] = []
+        if subscription.kind == "assign":
+            for topic, partition in subscription.partitions:
+                meta = topics.get(topic)
+                if meta is None or meta.error is not None or partition not in meta.partitions:
+                    raise OptionError(f"option 'assign': {topic}-{partition} does not exist")
+                found.append((topic, partition))
+            return sorted(found)
+        for topic, meta in topics.items():
+            if meta.error is None and subscription.matches(topic):
+                found.extend((topic, p) for p in meta.partitions)
+        if subscription.kind == "subscribe":
+            missing = sorted(set(subscription.topics) - {t for t, _ in found})
+            if missing:
+                raise OptionError(f"option 'subscribe': topic(s) {', '.join(missing)} do not exist")
+        return sorted(found)
+
+    def earliest(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """Log start offsets."""
+        return self._list_offsets(tps, OffsetSpec.earliest())
+
+    def latest_stable(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, int]:
+        """Last stable offsets (ListOffsets with READ_COMMITTED): the end of committed data."""
+        return self._list_offsets(tps, OffsetSpec.latest())
+
+    def _list_offsets(self, tps: Iterable[TopicPartition], spec: OffsetSpec) -> dict[TopicPartition, int]:
+        request = {KafkaTopicPartition(t, p): spec for t, p in tps}
+        if not request:
+            return {}
+        futures = self.admin.list_offsets(
+            request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=TIMEOUT_S
+        )
+        result: dict[TopicPartition, int] = {}
+        for tp, future in futures.items():
+            try:
+                result[(tp.topic, tp.partition)] = int(future.result().offset)
+            except KafkaException as exc:
+                raise RuntimeError(f"ListOffsets for {tp.topic}-{tp.partition} failed: {exc}") from exc
+        return result
+
+
+def resolve(
+    spec: str | Mapping[TopicPartition, int],
+    tps: Iterable[TopicPartition],
+    earliest: Mapping[TopicPartition, int],
+    latest: Mapping[TopicPartition, int],
+    option: str,
+) -> dict[TopicPartition, int]:
+    """Concrete offsets for `earliest`/`latest`/per-partition JSON; partitions JSON omits default to
+    `latest` for a starting offset map (as Spark does not allow omissions, we reject them)."""
+    tps = list(tps)
+    if spec == "earliest":
+        return {tp: earliest[tp] for tp in tps}
+    if spec == "latest":
+        return {tp: latest[tp] for tp in tps}
+    assert isinstance(spec, Mapping)
+    unknown = sorted(set(spec) - set(tps))
+    if unknown:
+        raise OptionError(f"option '{option}' names partitions not subscribed or not existing: {unknown}")
+    missing = sorted(set(tps) - set(spec))
+    if missing:
+        raise OptionError(f"option '{option}' does not give an offset for {missing}")
+    out: dict[TopicPartition, int] = {}
+    for tp in tps:
+        offset = spec[tp]
+        out[tp] = earliest[tp] if offset == EARLIEST else latest[tp] if offset == LATEST else offset
+    return out
