@@ -3,6 +3,7 @@ kafka-consumer-groups.sh)."""
 
 from __future__ import annotations
 
+import struct
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,6 +11,7 @@ from odradek.cli.client import CliError, Cluster, check
 from odradek.cli.offsets import EARLIEST, LATEST, TopicPartition, list_offsets
 from odradek.cli.output import Output, table
 from protocol.errors import ErrorCode
+from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.list_groups_request import ListGroupsRequest
@@ -66,6 +68,19 @@ def _require_group(g: Any, group: str, offsets: dict[TopicPartition, int]) -> No
         raise CliError(f"group {group} does not exist")
 
 
+def _assignment(protocol_type: str, raw: bytes) -> list[str]:
+    """A consumer group member's partitions, from its ConsumerProtocolAssignment (a version
+    prefix and the body); other protocols' assignments are opaque."""
+    if protocol_type != "consumer" or len(raw) < 2:
+        return []
+    (version,) = struct.unpack_from(">h", raw)
+    try:
+        decoded = ConsumerProtocolAssignment.decode(raw[2:], min(max(version, 0), ConsumerProtocolAssignment.MAX_VERSION))
+    except ValueError:
+        return []
+    return sorted(f"{tp.topic}-{p}" for tp in decoded.assigned_partitions for p in tp.partitions)
+
+
 def describe(cluster: Cluster, group: str) -> Output:
     g = _describe_group(cluster, group)
     offsets = committed_offsets(cluster, group)
@@ -77,7 +92,8 @@ def describe(cluster: Cluster, group: str) -> Output:
         for (t, p), off in sorted(offsets.items())
     ]
     members = sorted(
-        ({"member_id": m.member_id, "client_id": m.client_id, "host": m.client_host} for m in g.members),
+        ({"member_id": m.member_id, "client_id": m.client_id, "host": m.client_host,
+          "assignment": _assignment(g.protocol_type, m.member_assignment)} for m in g.members),
         key=lambda m: m["member_id"],
     )
     data = {"group": group, "state": g.group_state, "protocol_type": g.protocol_type,

@@ -7,18 +7,15 @@ import argparse
 import os
 import sys
 import time
-from collections.abc import Callable
+from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import groups, records, topics, transactions
+from odradek.cli import groups, health, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
-from odradek.cli.output import Output, render
+from odradek.cli.output import render
 
 BOOTSTRAP_ENV = "ODRADEK_BOOTSTRAP_SERVER"
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
-
-Command = Callable[[Cluster, argparse.Namespace], Output]
-
 
 def _topics(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("topics", help="list, create, describe, change and delete topics")
@@ -122,16 +119,16 @@ def _data(sub: argparse._SubParsersAction) -> None:
 
     c = sub.add_parser("produce", help="produce records (values from --value or standard input lines)")
     c.add_argument("topic")
-    c.add_argument("--partition", type=int, default=0)
+    c.add_argument("--partition", type=int, help="default: the key's partition (Kafka's partitioner), else 0")
     c.add_argument("--key")
     c.add_argument("--value", action="append", default=[])
     c.add_argument("--header", action="append", default=[], metavar="NAME=VALUE")
     c.set_defaults(run=lambda cl, a: records.produce(
         cl, a.topic, a.partition, a.value or [line.rstrip("\n") for line in sys.stdin], a.key, a.header))
 
-    c = sub.add_parser("consume", help="print records of one partition")
+    c = sub.add_parser("consume", help="print records of a topic")
     c.add_argument("topic")
-    c.add_argument("--partition", type=int, default=0)
+    c.add_argument("--partition", type=int, help="default: every partition")
     start = c.add_mutually_exclusive_group()
     start.add_argument("--from-beginning", action="store_true")
     start.add_argument("--offset", type=int)
@@ -143,11 +140,19 @@ def _data(sub: argparse._SubParsersAction) -> None:
         committed=a.isolation == "read_committed", timeout_ms=a.timeout_ms))
 
     c = sub.add_parser("health", help="an ApiVersions round trip and the cluster's metadata")
-    c.set_defaults(run=None)
+    c.set_defaults(run=lambda cl, a: health.health(cl, a.started))
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit with 1, as Kafka's tools do (argparse's own is 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="odradek",
         description="odradek: `odradek serve` runs the broker; the other commands administer any "
                     "Kafka-compatible cluster over the wire protocol.",
@@ -158,7 +163,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--timeout", type=float, default=10.0, help="socket timeout in seconds")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    sub.add_parser("serve", help="run the broker (its flags: odradek serve --help)")
+    # Listed for the help only: the umbrella command (odradek/__main__.py) runs the broker.
+    sub.add_parser("serve", help="run the broker (its flags: odradek serve --help)").set_defaults(run=None)
     _topics(sub)
     _groups(sub)
     _transactions(sub)
@@ -168,10 +174,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    started = time.monotonic()
+    if args.run is None:
+        print("Error: run the broker with `odradek serve` or `python -m broker`", file=sys.stderr)
+        return 1
+    args.started = time.monotonic()
     try:
         with Cluster(args.bootstrap_server, args.timeout) as cluster:
-            output = records.health(cluster, started) if args.run is None else args.run(cluster, args)
+            output = args.run(cluster, args)
     except CliError as exc:
         print(f"Error: {exc}", file=sys.stderr)
         return 1

@@ -9,6 +9,7 @@ from typing import Any
 from odradek.cli.client import CliError, Cluster, check
 from odradek.cli.offsets import EARLIEST, LATEST, list_offsets
 from odradek.cli.output import Output
+from odradek.cli.partitioner import partition_for_key
 from odradek.cli.topics import parse_pairs
 from protocol import record_batch as rb
 from protocol.messages.delete_records_request import (
@@ -23,27 +24,27 @@ TIMEOUT_MS = 30_000
 FETCH_WAIT_MS = 200
 
 
-def _leader(cluster: Cluster, topic: str, partition: int) -> int:
-    leaders = cluster.leaders([topic])[topic]
-    if partition not in leaders:
-        raise CliError(f"topic {topic} has no partition {partition}")
-    return leaders[partition]
-
-
 def _text(value: bytes | None) -> str | None:
     return None if value is None else value.decode(errors="replace")
 
 
-def produce(cluster: Cluster, topic: str, partition: int, values: list[str], key: str | None,
+def produce(cluster: Cluster, topic: str, partition: int | None, values: list[str], key: str | None,
             headers: list[str]) -> Output:
+    """One batch of `values` to one partition: `partition`, else the key's partition by
+    Kafka's default partitioner, else partition 0."""
     if not values:
         raise CliError("nothing to produce: give --value or lines on standard input")
+    leaders = cluster.leaders([topic])[topic]
+    if partition is None:
+        partition = 0 if key is None else partition_for_key(key.encode(), len(leaders))
+    if partition not in leaders:
+        raise CliError(f"topic {topic} has no partition {partition}")
     now = int(time.time() * 1000)
     header_pairs: list[tuple[str, bytes | None]] = [(k, v.encode()) for k, v in parse_pairs(headers, "--header").items()]
     batch = rb.build_batch([
         rb.Record(None if key is None else key.encode(), v.encode(), header_pairs, now) for v in values
     ])
-    resp = cluster.node(_leader(cluster, topic, partition)).call(ProduceRequest(
+    resp = cluster.node(leaders[partition]).call(ProduceRequest(
         transactional_id=None, acks=-1, timeout_ms=TIMEOUT_MS,
         topic_data=[TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=partition, records=batch)])],
     ), 9)
@@ -73,36 +74,54 @@ def _committed_records(part: Any, batches: list[rb.DecodedBatch]) -> list[rb.Rec
     return out
 
 
-def consume(cluster: Cluster, topic: str, partition: int, *, from_beginning: bool, offset: int | None,
+def _fetch(cluster: Cluster, leader: int, topic: str, offsets: dict[int, int], committed: bool) -> Any:
+    resp = cluster.node(leader).call(FetchRequest(
+        replica_id=-1, max_wait_ms=FETCH_WAIT_MS, min_bytes=1, max_bytes=10_000_000,
+        isolation_level=1 if committed else 0, session_id=0, session_epoch=-1,
+        topics=[FetchTopic(topic=topic, partitions=[
+            FetchPartition(partition=p, fetch_offset=off, partition_max_bytes=1_000_000)
+            for p, off in sorted(offsets.items())])],
+    ), 12)
+    check(resp.error_code, f"fetching {topic}")
+    return resp.responses[0].partitions
+
+
+def consume(cluster: Cluster, topic: str, partition: int | None, *, from_beginning: bool, offset: int | None,
             max_messages: int | None, committed: bool, timeout_ms: int) -> Output:
-    leader = cluster.node(_leader(cluster, topic, partition))
-    if offset is None:
-        offset = list_offsets(cluster, [(topic, partition)], EARLIEST if from_beginning else LATEST)[(topic, partition)]
+    """Records of one partition, or of all, from the start, the end or `offset`, until
+    `max_messages` or `timeout_ms` without a new record."""
+    leaders = cluster.leaders([topic])[topic]
+    if partition is not None and partition not in leaders:
+        raise CliError(f"topic {topic} has no partition {partition}")
+    chosen = [partition] if partition is not None else sorted(leaders)
+    if offset is not None:
+        positions = dict.fromkeys(chosen, offset)
+    else:
+        start = EARLIEST if from_beginning else LATEST
+        positions = {p: off for (_, p), off in list_offsets(cluster, [(topic, p) for p in chosen], start).items()}
+    by_leader: dict[int, list[int]] = {}
+    for p in chosen:
+        by_leader.setdefault(leaders[p], []).append(p)
     records: list[dict[str, Any]] = []
     deadline = time.monotonic() + timeout_ms / 1000
     while (max_messages is None or len(records) < max_messages) and time.monotonic() < deadline:
-        resp = leader.call(FetchRequest(
-            replica_id=-1, max_wait_ms=FETCH_WAIT_MS, min_bytes=1, max_bytes=10_000_000,
-            isolation_level=1 if committed else 0, session_id=0, session_epoch=-1,
-            topics=[FetchTopic(topic=topic, partitions=[
-                FetchPartition(partition=partition, fetch_offset=offset, partition_max_bytes=5_000_000)])],
-        ), 12)
-        check(resp.error_code, f"fetching {topic}-{partition}")
-        part = resp.responses[0].partitions[0]
-        check(part.error_code, f"fetching {topic}-{partition}")
-        raw = bytes(part.records or b"")
-        batches = rb.decode_batches(raw[: rb.valid_prefix_length(raw)])
-        if not batches:
-            continue
-        got = _committed_records(part, batches) if committed else [
-            r for b in batches if not b.header.is_control for r in b.records]
-        for r in got:
-            if r.offset >= offset and (max_messages is None or len(records) < max_messages):
-                records.append({"partition": partition, "offset": r.offset, "timestamp": r.timestamp,
-                                "key": _text(r.key), "value": _text(r.value),
-                                "headers": {k: _text(v) for k, v in r.headers}})
-        offset = batches[-1].header.next_offset
-        deadline = time.monotonic() + timeout_ms / 1000
+        for leader, parts in by_leader.items():
+            for part in _fetch(cluster, leader, topic, {p: positions[p] for p in parts}, committed):
+                check(part.error_code, f"fetching {topic}-{part.partition_index}")
+                raw = bytes(part.records or b"")
+                batches = rb.decode_batches(raw[: rb.valid_prefix_length(raw)])
+                if not batches:
+                    continue
+                got = _committed_records(part, batches) if committed else [
+                    r for b in batches if not b.header.is_control for r in b.records]
+                for r in got:
+                    if r.offset >= positions[part.partition_index] and (
+                            max_messages is None or len(records) < max_messages):
+                        records.append({"partition": part.partition_index, "offset": r.offset,
+                                         "timestamp": r.timestamp, "key": _text(r.key), "value": _text(r.value),
+                                         "headers": {k: _text(v) for k, v in r.headers}})
+                positions[part.partition_index] = batches[-1].header.next_offset
+                deadline = time.monotonic() + timeout_ms / 1000
     return Output(records, ["partition", "offset", "key", "value", "headers"], records)
 
 
@@ -119,17 +138,3 @@ def delete_before(cluster: Cluster, topic: str, partition: int | None, offset: i
         check(r.error_code, f"deleting records of {topic}-{p}")
         rows.append({"topic": topic, "partition": p, "low_watermark": r.low_watermark})
     return Output(rows, ["topic", "partition", "low_watermark"], rows)
-
-
-def health(cluster: Cluster, started: float) -> Output:
-    resp = cluster.metadata([])
-    data = {
-        "ok": True, "cluster_id": resp.cluster_id, "controller_id": resp.controller_id,
-        "brokers": [{"node_id": b.node_id, "host": b.host, "port": b.port} for b in resp.brokers],
-        "apis": len(cluster.bootstrap.versions), "latency_ms": round((time.monotonic() - started) * 1000, 1),
-    }
-    return Output(data, lines=[
-        f"OK: {len(resp.brokers)} broker(s), cluster {resp.cluster_id}, {data['apis']} APIs, "
-        f"{data['latency_ms']} ms"])
-
-

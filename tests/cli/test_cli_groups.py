@@ -151,7 +151,10 @@ def test_reset_and_delete_refused_while_members_are_active(
             run = await asyncio.to_thread(cli, capsys, group_bootstrap, "groups", "delete", group)
             assert (run.code, run.err) == (1, f"Error: group {group} is not empty: it has active members\n")
             run = await asyncio.to_thread(cli, capsys, group_bootstrap, "groups", "describe", group)
-            assert run.json["state"] == "Stable" and len(run.json["members"]) == 1
+            described = run.json
+            assert described["state"] == "Stable" and described["protocol_type"] == "consumer"
+            [member] = described["members"]
+            assert member["assignment"] == [f"{topic}-0", f"{topic}-1"]
         finally:
             await consumer.stop()
 

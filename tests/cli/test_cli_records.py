@@ -11,6 +11,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from odradek import __version__
+from odradek.cli.partitioner import partition_for_key
 from odradek.testing import free_port
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from tests.cli.cli_helpers import cli, cli_process
@@ -53,6 +54,24 @@ def test_produce_and_consume_keys_and_headers(capsys: pytest.CaptureFixture[str]
     # Without --from-beginning it starts at the end, as Kafka's console consumer does.
     run = cli(capsys, bootstrap, "consume", topic, "--partition", "1", "--timeout-ms", "300")
     assert (run.code, run.json) == (0, [])
+
+
+def test_keyed_records_go_to_the_key_partition_and_consume_reads_every_partition(
+    capsys: pytest.CaptureFixture[str], bootstrap: str
+) -> None:
+    topic = _topic(capsys, bootstrap, 3)
+    placed = {}
+    for key in ("alpha", "beta", "gamma", "delta"):
+        run = cli(capsys, bootstrap, "produce", topic, "--key", key, "--value", f"v-{key}")
+        assert run.code == 0
+        placed[key] = run.json["partition"]
+        assert placed[key] == partition_for_key(key.encode(), 3)
+    run = cli(capsys, bootstrap, "produce", topic, "--value", "unkeyed")
+    assert run.json["partition"] == 0
+    run = cli(capsys, bootstrap, "consume", topic, "--from-beginning", "--timeout-ms", "500")
+    assert run.code == 0
+    assert sorted((r["partition"], r["key"], r["value"]) for r in run.json) == sorted(
+        [(p, k, f"v-{k}") for k, p in placed.items()] + [(0, None, "unkeyed")])
 
 
 def test_consume_read_committed_skips_aborted(capsys: pytest.CaptureFixture[str], bootstrap: str) -> None:
@@ -126,3 +145,10 @@ def test_unreachable_broker() -> None:
     assert (run.code, run.out, run.err) == (1, "", f"Error: cannot connect to {address}: Connection refused\n")
     run = cli_process("--bootstrap-server", "nonsense", "health")
     assert (run.code, run.err) == (1, "Error: bad bootstrap server 'nonsense': expected host:port\n")
+
+
+def test_usage_errors_exit_1() -> None:
+    run = cli_process("topics", "create")
+    assert run.code == 1 and run.err.endswith("odradek topics create: error: the following arguments are required: topic\n")
+    run = cli_process("groups", "reset-offsets", "g", "--to-earliest", "--to-latest")
+    assert run.code == 1 and "not allowed with argument" in run.err
