@@ -183,6 +183,8 @@ class Cluster:
         resp = self.metadata(topics)
         out: dict[str, dict[int, int]] = {}
         for t in resp.topics:
+            if t.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+                raise CliError(f"topic {t.name} does not exist")
             check(t.error_code, f"topic {t.name}")
             out[t.name] = {p.partition_index: p.leader_id for p in t.partitions}
         return out

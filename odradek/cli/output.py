@@ -20,7 +20,7 @@ class Output:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
+    if value is None or (isinstance(value, list | tuple | dict) and not value):
         return "-"
     if isinstance(value, list | tuple):
         return ",".join(_cell(v) for v in value)

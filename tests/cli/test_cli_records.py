@@ -11,6 +11,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from odradek import __version__
+from odradek.__main__ import main
 from odradek.cli.partitioner import partition_for_key
 from odradek.testing import free_port
 from protocol.messages.api_versions_request import ApiVersionsRequest
@@ -115,7 +116,19 @@ def test_unknown_topic_for_data_commands(capsys: pytest.CaptureFixture[str], boo
                  ["records", "delete-before", "--topic", "no-such-topic", "--offset", "1"],
                  ["producers", "describe", "--topic", "no-such-topic"]):
         run = cli(capsys, bootstrap, *args)
-        assert (run.code, run.out, run.err) == (1, "", "Error: topic no-such-topic: UNKNOWN_TOPIC_OR_PARTITION\n")
+        assert (run.code, run.out, run.err) == (1, "", "Error: topic no-such-topic does not exist\n")
+
+
+def test_human_table(capsys: pytest.CaptureFixture[str], bootstrap: str) -> None:
+    topic = _topic(capsys, bootstrap, 2)
+    capsys.readouterr()
+    assert main(["--bootstrap-server", bootstrap, "topics", "describe", topic]) == 0
+    header = "TOPIC" + " " * (len(topic) - 3) + "PARTITION  LEADER  REPLICAS  ISR  CONFIGS"
+    assert capsys.readouterr().out.splitlines() == [
+        header,
+        f"{topic}  0          1       1         1    -",
+        f"{topic}  1          1       1         1    -",
+    ]
 
 
 def test_health(capsys: pytest.CaptureFixture[str], bootstrap: str) -> None:
