@@ -1,40 +1,48 @@
 """`odradek transactions ...` and `odradek producers describe` against the real broker,
-including a hanging transaction: a producer left a transaction open at a partition, and its
-coordinator's state was lost (the broker killed and `__transaction_state` gone), so nothing
+including a hanging transaction: a producer process was killed with a transaction open at a
+partition, and its coordinator's state was lost (the broker killed and `__transaction_state` gone), so nothing
 will ever end it; the CLI finds it and aborts it, and read_committed reads move on."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import signal
+import subprocess
+import sys
 import time
 import uuid
-from typing import Any
+from pathlib import Path
 
 import pytest
 
 from odradek.testing import OdradekBroker
-from protocol import record_batch as rb
-from protocol.errors import ErrorCode
-from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.cli.cli_helpers import cli
-from tests.kafka_wire import WireClient, add_partition, create_topic, init_producer_id
+from tests.cli.txn_producer import open_transaction
 
 HOUR_MS = 3_600_000
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _open_transaction(bootstrap: str, topic: str, tid: str, timestamp: int) -> tuple[int, int]:
-    """A transaction with two records at `topic`-0, left open; returns (producer id, epoch)."""
-    with WireClient(bootstrap) as c:
-        create_topic(c, topic)
-        pid, epoch = init_producer_id(c, tid)
-        add_partition(c, tid, pid, epoch, topic)
-        batch = rb.build_batch([rb.Record(b"k", b"txn-%d" % i, [], timestamp) for i in range(2)],
-                               producer_id=pid, producer_epoch=epoch, base_sequence=0, transactional=True)
-        resp: Any = c.call(0, 9, ProduceRequest(transactional_id=tid, acks=-1, timeout_ms=10_000, topic_data=[
-            TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=0, records=batch)])]))
-        part = resp.responses[0].partition_responses[0]
-        assert (part.error_code, part.base_offset) == (ErrorCode.NONE, 0)
+    """A transaction with two records at `topic`-0, left open by its client; returns
+    (producer id, epoch)."""
+    client, pid, epoch = open_transaction(bootstrap, topic, tid, timestamp)
+    client.close()
     return pid, epoch
+
+
+def _killed_producer(bootstrap: str, topic: str, tid: str, timestamp: int) -> tuple[int, int]:
+    """The same from a producer process SIGKILLed with its transaction open."""
+    proc = subprocess.Popen([sys.executable, "-m", "tests.cli.txn_producer", bootstrap, topic, tid, str(timestamp)],
+                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert proc.stdout is not None
+        opened = json.loads(proc.stdout.readline())
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    return opened["producer_id"], opened["producer_epoch"]
 
 
 def test_open_transaction_is_listed_described_and_not_hanging(
@@ -79,7 +87,7 @@ def test_find_and_abort_a_hanging_transaction(capsys: pytest.CaptureFixture[str]
     bootstrap = fresh_broker.bootstrap
     topic, tid = "hangs", "lost-tid"
     old = int(time.time() * 1000) - HOUR_MS
-    pid, epoch = _open_transaction(bootstrap, topic, tid, old)
+    pid, epoch = _killed_producer(bootstrap, topic, tid, old)
 
     # The coordinator's state is lost: nothing will ever write this transaction's markers.
     fresh_broker.kill()
