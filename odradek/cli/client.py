@@ -1,0 +1,209 @@
+"""A small blocking Kafka client on the project's sans-I/O codecs: one connection per node,
+API versions agreed per connection (the highest both sides know), requests routed to the
+partition leader or the group/transaction coordinator as Kafka's AdminClient does."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from protocol.apis import API_VERSIONS_KEY
+from protocol.codec import Reader, Writer
+from protocol.errors import ErrorCode
+from protocol.message import Message
+from protocol.messages import API_SPECS
+from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.request_header import RequestHeader
+from protocol.messages.response_header import ResponseHeader
+
+CLIENT_ID = "odradek-cli"
+# Coordinator lookups are retried while the coordinator loads its state, as clients do.
+RETRY_SECONDS = 10.0
+
+M = TypeVar("M", bound=Message)
+
+
+class CliError(Exception):
+    """A failure reported to the user as one line, with exit code 1."""
+
+
+def error_name(code: int) -> str:
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"UNKNOWN_ERROR_CODE_{code}"
+
+
+def check(code: int, what: str, message: str | None = None) -> None:
+    if code != ErrorCode.NONE:
+        detail = f": {message}" if message else ""
+        raise CliError(f"{what}: {error_name(code)}{detail}")
+
+
+@dataclass(frozen=True)
+class Node:
+    node_id: int
+    host: str
+    port: int
+
+
+class Connection:
+    """One TCP connection speaking framed Kafka requests."""
+
+    def __init__(self, host: str, port: int, timeout: float) -> None:
+        self.address = f"{host}:{port}"
+        try:
+            self.sock = socket.create_connection((host, port), timeout=timeout)
+        except OSError as exc:
+            raise CliError(f"cannot connect to {self.address}: {exc.strerror or exc}") from None
+        self.correlation_id = 0
+        self.versions: dict[int, tuple[int, int]] = {}
+        self._negotiate()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _negotiate(self) -> None:
+        # v0 is understood by every broker; its answer lists the versions of every API.
+        resp: Any = self._call(API_VERSIONS_KEY, 0, ApiVersionsRequest())
+        check(resp.error_code, "ApiVersions")
+        self.versions = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
+
+    def version(self, api_key: int, preferred: int) -> int:
+        """The highest version up to `preferred` that the broker serves."""
+        spec = API_SPECS[api_key]
+        if api_key not in self.versions:
+            raise CliError(f"the broker at {self.address} does not serve {spec.name}")
+        low, high = self.versions[api_key]
+        chosen = min(preferred, high, spec.max_version)
+        if chosen < max(low, spec.min_version):
+            raise CliError(f"no version of {spec.name} is known to both the broker and this tool")
+        return chosen
+
+    def call(self, request: Message, preferred: int) -> Any:
+        api_key = request.API_KEY
+        return self._call(api_key, self.version(api_key, preferred), request)
+
+    def _call(self, api_key: int, version: int, request: Message) -> Message:
+        api = API_SPECS[api_key]
+        self.correlation_id += 1
+        w = Writer()
+        RequestHeader(api_key, version, self.correlation_id, CLIENT_ID).write(w, api.request_header_version(version))
+        request.write(w, version)
+        payload = w.getvalue()
+        try:
+            self.sock.sendall(struct.pack(">i", len(payload)) + payload)
+            (size,) = struct.unpack(">i", self._recv(4))
+            frame = self._recv(size)
+        except OSError as exc:
+            raise CliError(f"connection to {self.address} failed: {exc.strerror or exc}") from None
+        r = Reader(frame)
+        header = ResponseHeader.read(r, api.response_header_version(version))
+        if header.correlation_id != self.correlation_id:
+            raise CliError(f"{self.address} answered out of order")
+        return api.response.read(r, version)
+
+    def _recv(self, n: int) -> bytes:
+        chunks = bytearray()
+        while len(chunks) < n:
+            chunk = self.sock.recv(n - len(chunks))
+            if not chunk:
+                raise CliError(f"{self.address} closed the connection")
+            chunks += chunk
+        return bytes(chunks)
+
+
+def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+    for item in servers.split(","):
+        host, sep, port = item.strip().rpartition(":")
+        if not sep or not port.isdigit():
+            raise CliError(f"bad bootstrap server {item.strip()!r}: expected host:port")
+        out.append((host.strip("[]"), int(port)))
+    return out
+
+
+class Cluster:
+    """Connections to the bootstrap server and, on demand, to the other nodes."""
+
+    def __init__(self, bootstrap: str, timeout: float = 10.0) -> None:
+        self.timeout = timeout
+        self.nodes: dict[int, Node] = {}
+        self._conns: dict[int, Connection] = {}
+        errors: list[str] = []
+        for host, port in parse_bootstrap(bootstrap):
+            try:
+                self.bootstrap = Connection(host, port, timeout)
+                break
+            except CliError as exc:
+                errors.append(str(exc))
+        else:
+            raise CliError("; ".join(errors))
+
+    def close(self) -> None:
+        self.bootstrap.close()
+        for conn in self._conns.values():
+            conn.close()
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def metadata(self, topics: list[str] | None, *, auto_create: bool = False) -> Any:
+        request = MetadataRequest(
+            topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
+            allow_auto_topic_creation=auto_create,
+        )
+        resp = self.bootstrap.call(request, 12)
+        self.nodes = {b.node_id: Node(b.node_id, b.host, b.port) for b in resp.brokers}
+        return resp
+
+    def node(self, node_id: int) -> Connection:
+        if node_id not in self._conns:
+            if node_id not in self.nodes:
+                self.metadata([])
+            if node_id not in self.nodes:
+                raise CliError(f"node {node_id} is not in the cluster's metadata")
+            n = self.nodes[node_id]
+            self._conns[node_id] = Connection(n.host, n.port, self.timeout)
+        return self._conns[node_id]
+
+    def any_node(self) -> Connection:
+        return self.bootstrap
+
+    def leaders(self, topics: list[str]) -> dict[str, dict[int, int]]:
+        """Each partition's leader, by topic; an unknown topic is an error."""
+        resp = self.metadata(topics)
+        out: dict[str, dict[int, int]] = {}
+        for t in resp.topics:
+            if t.error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+                raise CliError(f"topic {t.name} does not exist")
+            check(t.error_code, f"topic {t.name}")
+            out[t.name] = {p.partition_index: p.leader_id for p in t.partitions}
+        return out
+
+    def coordinator(self, key: str, key_type: int) -> Connection:
+        """The group (key_type 0) or transaction (1) coordinator of `key`."""
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:
+            resp: Any = self.bootstrap.call(
+                FindCoordinatorRequest(key=key, key_type=key_type, coordinator_keys=[key]), 4
+            )
+            if resp.coordinators:
+                c = resp.coordinators[0]
+                code, node_id, host, port, msg = c.error_code, c.node_id, c.host, c.port, c.error_message
+            else:
+                code, node_id, host, port, msg = resp.error_code, resp.node_id, resp.host, resp.port, resp.error_message
+            if code == ErrorCode.NONE:
+                self.nodes.setdefault(node_id, Node(node_id, host, port))
+                return self.node(node_id)
+            if not ErrorCode(code).retriable or time.monotonic() > deadline:
+                check(code, f"finding the coordinator of {key!r}", msg)
+            time.sleep(0.1)

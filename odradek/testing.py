@@ -1,0 +1,234 @@
+"""A real odradek broker in a child process, for tests: on a free loopback port, with its
+own data directory, stopped cleanly (SIGTERM) or killed (SIGKILL), restartable on the same
+directory to test recovery.
+
+    with running_broker(num_partitions=3) as broker:
+        producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
+
+The pytest plugin (`odradek.pytest_plugin`) offers the same as fixtures.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def broker_overrides(
+    *,
+    num_partitions: int | None = None,
+    auto_create_topics: bool | None = None,
+    transaction_max_timeout_ms: int | None = None,
+    transaction_abort_check_interval_ms: int | None = None,
+    group_initial_rebalance_delay_ms: int | None = None,
+    overrides: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Broker properties for the settings tests change most, by Kafka's names; `overrides`
+    sets any other property and wins over the named ones."""
+    props: dict[str, str] = {}
+    if num_partitions is not None:
+        props["num.partitions"] = str(num_partitions)
+    if auto_create_topics is not None:
+        props["auto.create.topics.enable"] = "true" if auto_create_topics else "false"
+    if transaction_max_timeout_ms is not None:
+        props["transaction.max.timeout.ms"] = str(transaction_max_timeout_ms)
+    if transaction_abort_check_interval_ms is not None:
+        props["transaction.abort.timed.out.transaction.cleanup.interval.ms"] = str(
+            transaction_abort_check_interval_ms
+        )
+    if group_initial_rebalance_delay_ms is not None:
+        props["group.initial.rebalance.delay.ms"] = str(group_initial_rebalance_delay_ms)
+    props.update(overrides or {})
+    return props
+
+
+def _code_root() -> Path | None:
+    """The directory the `broker` package is imported from here, so that the child runs the
+    same code (a source checkout on `sys.path` wins over an installed copy)."""
+    spec = importlib.util.find_spec("broker")
+    if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).resolve().parents[1]
+
+
+class OdradekBroker:
+    """One broker process. Without `data_dir` it uses a temporary directory of its own,
+    removed by `close` (or on leaving the `with` block)."""
+
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        overrides: Mapping[str, str] | None = None,
+        port: int | None = None,
+        *,
+        python: str = sys.executable,
+    ) -> None:
+        self._own_dir: Path | None = None
+        if data_dir is None:
+            self._own_dir = Path(tempfile.mkdtemp(prefix="odradek-"))
+            data_dir = self._own_dir / "data"
+        self.data_dir = Path(data_dir).resolve()
+        self.port = port or free_port()
+        self.overrides = dict(overrides or {})
+        self.python = python
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-broker.log"
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def command(self) -> list[str]:
+        args = [
+            self.python, "-m", "broker",
+            "--listeners", f"PLAINTEXT://127.0.0.1:{self.port}",
+            "--log-dirs", str(self.data_dir),
+        ]
+        for key, value in self.overrides.items():
+            args += ["--override", f"{key}={value}"]
+        return args
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        root = _code_root()
+        if root is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+        return env
+
+    def start(self, timeout: float = 30.0) -> None:
+        """Starts the process and returns once its listener accepts connections."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps writing to it
+        root = _code_root()
+        self.proc = subprocess.Popen(
+            self.command(), cwd=root, stdout=log, stderr=subprocess.STDOUT, env=self._env()
+        )
+        log.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"broker exited with {self.proc.returncode}:\n{self.log()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"broker did not start in {timeout}s:\n{self.log()}")
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def log_size(self) -> int:
+        """The log's current length in bytes: a mark for `log_since`."""
+        try:
+            return self.log_path.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def log_since(self, mark: int) -> str:
+        """What the broker logged after `mark` (from `log_size`), so a test sees only the
+        lines its own case produced."""
+        try:
+            with open(self.log_path, "rb") as f:
+                f.seek(mark)
+                return f.read().decode(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush or write a clean-shutdown marker."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+        self.proc = None
+
+    def stop(self, timeout: float = 20.0) -> int:
+        """SIGTERM and wait: a clean shutdown. Returns the exit code."""
+        if self.proc is None:
+            return 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+                raise RuntimeError(f"broker ignored SIGTERM:\n{self.log()}") from None
+        code = self.proc.returncode
+        self.proc = None
+        return code
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def close(self) -> None:
+        """Stops the broker (killing it if SIGTERM is ignored) and removes its temporary
+        directory, if it made one."""
+        try:
+            self.stop()
+        finally:
+            self.kill()
+            if self._own_dir is not None:
+                shutil.rmtree(self._own_dir, ignore_errors=True)
+
+    def __enter__(self) -> OdradekBroker:
+        if not self.alive:
+            self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+@contextmanager
+def running_broker(
+    data_dir: Path | None = None,
+    *,
+    num_partitions: int | None = None,
+    auto_create_topics: bool | None = None,
+    transaction_max_timeout_ms: int | None = None,
+    transaction_abort_check_interval_ms: int | None = None,
+    group_initial_rebalance_delay_ms: int | None = None,
+    overrides: Mapping[str, str] | None = None,
+    port: int | None = None,
+) -> Iterator[OdradekBroker]:
+    """A started broker for the `with` block, stopped (and its temporary directory removed)
+    afterwards."""
+    props = broker_overrides(
+        num_partitions=num_partitions,
+        auto_create_topics=auto_create_topics,
+        transaction_max_timeout_ms=transaction_max_timeout_ms,
+        transaction_abort_check_interval_ms=transaction_abort_check_interval_ms,
+        group_initial_rebalance_delay_ms=group_initial_rebalance_delay_ms,
+        overrides=overrides,
+    )
+    with OdradekBroker(data_dir, props, port) as broker:
+        yield broker
