@@ -1,17 +1,17 @@
-"""Incremental fetch sessions (KIP-227), as Kafka's `FetchSession`, `FetchSessionCache` and
-the fetch contexts of `FetchManager.newContext`.
+"""Incremental fetch sessions (KIP-227), as Kafka's `FetchSession`, `FetchSessionCacheShard`
+and the fetch contexts of `FetchManager.newContext`.
 
 A full fetch (epoch 0) opens a session holding its partitions and answers every one; an
 incremental fetch (the session's id and next epoch) names only the partitions that
 changed or are to be forgotten, and is answered only for the partitions with something
 new: records, a moved high watermark or log start offset, or an error. Epoch -1 closes a
-session (and asks for none). The cache holds `max.incremental.fetch.session.cache.slots`
-sessions; when it is full a new session takes the slot of one unused for
-`min.incremental.fetch.session.eviction.ms`, or else of the smallest session older than
-that, if the new one is larger.
+session (and asks for none).
 
-Kafka shards its cache to spread lock contention between request threads; one event loop
-has none, so this is one cache with Kafka's per-shard rules.
+The cache is Kafka's: `max.incremental.fetch.session.cache.slots` split evenly over eight
+shards, new sessions dealt to the shards in turn, each shard's session ids in a range of
+their own. When a shard is full, a new session takes the slot of one unused for two
+minutes, or else of the smallest session that had been open that long when last used,
+if the new one is larger.
 """
 
 from __future__ import annotations
@@ -35,6 +35,10 @@ INITIAL_EPOCH = 0
 FINAL_EPOCH = -1
 INT32_MAX = 2**31 - 1
 TOPIC_IDS_MIN_VERSION = 13
+NUM_SHARDS = 8
+SESSION_ID_RANGE = INT32_MAX // NUM_SHARDS
+# Kafka's KafkaBroker.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS: a constant, not a setting.
+EVICTION_MS = 120_000
 
 # A session's partitions are keyed by topic id from Fetch v13, by name before.
 PartitionKey = tuple[uuid.UUID | str, int]
@@ -124,24 +128,17 @@ class FetchSession:
         return topics
 
 
-class FetchSessionCache:
-    def __init__(self, max_entries: int, eviction_ms: int, clock: Clock) -> None:
+class FetchSessionCacheShard:
+    def __init__(self, max_entries: int, eviction_ms: int, shard_num: int) -> None:
         self.max_entries = max_entries
         self.eviction_ms = eviction_ms
-        self.clock = clock
+        self.shard_num = shard_num
         self.sessions: dict[int, FetchSession] = {}
 
-    @classmethod
-    def from_config(cls, config: Config, clock: Clock) -> FetchSessionCache:
-        return cls(
-            config.get_int("max.incremental.fetch.session.cache.slots"),
-            config.get_int("min.incremental.fetch.session.eviction.ms"),
-            clock,
-        )
-
     def _new_id(self) -> int:
+        low = max(1, self.shard_num * SESSION_ID_RANGE)
         while True:
-            session_id = random.randint(1, INT32_MAX)
+            session_id = random.randrange(low, (self.shard_num + 1) * SESSION_ID_RANGE)
             if session_id not in self.sessions:
                 return session_id
 
@@ -190,6 +187,39 @@ class FetchSessionCache:
         self.sessions.pop(session_id, None)
 
 
+class FetchSessionCache:
+    """The shards, and the clock sessions are timed by."""
+
+    def __init__(self, slots: int, clock: Clock, eviction_ms: int = EVICTION_MS) -> None:
+        self.clock = clock
+        self.shards = [FetchSessionCacheShard(slots // NUM_SHARDS, eviction_ms, n) for n in range(NUM_SHARDS)]
+        self._turn = 0
+
+    @classmethod
+    def from_config(cls, config: Config, clock: Clock) -> FetchSessionCache:
+        return cls(config.get_int("max.incremental.fetch.session.cache.slots"), clock)
+
+    def shard_of(self, session_id: int) -> FetchSessionCacheShard | None:
+        """The shard whose id range holds `session_id` (none past the last range, where
+        Kafka's lookup would fail)."""
+        index = session_id // SESSION_ID_RANGE
+        return self.shards[index] if 0 <= index < NUM_SHARDS else None
+
+    def next_shard(self) -> FetchSessionCacheShard:
+        shard = self.shards[self._turn % NUM_SHARDS]
+        self._turn += 1
+        return shard
+
+    def get(self, session_id: int) -> FetchSession | None:
+        shard = self.shard_of(session_id)
+        return shard.get(session_id) if shard is not None else None
+
+    def remove(self, session_id: int) -> None:
+        shard = self.shard_of(session_id)
+        if shard is not None:
+            shard.remove(session_id)
+
+
 @dataclass
 class FetchContext:
     """How one fetch request is served: which partitions to read, and how to turn what
@@ -199,23 +229,24 @@ class FetchContext:
     error: ErrorCode = ErrorCode.NONE
     # Set for a full fetch that may open a session, and for an incremental one.
     cache: FetchSessionCache | None = None
+    shard: FetchSessionCacheShard | None = None
     session: FetchSession | None = None
     uses_topic_ids: bool = False
 
     def respond(self, response: FetchResponse) -> FetchResponse:
-        if self.cache is None:
+        if self.cache is None or self.shard is None:
             return response
         if self.session is None:
-            return self._open_session(response, self.cache)
+            return self._open_session(response, self.shard, self.cache.clock.monotonic_ms())
         return self._incremental(response, self.session)
 
-    def _open_session(self, response: FetchResponse, cache: FetchSessionCache) -> FetchResponse:
+    def _open_session(self, response: FetchResponse, shard: FetchSessionCacheShard, now: int) -> FetchResponse:
         partitions: dict[PartitionKey, CachedPartition] = {}
         for t, out_topic in zip(self.request.topics, response.responses, strict=True):
             for p, out in zip(t.partitions, out_topic.partitions, strict=True):
                 key: PartitionKey = (t.topic_id if self.uses_topic_ids else t.topic, p.partition)
                 partitions[key] = CachedPartition(t.topic, t.topic_id, p, out.high_watermark, out.log_start_offset)
-        response.session_id = cache.create(cache.clock.monotonic_ms(), self.uses_topic_ids, partitions)
+        response.session_id = shard.create(now, self.uses_topic_ids, partitions)
         return response
 
     def _incremental(self, response: FetchResponse, session: FetchSession) -> FetchResponse:
@@ -253,9 +284,10 @@ def new_context(cache: FetchSessionCache, request: FetchRequest, version: int) -
             cache.remove(request.session_id)
         if epoch == FINAL_EPOCH:
             return FetchContext(request)
-        return FetchContext(request, cache=cache, uses_topic_ids=uses_topic_ids)
-    session = cache.get(request.session_id)
-    if session is None:
+        return FetchContext(request, cache=cache, shard=cache.next_shard(), uses_topic_ids=uses_topic_ids)
+    shard = cache.shard_of(request.session_id)
+    session = shard.get(request.session_id) if shard is not None else None
+    if shard is None or session is None:
         return FetchContext(request, ErrorCode.FETCH_SESSION_ID_NOT_FOUND)
     if session.epoch != epoch:
         return FetchContext(request, ErrorCode.INVALID_FETCH_SESSION_EPOCH)
@@ -266,10 +298,10 @@ def new_context(cache: FetchSessionCache, request: FetchRequest, version: int) -
     ]
     session.update(request.topics, forgotten)
     if not session.partitions:
-        cache.remove(session.id)
+        shard.remove(session.id)
         return FetchContext(request)
-    cache.touch(session, cache.clock.monotonic_ms())
+    shard.touch(session, cache.clock.monotonic_ms())
     session.epoch = next_epoch(session.epoch)
     # Read every partition of the session, from the positions it holds.
     effective = dataclasses.replace(request, topics=session.as_topics(), forgotten_topics_data=[])
-    return FetchContext(effective, cache=cache, session=session, uses_topic_ids=uses_topic_ids)
+    return FetchContext(effective, cache=cache, shard=shard, session=session, uses_topic_ids=uses_topic_ids)

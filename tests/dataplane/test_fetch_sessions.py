@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from broker.fetch_sessions import CachedPartition, FetchSessionCache, PartitionKey
+from broker.fetch_sessions import (
+    SESSION_ID_RANGE,
+    CachedPartition,
+    FetchSessionCache,
+    FetchSessionCacheShard,
+    PartitionKey,
+)
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
@@ -153,17 +159,19 @@ def test_full_fetch_without_partitions_opens_no_session(client: WireClient) -> N
 
 
 def test_cache_slots_limit_the_sessions(tmp_path: Path) -> None:
-    proc = BrokerProcess(tmp_path / "data", overrides={"max.incremental.fetch.session.cache.slots": "2"})
+    # Kafka splits the slots over eight shards and deals new sessions to them in turn:
+    # 16 slots are two sessions a shard.
+    proc = BrokerProcess(tmp_path / "data", overrides={"max.incremental.fetch.session.cache.slots": "16"})
     proc.start()
     try:
         with WireClient(proc.bootstrap) as c:
             topic, _ = create(c, 1)
-            ids = [fetch(c, 0, 0, topic, {0: 0}).session_id for _ in range(3)]
-            # Two slots: the third full fetch is answered without a session, and the first
-            # two go on.
-            assert ids[0] != 0 and ids[1] != 0 and ids[2] == 0
-            assert fetch(c, ids[0], 1, topic, {}).error_code == ErrorCode.NONE
-            assert fetch(c, ids[1], 1, topic, {}).error_code == ErrorCode.NONE
+            ids = [fetch(c, 0, 0, topic, {0: 0}).session_id for _ in range(17)]
+            # The 17th full fetch finds its shard full of young sessions: it is answered
+            # without one, and the others go on.
+            assert all(ids[:16]) and len(set(ids[:16])) == 16 and ids[16] == 0
+            assert [i // SESSION_ID_RANGE for i in ids[:16]] == list(range(8)) * 2
+            assert all(fetch(c, sid, 1, topic, {}).error_code == ErrorCode.NONE for sid in ids[:16])
     finally:
         proc.stop()
 
@@ -179,29 +187,41 @@ def partitions(n: int) -> dict[PartitionKey, CachedPartition]:
 
 def test_a_stale_session_gives_up_its_slot() -> None:
     clock = ManualClock()
-    cache = FetchSessionCache(2, EVICTION_MS, clock)
-    a = cache.create(clock.monotonic_ms(), False, partitions(1))
+    shard = FetchSessionCacheShard(2, EVICTION_MS, 3)
+    a = shard.create(clock.monotonic_ms(), False, partitions(1))
     clock.advance(10)
-    b = cache.create(clock.monotonic_ms(), False, partitions(1))
-    assert cache.create(clock.monotonic_ms(), False, partitions(5)) == 0
+    b = shard.create(clock.monotonic_ms(), False, partitions(1))
+    assert shard.create(clock.monotonic_ms(), False, partitions(5)) == 0
     # `a` unused for longer than the eviction time: the least recently used goes.
     clock.advance(EVICTION_MS - 9)
-    cache.touch(cache.sessions[b], clock.monotonic_ms())
-    c = cache.create(clock.monotonic_ms(), False, partitions(1))
-    assert c != 0 and set(cache.sessions) == {b, c} and a not in cache.sessions
+    shard.touch(shard.sessions[b], clock.monotonic_ms())
+    c = shard.create(clock.monotonic_ms(), False, partitions(1))
+    assert c != 0 and set(shard.sessions) == {b, c} and a not in shard.sessions
+    assert all(3 * SESSION_ID_RANGE <= sid < 4 * SESSION_ID_RANGE for sid in shard.sessions)
 
 
 def test_an_older_session_gives_its_slot_only_to_a_larger_one() -> None:
     clock = ManualClock()
-    cache = FetchSessionCache(2, EVICTION_MS, clock)
-    small = cache.create(clock.monotonic_ms(), False, partitions(2))
-    large = cache.create(clock.monotonic_ms(), False, partitions(4))
+    shard = FetchSessionCacheShard(2, EVICTION_MS, 0)
+    small = shard.create(clock.monotonic_ms(), False, partitions(2))
+    large = shard.create(clock.monotonic_ms(), False, partitions(4))
     # Both used recently, but now older than the eviction time (as of their last use).
     clock.advance(EVICTION_MS + 1)
     for sid in (small, large):
-        cache.touch(cache.sessions[sid], clock.monotonic_ms())
-    assert cache.create(clock.monotonic_ms(), False, partitions(2)) == 0  # not larger than the smallest
-    bigger = cache.create(clock.monotonic_ms(), False, partitions(3))
-    assert bigger != 0 and set(cache.sessions) == {large, bigger}
+        shard.touch(shard.sessions[sid], clock.monotonic_ms())
+    assert shard.create(clock.monotonic_ms(), False, partitions(2)) == 0  # not larger than the smallest
+    bigger = shard.create(clock.monotonic_ms(), False, partitions(3))
+    assert bigger != 0 and set(shard.sessions) == {large, bigger}
     # The new session is young: nothing can take its slot, nor `large`'s (larger).
-    assert cache.create(clock.monotonic_ms(), False, partitions(3)) == 0
+    assert shard.create(clock.monotonic_ms(), False, partitions(3)) == 0
+
+
+def test_session_ids_name_their_shard() -> None:
+    cache = FetchSessionCache(16, ManualClock())
+    assert [cache.next_shard().shard_num for _ in range(9)] == [0, 1, 2, 3, 4, 5, 6, 7, 0]
+    sid = cache.shards[5].create(0, False, partitions(1))
+    assert cache.get(sid) is cache.shards[5].sessions[sid]
+    # Ids past the last shard's range, or negative, are simply unknown.
+    assert cache.shard_of(2**31 - 1) is None and cache.get(2**31 - 1) is None and cache.get(-7) is None
+    cache.remove(sid)
+    assert cache.get(sid) is None
