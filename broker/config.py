@@ -59,6 +59,8 @@ _SETTINGS = [
         500,
         "Requests of one connection handled at once; further ones wait and reading pauses.",
     ),
+    Setting("max.request.partition.size.limit", int, 2000, "The most partitions a DescribeTopicPartitions answer holds."),
+    Setting("max.incremental.fetch.session.cache.slots", int, 1000, "The most incremental fetch sessions kept (KIP-227)."),
     Setting("log.segment.bytes", int, 1073741824, "Default segment.bytes of topics."),
     Setting("log.roll.ms", int, 604800000, "Default segment.ms of topics."),
     Setting("log.retention.ms", int, 604800000, "Default retention.ms of topics."),

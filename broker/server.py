@@ -9,6 +9,7 @@ import signal
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
 from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
+from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.services import Services
@@ -76,6 +77,7 @@ class Server:
             transactions=transactions,
             group_coordinator=groups,
             dynamic_configs=dynamic,
+            fetch_sessions=FetchSessionCache.from_config(config, self.clock),
         )
         # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
         dynamic.listeners.append(

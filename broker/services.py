@@ -13,6 +13,7 @@ from storage.engine import StorageEngine
 if TYPE_CHECKING:
     from broker.connection import KafkaConnection
     from broker.dynamic_config import DynamicConfigs
+    from broker.fetch_sessions import FetchSessionCache
     from coordinator.group import GroupCoordinator
     from coordinator.transaction import TransactionCoordinator
 
@@ -29,6 +30,7 @@ class Services:
     transactions: TransactionCoordinator
     group_coordinator: GroupCoordinator
     dynamic_configs: DynamicConfigs
+    fetch_sessions: FetchSessionCache
     connections: set[KafkaConnection] = field(default_factory=set)
 
     @property

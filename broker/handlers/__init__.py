@@ -7,6 +7,7 @@ from broker.handlers import (
     add_partitions_to_txn,
     alter_configs,
     alter_partition_reassignments,
+    alter_replica_log_dirs,
     api_versions,
     create_partitions,
     create_topics,
@@ -16,8 +17,11 @@ from broker.handlers import (
     describe_cluster,
     describe_configs,
     describe_groups,
+    describe_log_dirs,
     describe_producers,
+    describe_topic_partitions,
     describe_transactions,
+    elect_leaders,
     end_txn,
     fetch,
     find_coordinator,
@@ -34,6 +38,7 @@ from broker.handlers import (
     offset_commit,
     offset_delete,
     offset_fetch,
+    offset_for_leader_epoch,
     produce,
     sync_group,
     txn_offset_commit,
@@ -54,6 +59,7 @@ def build_router() -> Router:
     )
     router.add(fetch.API_KEY, fetch.handle, min_version=fetch.MIN_VERSION)
     router.add(list_offsets.API_KEY, list_offsets.handle)
+    router.add(offset_for_leader_epoch.API_KEY, offset_for_leader_epoch.handle)
     router.add(init_producer_id.API_KEY, init_producer_id.handle, max_version=init_producer_id.MAX_VERSION)
     router.add(add_partitions_to_txn.API_KEY, add_partitions_to_txn.handle)
     router.add(add_offsets_to_txn.API_KEY, add_offsets_to_txn.handle)
@@ -86,4 +92,8 @@ def build_router() -> Router:
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
     router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
     router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)
+    router.add(describe_topic_partitions.API_KEY, describe_topic_partitions.handle)
+    router.add(describe_log_dirs.API_KEY, describe_log_dirs.handle)
+    router.add(alter_replica_log_dirs.API_KEY, alter_replica_log_dirs.handle)
+    router.add(elect_leaders.API_KEY, elect_leaders.handle)
     return router

@@ -4,11 +4,13 @@ A request is answered as soon as it has `min_bytes`, an error, or its `max_wait_
 out; until then it parks on the storage engine's append signal for its partitions and
 re-reads when one of their logs changes (an append moved the high watermark, a marker the
 last stable offset, ...), as Kafka's DelayedFetch does. Incremental fetch sessions
-(KIP-227) are declined by answering session id 0, so clients keep sending full requests.
+(KIP-227) are `broker/fetch_sessions.py`'s: a request of a session reads the session's
+partitions and its response is trimmed to what changed.
 """
 
 from __future__ import annotations
 
+from broker import fetch_sessions
 from broker.context import RequestContext
 from broker.topics import TopicResolver
 from protocol.errors import ErrorCode
@@ -28,16 +30,16 @@ MIN_VERSION = 4  # v0-3 would need down-conversion to message format v0/v1
 TOPIC_IDS_MIN_VERSION = 13
 SESSIONLESS = 0
 FINAL_EPOCH = -1
-INITIAL_EPOCH = 0
 
 
 async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
     services = ctx.services
-    if request.session_id != SESSIONLESS:
-        # We never hand out sessions, so any id named is unknown to us.
-        return FetchResponse(error_code=ErrorCode.FETCH_SESSION_ID_NOT_FOUND, session_id=SESSIONLESS)
-    if request.session_epoch not in (INITIAL_EPOCH, FINAL_EPOCH):
-        return FetchResponse(error_code=ErrorCode.INVALID_FETCH_SESSION_EPOCH, session_id=SESSIONLESS)
+    context = None
+    if request.session_id != SESSIONLESS or request.session_epoch != FINAL_EPOCH:
+        context = fetch_sessions.new_context(services.fetch_sessions, request, ctx.api_version)
+        if context.error != ErrorCode.NONE:
+            return FetchResponse(error_code=context.error, session_id=SESSIONLESS)
+        request = context.request
     resolver = TopicResolver(services)
     use_ids = ctx.api_version >= TOPIC_IDS_MIN_VERSION
     topics: list[TopicInfo | None] = [
@@ -50,7 +52,7 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         response, total_bytes, has_error = await _read(ctx, request, topics, use_ids)
         remaining_ms = deadline - services.clock.monotonic_ms()
         if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
-            return response
+            return response if context is None else context.respond(response)
         await appended.wait(_partitions(request, topics), remaining_ms / 1000, since=seen)
 
 

@@ -14,6 +14,8 @@ from protocol.messages.alter_configs_request import AlterConfigsRequest
 from protocol.messages.alter_configs_response import AlterConfigsResponse
 from protocol.messages.alter_partition_reassignments_request import AlterPartitionReassignmentsRequest
 from protocol.messages.alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
+from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
+from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
@@ -35,10 +37,16 @@ from protocol.messages.describe_configs_request import DescribeConfigsRequest
 from protocol.messages.describe_configs_response import DescribeConfigsResponse
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_groups_response import DescribeGroupsResponse
+from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
+from protocol.messages.describe_log_dirs_response import DescribeLogDirsResponse
 from protocol.messages.describe_producers_request import DescribeProducersRequest
 from protocol.messages.describe_producers_response import DescribeProducersResponse
+from protocol.messages.describe_topic_partitions_request import DescribeTopicPartitionsRequest
+from protocol.messages.describe_topic_partitions_response import DescribeTopicPartitionsResponse
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.describe_transactions_response import DescribeTransactionsResponse
+from protocol.messages.elect_leaders_request import ElectLeadersRequest
+from protocol.messages.elect_leaders_response import ElectLeadersResponse
 from protocol.messages.end_txn_marker import EndTxnMarker
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.end_txn_response import EndTxnResponse
@@ -72,6 +80,8 @@ from protocol.messages.offset_delete_request import OffsetDeleteRequest
 from protocol.messages.offset_delete_response import OffsetDeleteResponse
 from protocol.messages.offset_fetch_request import OffsetFetchRequest
 from protocol.messages.offset_fetch_response import OffsetFetchResponse
+from protocol.messages.offset_for_leader_epoch_request import OffsetForLeaderEpochRequest
+from protocol.messages.offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
 from protocol.messages.produce_request import ProduceRequest
 from protocol.messages.produce_response import ProduceResponse
 from protocol.messages.request_header import RequestHeader
@@ -116,6 +126,7 @@ API_SPECS: dict[int, ApiSpec] = {
     20: ApiSpec(20, 'DeleteTopics', DeleteTopicsRequest, DeleteTopicsResponse),
     21: ApiSpec(21, 'DeleteRecords', DeleteRecordsRequest, DeleteRecordsResponse),
     22: ApiSpec(22, 'InitProducerId', InitProducerIdRequest, InitProducerIdResponse),
+    23: ApiSpec(23, 'OffsetForLeaderEpoch', OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse),
     24: ApiSpec(24, 'AddPartitionsToTxn', AddPartitionsToTxnRequest, AddPartitionsToTxnResponse),
     25: ApiSpec(25, 'AddOffsetsToTxn', AddOffsetsToTxnRequest, AddOffsetsToTxnResponse),
     26: ApiSpec(26, 'EndTxn', EndTxnRequest, EndTxnResponse),
@@ -123,9 +134,12 @@ API_SPECS: dict[int, ApiSpec] = {
     28: ApiSpec(28, 'TxnOffsetCommit', TxnOffsetCommitRequest, TxnOffsetCommitResponse),
     32: ApiSpec(32, 'DescribeConfigs', DescribeConfigsRequest, DescribeConfigsResponse),
     33: ApiSpec(33, 'AlterConfigs', AlterConfigsRequest, AlterConfigsResponse),
+    34: ApiSpec(34, 'AlterReplicaLogDirs', AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse),
+    35: ApiSpec(35, 'DescribeLogDirs', DescribeLogDirsRequest, DescribeLogDirsResponse),
     36: ApiSpec(36, 'SaslAuthenticate', SaslAuthenticateRequest, SaslAuthenticateResponse),
     37: ApiSpec(37, 'CreatePartitions', CreatePartitionsRequest, CreatePartitionsResponse),
     42: ApiSpec(42, 'DeleteGroups', DeleteGroupsRequest, DeleteGroupsResponse),
+    43: ApiSpec(43, 'ElectLeaders', ElectLeadersRequest, ElectLeadersResponse),
     44: ApiSpec(44, 'IncrementalAlterConfigs', IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
     45: ApiSpec(45, 'AlterPartitionReassignments', AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
     46: ApiSpec(46, 'ListPartitionReassignments', ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
@@ -134,6 +148,7 @@ API_SPECS: dict[int, ApiSpec] = {
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
     65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
     66: ApiSpec(66, 'ListTransactions', ListTransactionsRequest, ListTransactionsResponse),
+    75: ApiSpec(75, 'DescribeTopicPartitions', DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
 }
 
 __all__ = [
@@ -145,6 +160,8 @@ __all__ = [
     'AlterConfigsResponse',
     'AlterPartitionReassignmentsRequest',
     'AlterPartitionReassignmentsResponse',
+    'AlterReplicaLogDirsRequest',
+    'AlterReplicaLogDirsResponse',
     'ApiVersionsRequest',
     'ApiVersionsResponse',
     'ConsumerProtocolAssignment',
@@ -166,10 +183,16 @@ __all__ = [
     'DescribeConfigsResponse',
     'DescribeGroupsRequest',
     'DescribeGroupsResponse',
+    'DescribeLogDirsRequest',
+    'DescribeLogDirsResponse',
     'DescribeProducersRequest',
     'DescribeProducersResponse',
+    'DescribeTopicPartitionsRequest',
+    'DescribeTopicPartitionsResponse',
     'DescribeTransactionsRequest',
     'DescribeTransactionsResponse',
+    'ElectLeadersRequest',
+    'ElectLeadersResponse',
     'EndTxnMarker',
     'EndTxnRequest',
     'EndTxnResponse',
@@ -207,6 +230,8 @@ __all__ = [
     'OffsetDeleteResponse',
     'OffsetFetchRequest',
     'OffsetFetchResponse',
+    'OffsetForLeaderEpochRequest',
+    'OffsetForLeaderEpochResponse',
     'ProduceRequest',
     'ProduceResponse',
     'RequestHeader',

@@ -1,0 +1,118 @@
+"""ElectLeadersRequest (API key 43)
+
+Generated from `schemas/ElectLeadersRequest.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class TopicPartitions:
+    topic: str = ''
+    partitions: list[int] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> TopicPartitions:
+        o = cls()
+        if v <= 1:
+            o.topic = r.string()
+        else:
+            o.topic = r.compact_string()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Partitions')
+            else:
+                o.partitions = [r.int32() for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                raise InvalidValueError('null in non-nullable array Partitions')
+            else:
+                o.partitions = [r.int32() for _ in range(n)]
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v <= 1:
+            w.string(self.topic)
+        else:
+            w.compact_string(self.topic)
+        if v <= 1:
+            w.array_length(self.partitions)
+            for partitions_item in self.partitions:
+                w.int32(partitions_item)
+        else:
+            w.compact_array_length(self.partitions)
+            for partitions_item in self.partitions:
+                w.int32(partitions_item)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class ElectLeadersRequest(Message):
+    NAME: ClassVar[str] = 'ElectLeadersRequest'
+    API_KEY: ClassVar[int] = 43
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 2
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    election_type: int = 0
+    topic_partitions: list[TopicPartitions] | None = field(default_factory=list)
+    timeout_ms: int = 60000
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> ElectLeadersRequest:
+        o = cls()
+        if v >= 1:
+            o.election_type = r.int8()
+        if v <= 1:
+            n = r.array_length()
+            if n < 0:
+                o.topic_partitions = None
+            else:
+                o.topic_partitions = [TopicPartitions.read(r, v) for _ in range(n)]
+        else:
+            n = r.compact_array_length()
+            if n < 0:
+                o.topic_partitions = None
+            else:
+                o.topic_partitions = [TopicPartitions.read(r, v) for _ in range(n)]
+        o.timeout_ms = r.int32()
+        if v >= 2:
+            for _ in range(r.uvarint()):
+                tag, sub = r.tagged_field_header()
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        if v >= 1:
+            w.int8(self.election_type)
+        if v <= 1:
+            w.array_length(self.topic_partitions)
+            if self.topic_partitions is not None:
+                for topic_partitions_item in self.topic_partitions:
+                    topic_partitions_item.write(w, v)
+        else:
+            w.compact_array_length(self.topic_partitions)
+            if self.topic_partitions is not None:
+                for topic_partitions_item in self.topic_partitions:
+                    topic_partitions_item.write(w, v)
+        w.int32(self.timeout_ms)
+        if v >= 2:
+            w.tagged_fields(self.unknown_tagged_fields)
