@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from protocol.record_batch import BatchHeader, TimestampType
 
 from .append_signal import AppendSignal
@@ -42,7 +43,6 @@ from .record_validation import TimestampBounds, check_records, header_timestamps
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
-INT32_MAX = 2**31 - 1
 
 class LogPersistence(Protocol):
     """Engine-specific side effects of log changes."""

@@ -24,6 +24,7 @@ from typing import NamedTuple, Protocol
 from crc32c import crc32c
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from protocol.record_batch import BatchHeader, ControlType
 
 from .engine import AppendOrigin, AppendResult
@@ -41,7 +42,6 @@ DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
 EXPIRATION_CHECK_INTERVAL_MS = 600_000
 SNAPSHOTS_TO_KEEP = 3
 SNAPSHOT_SUFFIX = ".snapshot"
-INT32_MAX = 2**31 - 1
 NO_EPOCH = -1
 
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
-from coordinator.transaction.metadata import TopicPartition
 from protocol.errors import ErrorCode
 from protocol.record_batch import ControlType, build_control_batch
+from storage.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
     from storage.clock import Clock

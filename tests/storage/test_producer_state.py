@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from storage.clock import ManualClock
 from storage.engine import AbortedTransaction, AppendOrigin, AppendResult
 from storage.errors import (
@@ -23,7 +24,6 @@ from storage.producer_state import decode_snapshot, encode_snapshot, read_contro
 from storage.txn_index import ENTRY_SIZE
 from tests.storage.storage_helpers import Harness, make_batch
 
-INT32_MAX = 2**31 - 1
 PID = 1000
 TS = 1_700_000_000_000
 
