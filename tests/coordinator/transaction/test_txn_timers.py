@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from coordinator.transaction import TransactionConfig, TransactionState
+from coordinator.transaction import TransactionState
 from coordinator.transaction.service import TICK_MS, run_ticks
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import Env, answered, begin, init, run_ready
+from tests.coordinator.transaction.txn_helpers import Env, answered, begin, init, run_ready, txn_config
 
 S = TransactionState
 E = ErrorCode
@@ -19,7 +19,7 @@ BACKOFF_MS = 100
 
 @pytest.fixture
 def env() -> Env:
-    return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=BACKOFF_MS, concurrent_wait_ms=0))
+    return Env(config=txn_config(num_partitions=4, retry_backoff_ms=BACKOFF_MS, concurrent_wait_ms=0))
 
 
 async def test_marker_retry_waits_the_backoff_on_the_clock(env: Env) -> None:

@@ -9,9 +9,17 @@ import asyncio
 
 import pytest
 
-from coordinator.transaction import TransactionConfig, TransactionState
+from coordinator.transaction import TransactionState
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, answered, begin, init, run_ready
+from tests.coordinator.transaction.txn_helpers import (
+    TIMEOUT_MS,
+    Env,
+    answered,
+    begin,
+    init,
+    run_ready,
+    txn_config,
+)
 
 S = TransactionState
 E = ErrorCode
@@ -19,7 +27,7 @@ E = ErrorCode
 
 @pytest.fixture
 def env() -> Env:
-    return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=2_000))
+    return Env(config=txn_config(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=2_000))
 
 
 async def _release_soon(gate: asyncio.Event) -> None:
