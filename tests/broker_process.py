@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -113,3 +114,20 @@ class BrokerProcess:
     @property
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
+
+
+def shared_broker(data_dir: Path, overrides: dict[str, str] | None = None) -> Iterator[BrokerProcess]:
+    """For a fixture whose broker several tests share: started, then stopped cleanly."""
+    proc = BrokerProcess(data_dir, overrides)
+    proc.start()
+    yield proc
+    proc.stop()
+
+
+def own_broker(data_dir: Path, overrides: dict[str, str] | None = None) -> Iterator[BrokerProcess]:
+    """For a fixture whose broker one test may kill and restart: killed if still running."""
+    proc = BrokerProcess(data_dir, overrides)
+    proc.start()
+    yield proc
+    if proc.alive:
+        proc.kill()

@@ -72,11 +72,8 @@ class FakeServices:
 
     config: Config
     router: Router
+    request_queue: RequestQueue
     connections: set[KafkaConnection] = field(default_factory=set)
-    request_queue: RequestQueue = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
 
 
 class HeldHandler:
@@ -118,8 +115,8 @@ async def settle() -> None:
 def fake_services(max_in_flight: int, queued_max_requests: int = 500) -> FakeServices:
     router = Router()
     router.add(API_VERSIONS, HeldHandler())
-    config = Config({"connection.max.in.flight.requests": max_in_flight, "queued.max.requests": queued_max_requests})
-    return FakeServices(config, router)
+    config = Config({"connection.max.in.flight.requests": max_in_flight})
+    return FakeServices(config, router, RequestQueue(queued_max_requests))
 
 
 def make_conn(max_in_flight: int, services: FakeServices | None = None) -> Conn:

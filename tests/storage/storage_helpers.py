@@ -1,4 +1,4 @@
-"""Test helpers shared by the storage tests (a unique module name avoids conftest clashes)."""
+"""Helpers shared by the storage tests: one engine of either kind on a ManualClock, and record batches."""
 
 from __future__ import annotations
 

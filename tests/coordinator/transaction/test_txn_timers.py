@@ -10,7 +10,15 @@ import pytest
 from coordinator.transaction import TransactionState
 from coordinator.transaction.service import TICK_MS, run_ticks
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import Env, answered, begin, init, run_ready, txn_config
+from tests.coordinator.transaction.txn_helpers import (
+    Env,
+    answered,
+    begin,
+    begun_with_markers_held,
+    init,
+    run_ready,
+    txn_config,
+)
 
 S = TransactionState
 E = ErrorCode
@@ -43,10 +51,7 @@ async def test_marker_retry_waits_the_backoff_on_the_clock(env: Env) -> None:
 
 async def test_complete_append_retry_waits_the_backoff_on_the_clock(env: Env) -> None:
     env.config.complete_merge_window_ms = 0
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("a", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("a", 0))
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
     env.log.fail_next = 1  # the CompleteAbort append fails once
     env.writer.gate.set()

@@ -73,6 +73,18 @@ async def begin(coord: TransactionCoordinator, tid: str, pid: int, epoch: int, *
     assert err == ErrorCode.NONE, err
 
 
+async def begun_with_markers_held(
+    env: Env, tid: str, partition: tuple[str, int]
+) -> tuple[TransactionCoordinator, int, int]:
+    """A coordinator with `tid` in a transaction on `partition` whose marker writes wait
+    for `env.writer.gate` to be set."""
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, tid)
+    await begin(coord, tid, pid, epoch, partition)
+    env.writer.gate = asyncio.Event()
+    return coord, pid, epoch
+
+
 async def run_ready(rounds: int = 20) -> None:
     """Let every task that can run without the clock moving run (no wall-clock wait)."""
     for _ in range(rounds):
