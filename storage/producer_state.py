@@ -38,7 +38,6 @@ from .files import write_atomically
 from .txn_index import AbortedTxn
 
 NUM_BATCHES_TO_RETAIN = 5
-DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
 EXPIRATION_CHECK_INTERVAL_MS = 600_000
 SNAPSHOTS_TO_KEEP = 3
 SNAPSHOT_SUFFIX = ".snapshot"
@@ -252,7 +251,7 @@ class ProducerStateManager:
         self,
         snapshots: SnapshotStore | None = None,
         *,
-        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: int,
     ) -> None:
         self.snapshots: SnapshotStore = snapshots if snapshots is not None else MemorySnapshotStore()
         self.expiration_ms = producer_id_expiration_ms

@@ -24,6 +24,7 @@ from protocol.codec import Reader
 from protocol.messages.transaction_log_value import TransactionLogValue
 from storage.clock import ManualClock
 from storage.memory import MemoryStorage
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.coordinator.transaction.txn_helpers import txn_config
 
 
@@ -112,7 +113,7 @@ async def test_replay_last_record_wins_and_tombstones_delete() -> None:
 
 
 async def test_engine_store_round_trip() -> None:
-    engine = MemoryStorage()
+    engine = MemoryStorage(producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     store = StorageCoordinatorLog(engine, TRANSACTION_STATE_TOPIC, 3, ManualClock(), TOPIC_CONFIGS)
     assert await store.replay(0) == []
     assert not store.exists()  # reading does not create the topic
