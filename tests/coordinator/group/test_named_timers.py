@@ -6,10 +6,14 @@ from coordinator.group.timers import NamedTimers
 from storage.clock import ManualClock
 
 
-def test_a_timer_fires_once_its_delay_has_passed_on_the_clock() -> None:
+def timers_on_a_manual_clock() -> tuple[ManualClock, NamedTimers, list[str]]:
+    """A clock, timers on it, and the list their actions append to."""
     clock = ManualClock()
-    timers = NamedTimers(clock)
-    fired: list[str] = []
+    return clock, NamedTimers(clock), []
+
+
+def test_a_timer_fires_once_its_delay_has_passed_on_the_clock() -> None:
+    clock, timers, fired = timers_on_a_manual_clock()
     timers.schedule("a", 100, lambda: fired.append("a"))
     clock.advance(99)
     assert fired == []
@@ -20,9 +24,7 @@ def test_a_timer_fires_once_its_delay_has_passed_on_the_clock() -> None:
 
 
 def test_a_new_timer_replaces_the_one_of_the_same_name() -> None:
-    clock = ManualClock()
-    timers = NamedTimers(clock)
-    fired: list[str] = []
+    clock, timers, fired = timers_on_a_manual_clock()
     timers.schedule(("heartbeat", "g", "m"), 100, lambda: fired.append("first"))
     clock.advance(50)
     timers.schedule(("heartbeat", "g", "m"), 100, lambda: fired.append("second"))
@@ -33,9 +35,7 @@ def test_a_new_timer_replaces_the_one_of_the_same_name() -> None:
 
 
 def test_cancelled_timers_never_fire() -> None:
-    clock = ManualClock()
-    timers = NamedTimers(clock)
-    fired: list[str] = []
+    clock, timers, fired = timers_on_a_manual_clock()
     for key in ("a", "b", "c"):
         timers.schedule(key, 10, lambda key=key: fired.append(key))
     timers.cancel("a")
@@ -50,9 +50,7 @@ def test_cancelled_timers_never_fire() -> None:
 
 
 def test_a_failing_timer_does_not_stop_the_others() -> None:
-    clock = ManualClock()
-    timers = NamedTimers(clock)
-    fired: list[str] = []
+    clock, timers, fired = timers_on_a_manual_clock()
 
     def fail() -> None:
         raise RuntimeError("boom")
