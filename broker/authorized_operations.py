@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from protocol.limits import INT32_MIN
+
 
 class AclOperation(IntEnum):
     READ = 3
@@ -31,7 +33,7 @@ class ResourceType(IntEnum):
 
 
 # The value sent when the client did not ask for the operations (the schemas' default).
-OMITTED = -(2**31)
+OMITTED = INT32_MIN
 
 _A = AclOperation
 SUPPORTED_OPERATIONS: dict[ResourceType, frozenset[AclOperation]] = {

@@ -50,9 +50,14 @@ _SETTINGS = [
     Setting("delete.topic.enable", _bool, True, "Allow DeleteTopics."),
     Setting("socket.request.max.bytes", int, 104857600, "The largest request frame accepted."),
     Setting("message.max.bytes", int, 1048588, "The largest record batch a topic accepts by default."),
-    # Not Kafka's queued.max.requests (the broker-wide queue between its network and request
-    # handler threads, which this broker does not have): Kafka handles one request per
-    # connection at a time, this broker pipelines up to this many.
+    Setting(
+        "queued.max.requests",
+        int,
+        500,
+        "Requests read from the network and not yet handled, over all connections; at this many "
+        "every connection stops reading until one is handled.",
+    ),
+    # Kafka handles one request per connection at a time; this broker pipelines up to this many.
     Setting(
         "connection.max.in.flight.requests",
         int,

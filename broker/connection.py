@@ -5,7 +5,8 @@ do their order-sensitive work, such as appending to a log, before their first su
 and tasks start in creation order), while responses wait for every earlier one. At most
 `connection.max.in.flight.requests` are handled at once: frames read beyond that wait their
 turn, and reading pauses until a response goes out. Reading also pauses while the peer does
-not read our responses (the transport's pause_writing).
+not read our responses (the transport's pause_writing), and while the broker-wide
+`queued.max.requests` is reached (`broker/request_queue.py`).
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ class KafkaConnection(asyncio.Protocol):
         self.services = services
         self.listener = listener
         self.frames = FrameReader(services.config.max_frame_bytes)
-        self.max_in_flight = max(1, int(services.config.get("connection.max.in.flight.requests")))
+        self.max_in_flight = max(1, services.config.get_int("connection.max.in.flight.requests"))
+        self.queue = services.request_queue
         self.transport: asyncio.Transport | None = None
         self.info: ConnectionInfo | None = None
         self.pending: deque[_Slot] = deque()
@@ -75,11 +77,15 @@ class KafkaConnection(asyncio.Protocol):
         peer_text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
         self.services.connections.add(self)
+        self.queue.subscribe(self._update_reading)
         log.info("connection opened", conn=self.info.connection_id, peer=peer_text, listener=self.listener)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        # Frames never dispatched leave the queue here; dispatched ones when their task ends.
+        self.queue.done(len(self.backlog))
         self.backlog.clear()
+        self.queue.unsubscribe(self._update_reading)
         self.services.connections.discard(self)
         for task in self.tasks:
             task.cancel()
@@ -103,31 +109,35 @@ class KafkaConnection(asyncio.Protocol):
             self.close("bad frame", exc)
             return
         self.backlog.extend(frames)
+        self.queue.add(len(frames))
         self._dispatch_backlog()
         self._update_reading()
 
     def _dispatch_backlog(self) -> None:
         while self.backlog and len(self.pending) < self.max_in_flight and not self.closing:
-            self._dispatch(self.backlog.popleft())
+            if not self._dispatch(self.backlog.popleft()):
+                # Answered at once, refused, or the connection closed: handled either way.
+                self.queue.done()
 
     # -- requests -------------------------------------------------------------------------
-    def _dispatch(self, frame: Frame) -> None:
+    def _dispatch(self, frame: Frame) -> bool:
+        """Start the request's handler; False if no handler was started."""
         assert self.info is not None
         if len(frame) < _HEADER_PREFIX.size:
             self.close("request shorter than its header", size=len(frame))
-            return
+            return False
         api_key, version, correlation_id = _HEADER_PREFIX.unpack_from(frame)
         route = self.services.router.route(api_key)
         if route is None:
             self.close("unknown API key", api_key=api_key, api_version=version)
-            return
+            return False
         if not route.serves(version):
             if api_key == API_VERSIONS_KEY:
                 # Unparsed, answered at v0 with the versions we do serve (KIP-511).
                 self._answer_unsupported_api_versions(correlation_id, route.min_version, route.max_version)
             else:
                 self.close("unsupported version", api_key=api_key, api_version=version)
-            return
+            return False
         api = route.api
         try:
             reader = Reader(frame)
@@ -135,13 +145,18 @@ class KafkaConnection(asyncio.Protocol):
             request = api.request.read(reader, version)
         except DecodeError as exc:
             self.close("malformed request", exc, api_key=api_key, api_version=version)
-            return
+            return False
         ctx = RequestContext(self.services, self.info, api_key, version, correlation_id, header.client_id)
         slot = _Slot()
         self.pending.append(slot)
         task = asyncio.get_running_loop().create_task(self._run(slot, ctx, request))
         self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._task_done)
+        return True
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        self.queue.done()
 
     async def _run(self, slot: _Slot, ctx: RequestContext, request: Message) -> None:
         route = self.services.router.routes[ctx.api_key]
@@ -217,7 +232,7 @@ class KafkaConnection(asyncio.Protocol):
     def _update_reading(self) -> None:
         if self.transport is None or self.closing or self.draining:
             return
-        should_pause = self.writing_paused or len(self.pending) >= self.max_in_flight
+        should_pause = self.writing_paused or len(self.pending) >= self.max_in_flight or self.queue.full
         if should_pause and not self.reading_paused:
             self.transport.pause_reading()
             self.reading_paused = True

@@ -24,11 +24,11 @@ from pathlib import Path
 
 from broker.config import ConfigError as SettingsError
 from broker.logging import get_logger
+from protocol.limits import INT32_MAX, INT64_MAX
 from storage.errors import ConfigError
 from storage.files import write_atomically
 from storage.topic_config import (
     CONFIG_DEFS,
-    LONG_MAX,
     TOPIC_CONFIG_SYNONYMS,
     ConfigDef,
     ConfigType,
@@ -43,7 +43,6 @@ log = get_logger("odradek.dynamic_config")
 DYNAMIC_CONFIG_FILE = "dynamic-configs.json"
 
 _T = ConfigType
-INT_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +107,8 @@ _LISTENER_DEFS = [
     _d("sasl.login.refresh.window.jitter", _T.DOUBLE, "0.05"),
     _d("sasl.login.refresh.min.period.seconds", _T.SHORT, "60"),
     _d("sasl.login.refresh.buffer.seconds", _T.SHORT, "300"),
-    _d("max.connections", _T.INT, str(INT_MAX), at_least(0)),
-    _d("max.connection.creation.rate", _T.INT, str(INT_MAX), at_least(0)),
+    _d("max.connections", _T.INT, str(INT32_MAX), at_least(0)),
+    _d("max.connection.creation.rate", _T.INT, str(INT32_MAX), at_least(0)),
     _d("num.network.threads", _T.INT, "3", at_least(1)),
 ]
 # Listener settings that may still be set cluster-wide (Kafka's CLUSTER_LEVEL_LISTENER_CONFIGS).
@@ -139,7 +138,7 @@ _OTHER_DEFS = [
     _d("num.recovery.threads.per.data.dir", _T.INT, "2", at_least(1)),
     _d("background.threads", _T.INT, "10", at_least(1)),
     # SocketServer
-    _d("max.connections.per.ip", _T.INT, str(INT_MAX), at_least(0)),
+    _d("max.connections.per.ip", _T.INT, str(INT32_MAX), at_least(0)),
     _d("max.connections.per.ip.overrides", _T.STRING, ""),
     # producer state, metrics, config providers, replication, quotas
     _d("producer.id.expiration.ms", _T.INT, "86400000", at_least(1)),
@@ -147,14 +146,14 @@ _OTHER_DEFS = [
     _d("metric.reporters", _T.LIST, ""),
     _d("config.providers", _T.LIST, ""),
     _d("follower.fetch.last.tiered.offset.enable", _T.BOOLEAN, "false"),
-    _d("leader.replication.throttled.rate", _T.LONG, str(LONG_MAX), at_least(0)),
-    _d("follower.replication.throttled.rate", _T.LONG, str(LONG_MAX), at_least(0)),
-    _d("replica.alter.log.dirs.io.max.bytes.per.second", _T.LONG, str(LONG_MAX), at_least(0)),
+    _d("leader.replication.throttled.rate", _T.LONG, str(INT64_MAX), at_least(0)),
+    _d("follower.replication.throttled.rate", _T.LONG, str(INT64_MAX), at_least(0)),
+    _d("replica.alter.log.dirs.io.max.bytes.per.second", _T.LONG, str(INT64_MAX), at_least(0)),
     # DynamicRemoteLogConfig
     _d("remote.log.index.file.cache.total.size.bytes", _T.LONG, "1073741824", at_least(1)),
     _d("remote.fetch.max.wait.ms", _T.INT, "500", at_least(1)),
-    _d("remote.log.manager.copy.max.bytes.per.second", _T.LONG, str(LONG_MAX), at_least(1)),
-    _d("remote.log.manager.fetch.max.bytes.per.second", _T.LONG, str(LONG_MAX), at_least(1)),
+    _d("remote.log.manager.copy.max.bytes.per.second", _T.LONG, str(INT64_MAX), at_least(1)),
+    _d("remote.log.manager.fetch.max.bytes.per.second", _T.LONG, str(INT64_MAX), at_least(1)),
     _d("remote.list.offsets.request.timeout.ms", _T.LONG, "30000", at_least(1)),
     _d("remote.log.manager.copier.thread.pool.size", _T.INT, "10", at_least(1)),
     _d("remote.log.manager.expiration.thread.pool.size", _T.INT, "10", at_least(1)),
@@ -185,7 +184,7 @@ _SYNONYM_GROUPS = [
 ]
 # Kafka's defaults of those other names; the `.ms` names themselves default to null.
 SYNONYM_DEFAULTS = {"log.roll.hours": "168", "log.roll.jitter.hours": "0", "log.retention.hours": "168",
-                    "log.flush.scheduler.interval.ms": str(LONG_MAX)}
+                    "log.flush.scheduler.interval.ms": str(INT64_MAX)}
 NULL_DEFAULTS = frozenset({"log.roll.ms", "log.roll.jitter.ms", "log.retention.ms", "log.flush.interval.ms"})
 
 

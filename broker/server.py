@@ -56,10 +56,10 @@ class Server:
             config.data_dir,
             clock=self.clock,
             broker_defaults=effective_topic_defaults(topic_defaults(config), dynamic),
-            producer_id_expiration_ms=int(config.get("producer.id.expiration.ms")),
+            producer_id_expiration_ms=config.get_ms("producer.id.expiration.ms"),
             internal_segment_bytes={
-                "__consumer_offsets": int(config.get("offsets.topic.segment.bytes")),
-                "__transaction_state": int(config.get("transaction.state.log.segment.bytes")),
+                "__consumer_offsets": config.get_int("offsets.topic.segment.bytes"),
+                "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
         # The group coordinator first: the transaction coordinator's marker writes tell it

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
+from broker.request_queue import RequestQueue
 from broker.router import Router
 from storage.clock import Clock
 from storage.engine import StorageEngine
@@ -32,6 +33,10 @@ class Services:
     dynamic_configs: DynamicConfigs
     fetch_sessions: FetchSessionCache
     connections: set[KafkaConnection] = field(default_factory=set)
+    request_queue: RequestQueue = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
 
     @property
     def node_id(self) -> int:

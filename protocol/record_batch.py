@@ -17,6 +17,8 @@ from typing import NamedTuple
 import cramjam
 from crc32c import crc32c
 
+from .limits import INT32_MAX
+
 # --- layout ---------------------------------------------------------------------------
 
 HEADER = struct.Struct(">qiibIhiqqqhii")
@@ -41,7 +43,6 @@ NO_PRODUCER_EPOCH = -1
 NO_SEQUENCE = -1
 NO_TIMESTAMP = -1
 NO_PARTITION_LEADER_EPOCH = -1
-INT32_MAX = 2**31 - 1
 
 _I64 = struct.Struct(">q")
 _I32 = struct.Struct(">i")

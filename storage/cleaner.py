@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX, INT64_MAX
 from protocol.record_batch import BatchHeader, Record
 
 from .log import Log
@@ -48,8 +49,7 @@ from .segment import LogSegment
 
 logger = logging.getLogger(__name__)
 
-INT32_MAX = 2**31 - 1
-NO_HORIZON = 2**63 - 1
+NO_HORIZON = INT64_MAX
 Runner = Callable[..., Awaitable[Any]]
 
 

@@ -38,7 +38,7 @@ from .log_loader import (
     read_offset_file,
 )
 from .log_manager import LogManager
-from .producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, FileSnapshotStore, ProducerStateManager
+from .producer_state import FileSnapshotStore, ProducerStateManager
 from .segment import (
     CLEANED_SUFFIX,
     INDEX_SUFFIX,
@@ -129,7 +129,7 @@ class FileStorage(LogManager):
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
-        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
@@ -148,7 +148,7 @@ class FileStorage(LogManager):
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
-        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> FileStorage:
         """Load the catalog and every partition (recovering after an unclean shutdown)."""

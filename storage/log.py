@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from protocol.record_batch import BatchHeader, TimestampType
 
 from .append_signal import AppendSignal
@@ -42,7 +43,6 @@ from .record_validation import TimestampBounds, check_records, header_timestamps
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
-INT32_MAX = 2**31 - 1
 
 class LogPersistence(Protocol):
     """Engine-specific side effects of log changes."""
@@ -82,7 +82,7 @@ class Log:
         flusher: GroupCommitFlusher,
         persistence: LogPersistence,
         log_start_offset: int = 0,
-        producer_state: ProducerStateManager | None = None,
+        producer_state: ProducerStateManager,
         max_snapshot_offset: int | None = None,
         segment_bytes_override: int | None = None,
         cleaner_checkpoint: int = 0,
@@ -101,7 +101,7 @@ class Log:
         self._segment_bytes_override = segment_bytes_override
         self._next_offset = segments[-1].next_offset
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
-        self.producer_state = producer_state if producer_state is not None else ProducerStateManager()
+        self.producer_state = producer_state
         # After a crash only snapshots at or below the recovery point are trusted.
         rebuild_producer_state(
             self.producer_state,

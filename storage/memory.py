@@ -15,7 +15,7 @@ from .clock import Clock
 from .engine import TopicInfo
 from .log import Log
 from .log_manager import LogManager
-from .producer_state import DEFAULT_PRODUCER_ID_EXPIRATION_MS, MemorySnapshotStore, ProducerStateManager
+from .producer_state import MemorySnapshotStore, ProducerStateManager
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -69,7 +69,7 @@ class MemoryStorage(LogManager):
         clock: Clock | None = None,
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
-        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,

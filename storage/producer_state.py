@@ -24,6 +24,7 @@ from typing import NamedTuple, Protocol
 from crc32c import crc32c
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from protocol.record_batch import BatchHeader, ControlType
 
 from .engine import AppendOrigin, AppendResult
@@ -37,11 +38,9 @@ from .files import write_atomically
 from .txn_index import AbortedTxn
 
 NUM_BATCHES_TO_RETAIN = 5
-DEFAULT_PRODUCER_ID_EXPIRATION_MS = 86_400_000
 EXPIRATION_CHECK_INTERVAL_MS = 600_000
 SNAPSHOTS_TO_KEEP = 3
 SNAPSHOT_SUFFIX = ".snapshot"
-INT32_MAX = 2**31 - 1
 NO_EPOCH = -1
 
 
@@ -252,7 +251,7 @@ class ProducerStateManager:
         self,
         snapshots: SnapshotStore | None = None,
         *,
-        producer_id_expiration_ms: int = DEFAULT_PRODUCER_ID_EXPIRATION_MS,
+        producer_id_expiration_ms: int,
     ) -> None:
         self.snapshots: SnapshotStore = snapshots if snapshots is not None else MemorySnapshotStore()
         self.expiration_ms = producer_id_expiration_ms

@@ -11,12 +11,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any
 
-from .errors import ConfigError
+from protocol.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 
-INT_MAX = 2**31 - 1
-INT_MIN = -(2**31)
-LONG_MAX = 2**63 - 1
-LONG_MIN = -(2**63)
+from .errors import ConfigError
 
 
 class ConfigType(IntEnum):
@@ -96,20 +93,20 @@ CONFIG_DEFS: dict[str, ConfigDef] = _defs(
     ConfigDef("compression.zstd.level", _T.INT, "3", between(-131072, 22)),
     ConfigDef("delete.retention.ms", _T.LONG, "86400000", at_least(0)),
     ConfigDef("file.delete.delay.ms", _T.LONG, "60000", at_least(0)),
-    ConfigDef("flush.messages", _T.LONG, str(LONG_MAX), at_least(1)),
-    ConfigDef("flush.ms", _T.LONG, str(LONG_MAX), at_least(0)),
+    ConfigDef("flush.messages", _T.LONG, str(INT64_MAX), at_least(1)),
+    ConfigDef("flush.ms", _T.LONG, str(INT64_MAX), at_least(0)),
     ConfigDef("follower.replication.throttled.replicas", _T.LIST, ""),
     ConfigDef("leader.replication.throttled.replicas", _T.LIST, ""),
     ConfigDef("index.interval.bytes", _T.INT, "4096", at_least(0)),
     ConfigDef("local.retention.bytes", _T.LONG, "-2", at_least(-2)),
     ConfigDef("local.retention.ms", _T.LONG, "-2", at_least(-2)),
-    ConfigDef("max.compaction.lag.ms", _T.LONG, str(LONG_MAX), at_least(1)),
+    ConfigDef("max.compaction.lag.ms", _T.LONG, str(INT64_MAX), at_least(1)),
     ConfigDef("max.message.bytes", _T.INT, "1048588", at_least(0)),
     ConfigDef("message.downconversion.enable", _T.BOOLEAN, "true"),
     ConfigDef("message.format.version", _T.STRING, "3.0-IV1"),
-    ConfigDef("message.timestamp.after.max.ms", _T.LONG, str(LONG_MAX), at_least(0)),
-    ConfigDef("message.timestamp.before.max.ms", _T.LONG, str(LONG_MAX), at_least(0)),
-    ConfigDef("message.timestamp.difference.max.ms", _T.LONG, str(LONG_MAX), at_least(0)),
+    ConfigDef("message.timestamp.after.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
+    ConfigDef("message.timestamp.before.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
+    ConfigDef("message.timestamp.difference.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
     ConfigDef("message.timestamp.type", _T.STRING, "CreateTime", one_of("CreateTime", "LogAppendTime")),
     ConfigDef("min.cleanable.dirty.ratio", _T.DOUBLE, "0.5", between(0.0, 1.0)),
     ConfigDef("min.compaction.lag.ms", _T.LONG, "0", at_least(0)),
@@ -169,7 +166,7 @@ def parse_value(d: ConfigDef, raw: str) -> Any:
     try:
         if d.type in (ConfigType.INT, ConfigType.LONG, ConfigType.SHORT):
             value: Any = int(text)
-            lo, hi = (INT_MIN, INT_MAX) if d.type == ConfigType.INT else (LONG_MIN, LONG_MAX)
+            lo, hi = (INT32_MIN, INT32_MAX) if d.type == ConfigType.INT else (INT64_MIN, INT64_MAX)
             if d.type == ConfigType.SHORT:
                 lo, hi = -(2**15), 2**15 - 1
             if not lo <= value <= hi:

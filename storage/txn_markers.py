@@ -19,10 +19,10 @@ from protocol.record_batch import ControlType, build_control_batch
 from .clock import Clock
 from .engine import AppendOrigin, StorageEngine
 from .errors import StorageError
+from .topic_partition import TopicPartition
 
 logger = logging.getLogger(__name__)
 
-TopicPartition = tuple[str, int]
 # (partition, producer id, committed): awaited after the marker is durable.
 MarkerListener = Callable[[TopicPartition, int, bool], Awaitable[None]]
 

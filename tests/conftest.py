@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from odradek.testing import OdradekBroker
+from tests.broker_process import own_broker, shared_broker
 
 # The plugin users get through the `pytest11` entry point, loaded by name here because the
 # checkout under test may not be the installed one.
@@ -15,20 +16,13 @@ pytest_plugins = ["pytester", "odradek.pytest_plugin"]
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OdradekBroker]:
     """One broker shared by the tests that don't restart it."""
-    proc = OdradekBroker(tmp_path_factory.mktemp("shared") / "data")
-    proc.start()
-    yield proc
-    proc.stop()
+    yield from shared_broker(tmp_path_factory.mktemp("shared") / "data")
 
 
 @pytest.fixture
 def fresh_broker(tmp_path: Path) -> Iterator[OdradekBroker]:
     """A broker of the test's own, free to be killed and restarted."""
-    proc = OdradekBroker(tmp_path / "data")
-    proc.start()
-    yield proc
-    if proc.alive:
-        proc.kill()
+    yield from own_broker(tmp_path / "data")
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ transaction?) and whose other transactions are added as from a producer."""
 from __future__ import annotations
 
 from broker.context import RequestContext
-from coordinator.transaction import TopicPartition, TransactionCoordinator
+from coordinator.transaction import TransactionCoordinator
 from protocol.errors import ErrorCode
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
 from protocol.messages.add_partitions_to_txn_response import (
@@ -15,6 +15,7 @@ from protocol.messages.add_partitions_to_txn_response import (
     AddPartitionsToTxnTopicResult,
 )
 from storage.errors import UnknownTopicOrPartitionError
+from storage.topic_partition import TopicPartition
 
 API_KEY = 24
 PRODUCER_FENCED_MIN_VERSION = 2

@@ -11,11 +11,11 @@ from coordinator.group.api import (
 )
 from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from coordinator.group.offset_manager import OffsetManager
-from coordinator.group.offsets import TopicPartition
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
 from coordinator.group.states import GroupState
 from coordinator.log import OFFSET_COMMIT, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
+from storage.topic_partition import TopicPartition
 
 
 class GroupAdmin:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
+from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode
+from storage.topic_partition import TopicPartition
 
 GROUP_TYPE_CLASSIC = "classic"
 

@@ -10,8 +10,9 @@ GroupCoordinator). The work is done by its parts, one job each:
 
 All state lives in memory and is rebuilt from `__consumer_offsets` on start. Records are
 appended (durably) before the state they describe changes. Timers (sessions, rebalance
-and sync timeouts, the initial rebalance delay, offset retention) run from `tick()` on the
-injected clock; `start()` drives it in the broker, tests call it after moving a ManualClock.
+and sync timeouts, the initial rebalance delay) are timers of the injected clock; the
+periodic offset-retention check runs from `tick()`, which `start()` calls every
+`offsets.retention.check.interval.ms` in the broker and tests call after moving a ManualClock.
 """
 
 from __future__ import annotations
@@ -42,14 +43,14 @@ from coordinator.group.join import JoinHandler
 from coordinator.group.members import MemberHandler
 from coordinator.group.metadata_manager import GroupMetadataManager
 from coordinator.group.offset_manager import OffsetManager
-from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
+from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.rebalance import Rebalancer
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.group.timers import drive
 from coordinator.log import CoordinatorLog
 from protocol.errors import ErrorCode
 from storage.clock import Clock
+from storage.topic_partition import TopicPartition
 
 log = structlog.get_logger("odradek.groups")
 
@@ -103,8 +104,15 @@ class GroupCoordinator:
         timers (the broker; tests call load() and tick() instead)."""
         if load:
             self.rt.spawn(self._load_logged())
-        rt = self.rt
-        self._runner = asyncio.get_running_loop().create_task(drive(self.tick, rt.timers, rt.clock, rt.wake))
+        self._runner = asyncio.get_running_loop().create_task(self._run_ticks())
+
+    async def _run_ticks(self) -> None:
+        while True:
+            await self.rt.clock.sleep(self.rt.config.offsets_retention_check_interval_ms)
+            try:
+                self.tick()
+            except Exception:
+                log.exception("group coordinator tick failed")
 
     async def _load_logged(self) -> None:
         try:
@@ -119,6 +127,7 @@ class GroupCoordinator:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._runner
             self._runner = None
+        self.rt.timers.cancel_all()
         if self.rt.tasks:
             await asyncio.wait(list(self.rt.tasks), timeout=5)
         # Kafka's onGroupUnloaded: waiting requests learn this broker no longer coordinates.
@@ -128,11 +137,8 @@ class GroupCoordinator:
                 member.complete_sync(SyncResult(ErrorCode.NOT_COORDINATOR))
 
     def tick(self) -> None:
-        """Run every timer that is due on the clock."""
+        """Start the offset-retention check if it is due (the deadlines fire on their own)."""
         now = self.rt.clock.monotonic_ms()
-        while due := self.rt.timers.pop_due(now):
-            for action in due:
-                action()
         if now >= self._next_cleanup_ms and self.rt.status is CoordinatorStatus.ACTIVE:
             self._next_cleanup_ms = now + self.rt.config.offsets_retention_check_interval_ms
             self.rt.spawn(self.offsets.cleanup_expired_offsets())

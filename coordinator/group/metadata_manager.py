@@ -7,12 +7,13 @@ import structlog
 
 from coordinator.group import records
 from coordinator.group.group import ClassicGroup, Member
-from coordinator.group.offsets import OffsetAndMetadata, TopicPartition
+from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.runtime import GroupRuntime
 from coordinator.group.states import GroupState
 from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
+from storage.topic_partition import TopicPartition
 
 log = structlog.get_logger("odradek.groups")
 

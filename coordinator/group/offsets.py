@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-TopicPartition = tuple[str, int]
+from storage.topic_partition import TopicPartition
 
 
 @dataclass(slots=True)

@@ -13,7 +13,7 @@ import structlog
 from coordinator.group.config import GroupConfig
 from coordinator.group.group import ClassicGroup
 from coordinator.group.states import GroupState
-from coordinator.group.timers import TimerQueue
+from coordinator.group.timers import NamedTimers
 from coordinator.log import CoordinatorLog, CoordinatorLogError, Producer, Record
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
@@ -36,10 +36,8 @@ class GroupRuntime:
         self.clock = clock
         self.config = config
         self.groups: dict[str, ClassicGroup] = {}
-        self.timers = TimerQueue()
+        self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
-        # Set when a timer is scheduled, so the driver recomputes its next deadline.
-        self.wake = asyncio.Event()
         self.tasks: set[asyncio.Task[Any]] = set()
 
     def partition_for(self, group_id: str) -> int:
@@ -77,8 +75,7 @@ class GroupRuntime:
     # --- timers on the injected clock --------------------------------------------------
 
     def schedule(self, key: Hashable, delay_ms: int, action: Callable[[], None]) -> None:
-        self.timers.schedule(key, self.clock.monotonic_ms() + delay_ms, action)
-        self.wake.set()
+        self.timers.schedule(key, delay_ms, action)
 
     # --- writes --------------------------------------------------------------------------
 

@@ -18,11 +18,12 @@ from coordinator.transaction.config import TransactionConfig
 from coordinator.transaction.coordinator import TransactionCoordinator
 from coordinator.transaction.describe import ListTransactionsResult, TransactionDescription
 from coordinator.transaction.markers import InMemoryMarkerWriter, MarkerWriter
-from coordinator.transaction.metadata import TopicPartition, TransactionMetadata
+from coordinator.transaction.metadata import TransactionMetadata
 from coordinator.transaction.producer_id import InitProducerIdResult
 from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from coordinator.transaction.state import VALID_PREVIOUS_STATES, TransactionState
 from coordinator.transaction.state_manager import CoordinatorStatus
+from storage.topic_partition import TopicPartition
 
 __all__ = [
     "TRANSACTION_STATE_TOPIC",

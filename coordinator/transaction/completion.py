@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING
 import structlog
 
 from coordinator.transaction.markers import MarkerOutcome, MarkerWriter, classify_marker_error
-from coordinator.transaction.metadata import TopicPartition, TransactionMetadata
+from coordinator.transaction.metadata import TransactionMetadata
 from coordinator.transaction.state import TransactionState
 from coordinator.transaction.state_manager import TransactionStateManager, release
 from protocol.errors import ErrorCode
+from storage.topic_partition import TopicPartition
 
 if TYPE_CHECKING:
     from coordinator.transaction.config import TransactionConfig

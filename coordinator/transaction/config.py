@@ -1,5 +1,6 @@
-"""The transaction coordinator's settings (Kafka's `TransactionConfig` and the broker
-properties it is built from)."""
+"""The transaction coordinator's settings (Kafka's `TransactionConfig`): the broker
+properties come from the broker's config table (`broker/config.py` holds every name with
+Kafka's default); the rest are this coordinator's own constants, not Kafka settings."""
 
 from __future__ import annotations
 
@@ -7,24 +8,28 @@ from dataclasses import dataclass
 
 from coordinator.settings import Settings
 
+# Between rounds of marker writes (or CompleteX appends) that failed retriably.
+RETRY_BACKOFF_MS = 100
+# A request that finds its transactional id busy (a transition being appended, or the
+# markers and CompleteX of the previous transaction in flight) waits up to this long for
+# it to finish before answering CONCURRENT_TRANSACTIONS; 0 answers at once.
+CONCURRENT_WAIT_MS = 500
+# Once a transaction's markers are durable, its CompleteX is held back this long for the
+# producer's next AddPartitionsToTxn, which then writes CompleteX and Ongoing in one batch
+# with one fsync; any other request for the id has it written at once.
+COMPLETE_MERGE_WINDOW_MS = 20
+
 
 @dataclass
 class TransactionConfig:
-    max_timeout_ms: int = 900_000
-    transactional_id_expiration_ms: int = 604_800_000
-    abort_timed_out_interval_ms: int = 10_000
-    remove_expired_interval_ms: int = 3_600_000
-    num_partitions: int = 50
-    # Between rounds of marker writes (or CompleteX appends) that failed retriably.
-    retry_backoff_ms: int = 100
-    # A request that finds its transactional id busy (a transition being appended, or the
-    # markers and CompleteX of the previous transaction in flight) waits up to this long
-    # for it to finish before answering CONCURRENT_TRANSACTIONS; 0 answers at once.
-    concurrent_wait_ms: int = 500
-    # Once a transaction's markers are durable, its CompleteX is held back this long for
-    # the producer's next AddPartitionsToTxn, which then writes CompleteX and Ongoing in one
-    # batch with one fsync; any other request for the id has it written at once.
-    complete_merge_window_ms: int = 20
+    max_timeout_ms: int
+    transactional_id_expiration_ms: int
+    abort_timed_out_interval_ms: int
+    remove_expired_interval_ms: int
+    num_partitions: int
+    retry_backoff_ms: int = RETRY_BACKOFF_MS
+    concurrent_wait_ms: int = CONCURRENT_WAIT_MS
+    complete_merge_window_ms: int = COMPLETE_MERGE_WINDOW_MS
 
     @classmethod
     def from_broker_config(cls, config: Settings) -> TransactionConfig:

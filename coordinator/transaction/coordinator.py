@@ -71,14 +71,14 @@ class TransactionCoordinator:
         marker_writer: MarkerWriter,
         producer_ids: ProducerIdManager,
         clock: Clock,
-        config: TransactionConfig | None = None,
+        config: TransactionConfig,
         coordinator_epoch: int = 0,
     ) -> None:
         self.log_store = log_store
         self.marker_writer = marker_writer
         self.producer_ids = producer_ids
         self.clock = clock
-        self.config = config or TransactionConfig(num_partitions=log_store.num_partitions)
+        self.config = config
         # Stamped on every marker; the leader epoch of the __transaction_state partition.
         self.coordinator_epoch = coordinator_epoch
         self.state = TransactionStateManager(log_store, clock)

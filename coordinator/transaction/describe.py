@@ -6,9 +6,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from coordinator.transaction.metadata import TopicPartition, TransactionMetadata
+from coordinator.transaction.metadata import TransactionMetadata
 from coordinator.transaction.state import TransactionState
 from protocol.errors import ErrorCode
+from storage.topic_partition import TopicPartition
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,14 +4,14 @@ for each per-partition answer (Kafka's TransactionMarkerRequestCompletionHandler
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
-from coordinator.transaction.metadata import TopicPartition
 from protocol.errors import ErrorCode
 from protocol.record_batch import ControlType, build_control_batch
+from storage.topic_partition import TopicPartition
+from storage.txn_markers import MarkerListener, write_txn_markers
 
 if TYPE_CHECKING:
     from storage.clock import Clock
@@ -152,9 +152,6 @@ class InMemoryMarkerWriter:
         return result
 
 
-MarkerListener = Callable[[TopicPartition, int, bool], Awaitable[None]]
-
-
 class EngineMarkerWriter:
     """Writes markers into the storage engine's partition logs through the same code path as
     the WriteTxnMarkers API (`storage.txn_markers.write_txn_markers`): origin COORDINATOR,
@@ -177,8 +174,6 @@ class EngineMarkerWriter:
         committed: bool,
         partitions: list[TopicPartition],
     ) -> dict[TopicPartition, int]:
-        from storage.txn_markers import write_txn_markers
-
         return await write_txn_markers(
             self.engine,
             self.clock,

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from coordinator.transaction.state import TransactionState, is_valid_transition
 from protocol.errors import ErrorCode
-
-TopicPartition = tuple[str, int]
+from storage.topic_partition import TopicPartition
 
 NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1

@@ -234,41 +234,42 @@ class MessageGenerator:
             for ln in lines:
                 e.lines.append("    " * inner + ln if ln else "")
 
+    def _guard(self, e: _Emitter, versions: Versions, known: Versions) -> int:
+        """Opens `if <v in versions>:` where needed; the indent of the code under it."""
+        c = _cond(versions, known)
+        if not c:
+            return 2
+        e.line(2, f"if {c}:")
+        return 3
+
+    def _emit_untagged(
+        self, e: _Emitter, s: _Struct, emit: Callable[[_Emitter, int, FieldSpec, str, bool, bool], None], owner: str
+    ) -> tuple[list[FieldSpec], bool]:
+        """Reads or writes (`emit`) the untagged fields of `s` in order, each where its
+        versions need; answers the tagged fields and whether any field was emitted."""
+        tagged = []
+        emitted = False
+        for f in s.fields:
+            if f.is_tagged:
+                tagged.append(f)
+                continue
+            present = f.versions.intersect(s.versions)
+            if present.empty:
+                continue
+            ind = self._guard(e, present, s.versions)
+            self._emit_branches(e, ind, self._cases(f, present), present, emit, f, f"{owner}.{snake_case(f.name)}")
+            emitted = True
+        return tagged, emitted
+
     def _emit_read_struct(self, e: _Emitter, s: _Struct) -> None:
         known = s.versions
         e.line(1, "@classmethod")
         e.line(1, f"def read(cls, r: Reader, v: int) -> {s.name}:")
         e.line(2, "o = cls()")
-        tagged = []
-        for f in s.fields:
-            attr = snake_case(f.name)
-            if f.is_tagged:
-                tagged.append(f)
-                continue
-            present = f.versions.intersect(known)
-            if present.empty:
-                continue
-            c = _cond(present, known)
-            ind = 2
-            if c:
-                e.line(2, f"if {c}:")
-                ind = 3
-            self._emit_branches(
-                e,
-                ind,
-                self._cases(f, present),
-                present,
-                self._emit_read_value,
-                f,
-                f"o.{attr}",
-            )
+        tagged, _ = self._emit_untagged(e, s, self._emit_read_value, "o")
         flex_range = self.flexible.intersect(known)
         if not flex_range.empty:
-            c = _cond(flex_range, known)
-            ind = 2
-            if c:
-                e.line(2, f"if {c}:")
-                ind = 3
+            ind = self._guard(e, flex_range, known)
             e.line(ind, "for _ in range(r.uvarint()):")
             e.line(ind + 1, "tag, sub = r.tagged_field_header()")
             for j, f in enumerate(tagged):
@@ -333,38 +334,10 @@ class MessageGenerator:
     def _emit_write_struct(self, e: _Emitter, s: _Struct) -> None:
         known = s.versions
         e.line(1, "def write(self, w: Writer, v: int) -> None:")
-        tagged = []
-        wrote = False
-        for f in s.fields:
-            attr = snake_case(f.name)
-            if f.is_tagged:
-                tagged.append(f)
-                continue
-            present = f.versions.intersect(known)
-            if present.empty:
-                continue
-            c = _cond(present, known)
-            ind = 2
-            if c:
-                e.line(2, f"if {c}:")
-                ind = 3
-            self._emit_branches(
-                e,
-                ind,
-                self._cases(f, present),
-                present,
-                self._emit_write_value,
-                f,
-                f"self.{attr}",
-            )
-            wrote = True
+        tagged, wrote = self._emit_untagged(e, s, self._emit_write_value, "self")
         flex_range = self.flexible.intersect(known)
         if not flex_range.empty:
-            c = _cond(flex_range, known)
-            ind = 2
-            if c:
-                e.line(2, f"if {c}:")
-                ind = 3
+            ind = self._guard(e, flex_range, known)
             live = [f for f in tagged if not f.tagged_versions.intersect(flex_range).empty]
             if not live:
                 e.line(ind, "w.tagged_fields(self.unknown_tagged_fields)")

@@ -3,7 +3,6 @@ and kafka-python, against the real broker process."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import pytest
@@ -31,13 +30,10 @@ from protocol.messages.metadata_response import MetadataResponse
 from tests.admin.test_admin_wire import CREATE_TOPICS, describe, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 # librdkafka passes the wire's config source through: Kafka's numbering, which its enum shares.
 DYNAMIC_TOPIC_CONFIG, DEFAULT_CONFIG = ConfigSource.DYNAMIC_TOPIC_CONFIG.value, ConfigSource.DEFAULT_CONFIG.value
-
-
-def unique(prefix: str = "adm") -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 # --- aiokafka -------------------------------------------------------------------------

@@ -44,15 +44,12 @@ from protocol.messages.incremental_alter_configs_request import (
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
 DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, DESCRIBE_CLUSTER = 32, 33, 44, 60
 TOPIC, BROKER = 2, 4
 DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
-
-
-def unique(prefix: str = "t") -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 @pytest.fixture

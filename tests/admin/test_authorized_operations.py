@@ -4,8 +4,6 @@ Metadata, DescribeCluster and DescribeGroups; raw wire, confluent-kafka and kafk
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from confluent_kafka import Consumer, TopicCollection, TopicPartition
 from confluent_kafka.admin import AclOperation as CAclOperation
@@ -22,16 +20,13 @@ from protocol.messages.metadata_response import MetadataResponse
 from tests.admin.test_admin_wire import create, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 METADATA, DESCRIBE_GROUPS, DESCRIBE_CLUSTER = 3, 15, 60
 TOPIC_OPERATIONS = 0x0DF8  # READ WRITE CREATE DELETE ALTER DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS
 CLUSTER_OPERATIONS = 0x1FA0  # CREATE ALTER DESCRIBE CLUSTER_ACTION DESCRIBE_CONFIGS ALTER_CONFIGS IDEMPOTENT_WRITE
 GROUP_OPERATIONS = 0x0D48  # READ DELETE DESCRIBE DESCRIBE_CONFIGS ALTER_CONFIGS
 OMITTED = -(2**31)
-
-
-def unique(prefix: str = "ops") -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 @pytest.mark.parametrize("version", range(8, 14))

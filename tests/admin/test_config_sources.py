@@ -4,8 +4,6 @@ version and through confluent-kafka, kafka-python and aiokafka; and GROUP resour
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
@@ -25,16 +23,13 @@ from protocol.messages.incremental_alter_configs_response import IncrementalAlte
 from tests.admin.test_admin_wire import create, describe, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 INCREMENTAL_ALTER_CONFIGS = 44
 TOPIC, BROKER, BROKER_LOGGER, GROUP = 2, 4, 8, 32
 SET, DELETE, APPEND = 0, 1, 2
 # Kafka's DescribeConfigsResponse.ConfigSource
 TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG, GROUP_CONFIG = 1, 4, 5, 8
-
-
-def unique(prefix: str = "src") -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 @pytest.fixture

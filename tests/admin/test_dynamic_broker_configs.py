@@ -5,8 +5,6 @@ and keep them across a restart; confluent-kafka, kafka-python and raw wire."""
 
 from __future__ import annotations
 
-import uuid
-
 from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigSource
 from confluent_kafka.admin import ConfigResource as CConfigResource
@@ -24,16 +22,13 @@ from protocol.messages.incremental_alter_configs_response import IncrementalAlte
 from tests.admin.test_admin_wire import create, describe, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS = 33, 44
 TOPIC, BROKER, GROUP = 2, 4, 32
 SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
 TOPIC_CONFIG, DYNAMIC_BROKER, DYNAMIC_DEFAULT, STATIC, DEFAULT, GROUP_CONFIG = 1, 2, 3, 4, 5, 8
 RELOGIN = "sasl.kerberos.min.time.before.relogin"
-
-
-def unique(prefix: str = "dyn") -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:10]}"
 
 
 def incremental(client: WireClient, name: str, *ops: tuple[str, int, str | None], validate_only: bool = False,

@@ -3,8 +3,6 @@ per version, and kafka-python's admin client."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from kafka import KafkaAdminClient
 from kafka import TopicPartition as KTopicPartition
@@ -26,13 +24,10 @@ from protocol.messages.list_partition_reassignments_response import ListPartitio
 from tests.admin.test_admin_wire import create, topic
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 ALTER, LIST = 45, 46
 NODE_ID = 1
-
-
-def unique() -> str:
-    return f"reassign-{uuid.uuid4().hex[:10]}"
 
 
 def alter(client: WireClient, version: int, topics: list[ReassignableTopic], allow_rf_change: bool = True
@@ -53,7 +48,7 @@ def results(response: AlterPartitionReassignmentsResponse) -> dict[tuple[str, in
 
 @pytest.mark.parametrize("version", [0, 1])
 def test_alter_reassignments_wire(broker: BrokerProcess, version: int) -> None:
-    name, missing = unique(), unique()
+    name, missing = unique("reassign"), unique("reassign")
     with WireClient(broker.bootstrap) as client:
         assert create(client, topic(name, partitions=2))[0].error_code == ErrorCode.NONE
         response = alter(client, version, [
@@ -94,19 +89,19 @@ def test_alter_reassignments_wire(broker: BrokerProcess, version: int) -> None:
 
 
 def test_list_reassignments_wire(broker: BrokerProcess) -> None:
-    name = unique()
+    name = unique("reassign")
     with WireClient(broker.bootstrap) as client:
         assert create(client, topic(name))[0].error_code == ErrorCode.NONE
         assert alter(client, 0, [ReassignableTopic(name, [ReassignablePartition(0, [NODE_ID])])]).responses[0] \
             .partitions[0].error_code == ErrorCode.NONE
-        for topics in (None, [ListPartitionReassignmentsTopics(name, [0, 7]), ListPartitionReassignmentsTopics(unique(), [0])]):
+        for topics in (None, [ListPartitionReassignmentsTopics(name, [0, 7]), ListPartitionReassignmentsTopics(unique("reassign"), [0])]):
             response = client.call(LIST, 0, ListPartitionReassignmentsRequest(topics=topics))
             assert isinstance(response, ListPartitionReassignmentsResponse)
             assert (response.error_code, response.error_message, response.topics) == (ErrorCode.NONE, None, [])
 
 
 def test_reassignments_kafka_python(broker: BrokerProcess) -> None:
-    name = unique()
+    name = unique("reassign")
     admin = KafkaAdminClient(bootstrap_servers=broker.bootstrap)
     try:
         admin.create_topics([NewTopic(name, 2, 1)])

@@ -17,6 +17,7 @@ def test_defaults_are_kafkas() -> None:
     assert config.get("socket.request.max.bytes") == 104857600
     assert config.get("offsets.topic.num.partitions") == 50
     assert config.get("transaction.max.timeout.ms") == 900000
+    assert config.get("queued.max.requests") == 500
     assert config.listeners == [Listener("PLAINTEXT", "127.0.0.1", 9092)]
     assert config.advertised_listeners == config.listeners
 
@@ -25,7 +26,7 @@ def test_properties_file_then_environment_then_flags(tmp_path: Path) -> None:
     props = tmp_path / "server.properties"
     props.write_text(
         "# a comment\n! another\nnum.partitions=3\nlog.dirs : /var/lib/x\nauto.create.topics.enable=false\n"
-        "node.id=7\n"
+        "node.id=7\nqueued.max.requests=250\n"
     )
     assert read_properties(props)["log.dirs"] == "/var/lib/x"
     config = Config.load(
@@ -37,6 +38,7 @@ def test_properties_file_then_environment_then_flags(tmp_path: Path) -> None:
     assert config.node_id == 9  # flags over environment
     assert config.get("auto.create.topics.enable") is False  # file over default
     assert config.data_dir == Path("/var/lib/x")
+    assert config.get_int("queued.max.requests") == 250  # a Kafka server.properties setting
 
 
 def test_command_line_flags_and_overrides() -> None:

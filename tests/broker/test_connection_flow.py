@@ -1,6 +1,7 @@
 """Flow control of one connection (broker/connection.py) against a fake transport, as
-uvicorn tests its protocols: reading pauses at the in-flight cap and while the transport's
-buffer is full, resumes when both clear, and responses leave in request order."""
+uvicorn tests its protocols: reading pauses at the in-flight cap, while the transport's
+buffer is full and while the broker-wide `queued.max.requests` is reached, resumes when all
+clear, and responses leave in request order."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from broker.config import Config
 from broker.connection import KafkaConnection
 from broker.context import RequestContext
+from broker.request_queue import RequestQueue
 from broker.router import Router
 from protocol.message import Message
 from protocol.messages.api_versions_request import ApiVersionsRequest
@@ -70,6 +72,7 @@ class FakeServices:
 
     config: Config
     router: Router
+    request_queue: RequestQueue
     connections: set[KafkaConnection] = field(default_factory=set)
 
 
@@ -109,12 +112,18 @@ async def settle() -> None:
         await asyncio.sleep(0)
 
 
-def make_conn(max_in_flight: int) -> Conn:
-    handler = HeldHandler()
+def fake_services(max_in_flight: int, queued_max_requests: int = 500) -> FakeServices:
     router = Router()
-    router.add(API_VERSIONS, handler)
+    router.add(API_VERSIONS, HeldHandler())
     config = Config({"connection.max.in.flight.requests": max_in_flight})
-    connection = KafkaConnection(FakeServices(config, router), "PLAINTEXT")  # type: ignore[arg-type]
+    return FakeServices(config, router, RequestQueue(queued_max_requests))
+
+
+def make_conn(max_in_flight: int, services: FakeServices | None = None) -> Conn:
+    services = services or fake_services(max_in_flight)
+    handler = services.router.routes[API_VERSIONS].handle
+    assert isinstance(handler, HeldHandler)
+    connection = KafkaConnection(services, "PLAINTEXT")  # type: ignore[arg-type]
     transport = FakeTransport()
     connection.connection_made(transport)  # type: ignore[arg-type]
     return Conn(connection, transport, handler)
@@ -227,3 +236,62 @@ async def test_a_cap_of_one_handles_one_request_at_a_time() -> None:
         assert c.transport.calls == ["pause_reading", "resume_reading"]
     finally:
         c.connection.connection_lost(None)
+
+
+async def test_a_full_request_queue_pauses_every_connection_until_a_request_is_handled() -> None:
+    services = fake_services(max_in_flight=10, queued_max_requests=3)
+    a, b = make_conn(10, services), make_conn(10, services)
+    try:
+        a.send(1, 2)
+        await settle()
+        assert services.request_queue.size == 2
+        assert a.transport.calls == b.transport.calls == []
+        # The third request read anywhere fills the queue: no connection reads on.
+        b.send(3)
+        await settle()
+        assert services.request_queue.size == 3
+        assert a.transport.calls == b.transport.calls == ["pause_reading"]
+
+        a.handler.release(1)
+        await settle()
+        assert services.request_queue.size == 2
+        assert a.transport.correlation_ids() == [1]
+        assert a.transport.calls == b.transport.calls == ["pause_reading", "resume_reading"]
+
+        a.handler.release(2)
+        a.handler.release(3)
+        await settle()
+        assert services.request_queue.size == 0
+        assert (a.transport.correlation_ids(), b.transport.correlation_ids()) == ([1, 2], [3])
+    finally:
+        a.connection.connection_lost(None)
+        b.connection.connection_lost(None)
+
+
+async def test_requests_count_until_handled_even_when_waiting_behind_the_in_flight_cap() -> None:
+    services = fake_services(max_in_flight=1, queued_max_requests=3)
+    a, b = make_conn(1, services), make_conn(1, services)
+    try:
+        # One handled, two waiting in the connection's backlog: all three are queued.
+        a.send(1, 2, 3)
+        await settle()
+        assert a.handler.started == [1]
+        assert services.request_queue.size == 3
+        assert b.transport.calls == ["pause_reading"]
+
+        # A closed connection's requests, started or not, leave the queue with it.
+        a.connection.connection_lost(None)
+        await settle()
+        assert services.request_queue.size == 0
+        assert b.transport.calls == ["pause_reading", "resume_reading"]
+    finally:
+        b.connection.connection_lost(None)
+
+
+async def test_a_refused_request_leaves_the_queue_at_once() -> None:
+    services = fake_services(max_in_flight=10, queued_max_requests=3)
+    c = make_conn(10, services)
+    c.connection.data_received(struct.pack(">ih", 2, 18))  # shorter than a request header
+    assert c.transport.closed
+    assert services.request_queue.size == 0
+    c.connection.connection_lost(None)

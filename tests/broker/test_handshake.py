@@ -22,7 +22,7 @@ from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.metadata_response import MetadataResponse
 from tests.broker_process import BrokerProcess
-from tests.kafka_wire import WireClient, call_async, create_topic
+from tests.kafka_wire import WireClient, call_async, create_topic, encode_request
 
 
 async def test_aiokafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
@@ -189,6 +189,38 @@ def test_pipelining_past_the_in_flight_cap(tmp_path: Path) -> None:
                 assert response.responses[0].partitions[0].error_code == 0
             elapsed = time.monotonic() - started
             assert elapsed >= 3 * PARKED_FETCH_MS / 1000 * 0.95, f"six parked fetches took {elapsed:.3f}s"
+    finally:
+        assert proc.stop() == 0
+
+
+QUEUE_BOUND = 2
+
+
+def test_a_full_request_queue_holds_every_connection(tmp_path: Path) -> None:
+    """queued.max.requests as in Kafka: with that many requests read and not yet handled
+    anywhere, no connection is read until one of them is answered."""
+    proc = BrokerProcess(tmp_path / "data", {"queued.max.requests": str(QUEUE_BOUND)})
+    proc.start()
+    try:
+        with WireClient(proc.bootstrap) as parked, WireClient(proc.bootstrap) as other:
+            create_topic(parked, "parked")
+            response = other.call(18, 2, ApiVersionsRequest())
+            assert isinstance(response, ApiVersionsResponse) and response.error_code == 0
+            # Parked fetches fill the queue; they are written before the other request, so
+            # the broker reads them first.
+            fetches = [encode_request(1, 11, long_poll("parked"), cid) for cid in range(100, 100 + QUEUE_BOUND)]
+            started = time.monotonic()
+            parked.send_raw(b"".join(fetches))
+            cid = other.send(18, 2, ApiVersionsRequest())
+            got, response = other.recv(18, 2)
+            waited = time.monotonic() - started
+            assert got == cid and isinstance(response, ApiVersionsResponse) and response.error_code == 0
+            # Unread until a parked fetch was answered after its max wait.
+            assert waited >= PARKED_FETCH_MS / 1000 * 0.95, f"answered after {waited:.3f}s"
+            for expected in range(100, 100 + QUEUE_BOUND):
+                got, fetched = parked.recv(1, 11)
+                assert got == expected and isinstance(fetched, FetchResponse)
+                assert fetched.responses[0].partitions[0].error_code == 0
     finally:
         assert proc.stop() == 0
 

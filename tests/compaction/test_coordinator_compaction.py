@@ -29,6 +29,7 @@ from protocol.messages.offset_fetch_request import OffsetFetchRequest, OffsetFet
 from storage.clock import ManualClock
 from storage.file_storage import FileStorage
 from storage.log import Log
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
 
@@ -57,7 +58,7 @@ async def group_state(storage: FileStorage, clock: ManualClock) -> dict[str, dic
 
 async def test_group_offsets_survive_compaction_and_restart(tmp_path: Path) -> None:
     clock = ManualClock()
-    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=2000)
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=2000, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     coord = GroupCoordinator(StorageCoordinatorLog(storage, OFFSETS, 1, clock), clock, _config())
     await coord.load()
     for i in range(300):
@@ -75,7 +76,7 @@ async def test_group_offsets_survive_compaction_and_restart(tmp_path: Path) -> N
     assert log.size_bytes < size_before / 5
     assert await group_state(storage, clock) == before
     await storage.close()
-    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=2000)
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=2000, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     assert await group_state(storage, clock) == before
     # The deleted group's tombstones go once delete.retention.ms has passed.
     clock.advance(DAY)
@@ -90,7 +91,7 @@ def transaction_log(storage: FileStorage, clock: ManualClock) -> StorageCoordina
 
 async def test_transaction_log_latest_per_key_survives_compaction(tmp_path: Path) -> None:
     clock = ManualClock()
-    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=1500)
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=1500, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     store = transaction_log(storage, clock)
     for i in range(200):
         await store.append(0, [(b"tid-%d" % (i % 5), b"state-%d" % i)])
@@ -104,7 +105,7 @@ async def test_transaction_log_latest_per_key_survives_compaction(tmp_path: Path
     after = await store.replay(0)
     assert len(after) < 20 and latest(after) == latest(before)
     await storage.close()
-    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=1500)
+    storage = await FileStorage.open(tmp_path, clock=clock, segment_bytes_override=1500, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     assert latest(await transaction_log(storage, clock).replay(0)) == latest(before)
     await storage.close()
 

@@ -18,6 +18,7 @@ from coordinator.log import (
 from protocol.errors import ErrorCode as E
 from storage import MemoryStorage
 from storage.clock import ManualClock
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 
 
 @pytest.mark.parametrize(
@@ -70,7 +71,7 @@ async def test_memory_log_appends_markers_and_failures() -> None:
 
 
 async def test_storage_log_plain_and_transactional_appends_replay() -> None:
-    storage = MemoryStorage()
+    storage = MemoryStorage(producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     log = StorageCoordinatorLog(storage, "__consumer_offsets", 3, ManualClock())
     assert await log.replay(2) == [] and not log.exists()  # reading does not create the topic
     assert await log.append(2, [(b"a", b"1"), (b"b", None)]) == 0

@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from tests.broker_process import BrokerProcess
+from tests.names import unique
 
 # A fetch waits up to 5 s for data; a parked fetch must be answered within 1 s of an append.
 LONG_POLL_MAX_WAIT_MS = 5000
 LONG_POLL_MAX_LATENCY_S = 1.0
-
-
-def topic_name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 async def create_topic(bootstrap: str, name: str, partitions: int = 1) -> None:
@@ -50,7 +46,7 @@ async def read_all(bootstrap: str, topic: str, partitions: list[int], expected: 
 
 @pytest.mark.parametrize("compression", [None, "gzip", "snappy", "lz4", "zstd"])
 async def test_records_round_trip_exactly(broker: BrokerProcess, compression: str | None) -> None:
-    topic = topic_name("exact")
+    topic = unique("exact")
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all", compression_type=compression)
     await producer.start()
     sent = [
@@ -75,7 +71,7 @@ async def test_records_round_trip_exactly(broker: BrokerProcess, compression: st
 
 
 async def test_many_partitions_each_get_their_records(broker: BrokerProcess) -> None:
-    topic = topic_name("many")
+    topic = unique("many")
     partitions = 24
     await create_topic(broker.bootstrap, topic, partitions)
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks=1, linger_ms=5)
@@ -99,7 +95,7 @@ async def test_many_partitions_each_get_their_records(broker: BrokerProcess) -> 
 
 
 async def test_message_up_to_message_max_bytes(broker: BrokerProcess) -> None:
-    topic = topic_name("big")
+    topic = unique("big")
     value = bytes(range(256)) * (1_000_000 // 256)
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all", max_request_size=2_000_000)
     await producer.start()
@@ -116,7 +112,7 @@ async def test_message_up_to_message_max_bytes(broker: BrokerProcess) -> None:
 
 
 async def test_seek_and_offsets_by_time(broker: BrokerProcess) -> None:
-    topic = topic_name("seek")
+    topic = unique("seek")
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all")
     await producer.start()
     base = 1_700_000_100_000
@@ -147,7 +143,7 @@ async def test_seek_and_offsets_by_time(broker: BrokerProcess) -> None:
 
 async def test_consumer_waits_for_records_produced_later(broker: BrokerProcess) -> None:
     """A fetch parked at the log end is answered when a record arrives, not at its max wait."""
-    topic = topic_name("longpoll")
+    topic = unique("longpoll")
     await create_topic(broker.bootstrap, topic)
     consumer = AIOKafkaConsumer(
         bootstrap_servers=broker.bootstrap, enable_auto_commit=False, fetch_max_wait_ms=LONG_POLL_MAX_WAIT_MS

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 from typing import Any
 
 from protocol import record_batch as rb
@@ -17,13 +16,14 @@ from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 CLIENTS = 8
 TOPICS_PER_CLIENT = 6
 
 
 def test_concurrent_creates_and_deletes_all_land(fresh_broker: BrokerProcess) -> None:
-    prefix = uuid.uuid4().hex[:6]
+    prefix = unique("admin")
     results: dict[str, int] = {}
     failures: list[BaseException] = []
     start = threading.Barrier(CLIENTS)

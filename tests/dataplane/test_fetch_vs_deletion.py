@@ -18,6 +18,7 @@ from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 FETCH, PRODUCE, METADATA, API_VERSIONS, CREATE_TOPICS, DELETE_TOPICS = 1, 0, 3, 18, 19, 20
 MAX_WAIT_MS = 20_000
@@ -26,7 +27,7 @@ PARK_S = 0.5
 
 
 def create_topic(c: WireClient) -> tuple[str, uuid.UUID]:
-    name = f"gone-{uuid.uuid4().hex[:8]}"
+    name = unique("gone")
     resp: Any = c.call(CREATE_TOPICS, 7, CreateTopicsRequest(
         topics=[CreatableTopic(name=name, num_partitions=1, replication_factor=1)], timeout_ms=10_000,
     ))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import struct
 import time
-import uuid
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -23,6 +22,7 @@ from protocol.messages.response_header import ResponseHeader
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import encode_request
+from tests.names import unique
 
 FETCH = 1
 FETCH_VERSION = 12  # topics by name, flexible: response header v1
@@ -30,10 +30,6 @@ MAX_WAIT_MS = 5000
 # Well below the max wait: the answer comes from the wake-up, not the timeout.
 WAKE_LIMIT_S = 1.0
 PARK_S = 0.3
-
-
-def topic_name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 async def create_topic(bootstrap: str, name: str) -> None:
@@ -89,7 +85,7 @@ class ParkedFetch:
 
 
 async def test_read_committed_fetch_wakes_on_commit_marker(broker: BrokerProcess) -> None:
-    topic = topic_name("wake-commit")
+    topic = unique("wake-commit")
     await create_topic(broker.bootstrap, topic)
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, transactional_id=f"tx-{topic}")
     await producer.start()
@@ -121,7 +117,7 @@ async def test_read_committed_fetch_wakes_on_commit_marker(broker: BrokerProcess
 
 
 async def test_fetch_wakes_on_plain_produce(broker: BrokerProcess) -> None:
-    topic = topic_name("wake-plain")
+    topic = unique("wake-plain")
     await create_topic(broker.bootstrap, topic)
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
     await producer.start()
@@ -148,8 +144,8 @@ async def test_fetch_wakes_on_plain_produce(broker: BrokerProcess) -> None:
 
 async def test_fetch_not_woken_by_other_partitions(broker: BrokerProcess) -> None:
     """Appends elsewhere leave a parked fetch parked (it still answers at its max wait)."""
-    topic = topic_name("wake-other")
-    other = topic_name("wake-other")
+    topic = unique("wake-other")
+    other = unique("wake-other")
     await create_topic(broker.bootstrap, topic)
     await create_topic(broker.bootstrap, other)
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
@@ -173,7 +169,7 @@ async def test_fetch_not_woken_by_other_partitions(broker: BrokerProcess) -> Non
 
 
 async def test_read_committed_consumer_gets_commit_before_max_wait(broker: BrokerProcess) -> None:
-    topic = topic_name("wake-consumer")
+    topic = unique("wake-consumer")
     await create_topic(broker.bootstrap, topic)
     tp = TopicPartition(topic, 0)
     consumer = AIOKafkaConsumer(

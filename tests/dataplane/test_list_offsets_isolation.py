@@ -6,7 +6,6 @@ TransactionsTest.testReadCommittedConsumerShouldNotSeeUndecidedData."""
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 import pytest
@@ -21,6 +20,7 @@ from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOff
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 E = ErrorCode
 LIST_OFFSETS = 2
@@ -63,8 +63,8 @@ class OpenTransaction:
 
     def __init__(self, c: WireClient) -> None:
         self.c = c
-        self.topic = f"lo-{uuid.uuid4().hex[:8]}"
-        self.tid = f"lo-txn-{uuid.uuid4().hex[:8]}"
+        self.topic = unique("lo")
+        self.tid = unique("lo-txn")
         resp: Any = c.call(19, 7, CreateTopicsRequest(
             topics=[CreatableTopic(name=self.topic, num_partitions=1, replication_factor=1)], timeout_ms=10_000))
         assert resp.topics[0].error_code == E.NONE
@@ -155,7 +155,7 @@ def test_confluent_offsets_for_times_follows_the_isolation_level(broker: BrokerP
 
     with WireClient(broker.bootstrap) as c:
         txn = OpenTransaction(c)
-        consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"g-{uuid.uuid4().hex[:8]}",
+        consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": unique("g"),
                              "isolation.level": level})
         try:
             [found] = consumer.offsets_for_times([TopicPartition(txn.topic, 0, txn.t0 + 500)], timeout=10)

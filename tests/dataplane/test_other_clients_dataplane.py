@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import uuid
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
@@ -12,10 +11,7 @@ from kafka import KafkaConsumer, KafkaProducer
 from kafka import TopicPartition as KafkaTopicPartition
 
 from tests.broker_process import BrokerProcess
-
-
-def topic_name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+from tests.names import unique
 
 
 def confluent_read(bootstrap: str, topic: str, partition: int, expected: int) -> list:  # type: ignore[type-arg]
@@ -39,7 +35,7 @@ def confluent_read(bootstrap: str, topic: str, partition: int, expected: int) ->
 
 @pytest.mark.parametrize("compression", ["none", "gzip", "snappy", "lz4", "zstd"])
 def test_confluent_kafka_round_trip(broker: BrokerProcess, compression: str) -> None:
-    topic = topic_name("ck")
+    topic = unique("ck")
     producer = Producer(
         {"bootstrap.servers": broker.bootstrap, "acks": "all", "compression.type": compression, "linger.ms": 2}
     )
@@ -63,7 +59,7 @@ def test_confluent_kafka_round_trip(broker: BrokerProcess, compression: str) -> 
 
 
 def test_kafka_python_round_trip(broker: BrokerProcess) -> None:
-    topic = topic_name("kp")
+    topic = unique("kp")
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap, acks="all", compression_type="gzip", enable_idempotence=False)
     futures = [producer.send(topic, key=b"k%d" % i, value=b"v%d" % i, headers=[("n", b"%d" % i)]) for i in range(50)]
     producer.flush(15)
@@ -80,7 +76,7 @@ def test_kafka_python_round_trip(broker: BrokerProcess) -> None:
 
 @pytest.mark.skipif(shutil.which("kcat") is None, reason="kcat is not installed (.ci/run installs it)")
 def test_kcat_produces_and_consumes(broker: BrokerProcess) -> None:
-    topic = topic_name("kcat")
+    topic = unique("kcat")
     lines = "\n".join(f"key{i}:value{i}" for i in range(20)) + "\n"
     subprocess.run(
         ["kcat", "-b", broker.bootstrap, "-P", "-t", topic, "-K", ":", "-z", "snappy"],

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import struct
 import time
-import uuid
 
 import pytest
 
@@ -16,6 +15,7 @@ from protocol.messages.produce_request import PartitionProduceData, ProduceReque
 from protocol.messages.produce_response import ProduceResponse
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 PRODUCE_VERSION = 9
 
@@ -102,7 +102,7 @@ def fetch_offsets(client: WireClient, topic: str, partitions: int) -> dict[int, 
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_bad_batch_refused_alone(broker: BrokerProcess, case: str) -> None:
     make, expected_code = BAD[case]
-    topic = f"bad-{uuid.uuid4().hex[:8]}"
+    topic = unique("bad")
     with WireClient(broker.bootstrap) as client:
         # Creates the topic with two partitions' worth of requests: partition 1 of an
         # auto-created topic does not exist, so use two single-partition requests instead.
@@ -115,7 +115,7 @@ def test_bad_batch_refused_alone(broker: BrokerProcess, case: str) -> None:
 
 
 def test_bad_partition_does_not_spoil_the_others(broker: BrokerProcess, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    topic = f"mixed-{uuid.uuid4().hex[:8]}"
+    topic = unique("mixed")
     from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
     from tests.kafka_wire import WireClient as _W
 
@@ -128,7 +128,7 @@ def test_bad_partition_does_not_spoil_the_others(broker: BrokerProcess, tmp_path
 
 
 def test_acks_zero_gets_no_response(broker: BrokerProcess) -> None:
-    topic = f"acks0-{uuid.uuid4().hex[:8]}"
+    topic = unique("acks0")
     with WireClient(broker.bootstrap) as client:
         request = ProduceRequest(
             acks=0, timeout_ms=1000, topic_data=[TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=0, records=good_batch())])]
@@ -144,7 +144,7 @@ def test_acks_zero_gets_no_response(broker: BrokerProcess) -> None:
 
 
 def test_invalid_acks_value(broker: BrokerProcess) -> None:
-    topic = f"acks5-{uuid.uuid4().hex[:8]}"
+    topic = unique("acks5")
     with WireClient(broker.bootstrap) as client:
         request = ProduceRequest(
             acks=5, timeout_ms=1000, topic_data=[TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=0, records=good_batch())])]

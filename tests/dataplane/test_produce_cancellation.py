@@ -8,7 +8,6 @@ from __future__ import annotations
 import socket
 import struct
 import time
-import uuid
 from typing import Any
 
 from protocol import record_batch as rb
@@ -20,6 +19,7 @@ from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient, encode_request
+from tests.names import unique
 
 E = ErrorCode
 ABANDONED = 30
@@ -47,7 +47,7 @@ def send_and_vanish(bootstrap: str, request: ProduceRequest) -> None:
 def test_abandoned_produces_leave_consistent_producer_state(broker: BrokerProcess) -> None:
     log_mark = len(broker.log())
     with WireClient(broker.bootstrap) as c:
-        topic = f"vanish-{uuid.uuid4().hex[:8]}"
+        topic = unique("vanish")
         created: Any = c.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
             CreatableTopic(name=topic, num_partitions=1, replication_factor=1)]))
         assert created.topics[0].error_code == E.NONE

@@ -5,7 +5,6 @@ accept is refused whole with INVALID_RECORD (or INVALID_TIMESTAMP), the RecordEr
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 import pytest
@@ -17,13 +16,14 @@ from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchT
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 E = ErrorCode
 HOUR_MS = 3_600_000
 
 
 def create_topic(c: WireClient, partitions: int = 1, **configs: str) -> str:
-    name = f"rec-{uuid.uuid4().hex[:8]}"
+    name = unique("rec")
     resp: Any = c.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[CreatableTopic(
         name=name, num_partitions=partitions, replication_factor=1,
         configs=[CreatableTopicConfig(k, v) for k, v in configs.items()],

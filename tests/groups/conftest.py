@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.broker_process import BrokerProcess
+from tests.broker_process import BrokerProcess, own_broker, shared_broker
 
 # Fast groups: no initial rebalance delay, short sessions allowed.
 GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000"}
@@ -13,17 +13,10 @@ GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.t
 
 @pytest.fixture(scope="session")
 def group_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    proc = BrokerProcess(tmp_path_factory.mktemp("groups") / "data", overrides=GROUP_OVERRIDES)
-    proc.start()
-    yield proc
-    proc.stop()
+    yield from shared_broker(tmp_path_factory.mktemp("groups") / "data", GROUP_OVERRIDES)
 
 
 @pytest.fixture
 def fresh_group_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
-    proc = BrokerProcess(tmp_path / "data", overrides=GROUP_OVERRIDES)
-    proc.start()
-    yield proc
-    if proc.alive:
-        proc.kill()
+    yield from own_broker(tmp_path / "data", GROUP_OVERRIDES)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import socket
 import struct
 import time
-import uuid
 
 from protocol.errors import ErrorCode
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
@@ -21,6 +20,7 @@ from protocol.messages.offset_fetch_request import OffsetFetchRequest, OffsetFet
 from protocol.messages.offset_fetch_response import OffsetFetchResponse
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 PARTITIONS = 4
 ABANDONED_COMMITS = 150
@@ -52,7 +52,7 @@ def _fetch_stable(client: WireClient, group: str, topic: str) -> dict[int, tuple
 
 
 def test_abandoned_commits_leave_no_unstable_partition(broker: BrokerProcess) -> None:
-    topic, group = f"abandoned-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = unique("abandoned"), unique("g")
     with WireClient(broker.bootstrap) as client:
         created = client.call(19, 7, CreateTopicsRequest(
             topics=[CreatableTopic(name=topic, num_partitions=PARTITIONS, replication_factor=1)], timeout_ms=5000))

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from collections.abc import Iterable
 
 import pytest
@@ -15,13 +14,10 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from tests.broker_process import BrokerProcess
+from tests.names import unique
 
 FAST = {"session_timeout_ms": 3000, "heartbeat_interval_ms": 300, "auto_offset_reset": "earliest",
         "metadata_max_age_ms": 1000}
-
-
-def name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 async def make_topic(bootstrap: str, topic: str, partitions: int, records: int) -> None:
@@ -88,7 +84,7 @@ def disjoint_cover(members: list[Member], topic: str, partitions: int) -> bool:
 
 
 async def test_three_members_split_partitions_and_rebalance_on_join_and_leave(group_broker: BrokerProcess) -> None:
-    bs, topic, group = group_broker.bootstrap, name("t"), name("g")
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
     await make_topic(bs, topic, 6, 60)
     members = [Member(bs, topic, group) for _ in range(3)]
     try:
@@ -112,9 +108,9 @@ async def test_three_members_split_partitions_and_rebalance_on_join_and_leave(gr
 
 
 async def test_two_groups_each_see_everything(group_broker: BrokerProcess) -> None:
-    bs, topic = group_broker.bootstrap, name("t")
+    bs, topic = group_broker.bootstrap, unique("t")
     await make_topic(bs, topic, 3, 30)
-    a, b = Member(bs, topic, name("ga")), Member(bs, topic, name("gb"))
+    a, b = Member(bs, topic, unique("ga")), Member(bs, topic, unique("gb"))
     try:
         await a.start()
         await b.start()
@@ -142,7 +138,7 @@ KILLED_MEMBER = textwrap.dedent("""
 
 
 async def test_killed_member_expires_and_partitions_move(group_broker: BrokerProcess) -> None:
-    bs, topic, group = group_broker.bootstrap, name("t"), name("g")
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
     await make_topic(bs, topic, 4, 0)
     survivor = Member(bs, topic, group)
     await survivor.start()
@@ -178,7 +174,7 @@ async def consume_committed(bs: str, topic: str, group: str, count: int) -> list
 
 @pytest.mark.parametrize("how", ["restart", "sigkill"])
 async def test_committed_offsets_survive_restart(fresh_group_broker: BrokerProcess, how: str) -> None:
-    bs, topic, group = fresh_group_broker.bootstrap, name("t"), name("g")
+    bs, topic, group = fresh_group_broker.bootstrap, unique("t"), unique("g")
     await make_topic(bs, topic, 1, 20)
     first = await consume_committed(bs, topic, group, 8)
     assert first == list(range(8))
@@ -192,7 +188,7 @@ async def test_committed_offsets_survive_restart(fresh_group_broker: BrokerProce
 
 
 async def test_admin_lists_describes_and_deletes(group_broker: BrokerProcess) -> None:
-    bs, topic, group = group_broker.bootstrap, name("t"), name("g")
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
     await make_topic(bs, topic, 2, 10)
     member = Member(bs, topic, group, client_id="describer")
     await member.start()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer
 from confluent_kafka import TopicPartition as CTP
@@ -13,10 +12,7 @@ from kafka import TopicPartition as KTP
 from kafka.structs import OffsetAndMetadata
 
 from tests.broker_process import BrokerProcess
-
-
-def name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+from tests.names import unique
 
 
 def make_topic(bs: str, topic: str, partitions: int, records: int) -> None:
@@ -38,7 +34,7 @@ def rdkafka_consumer(bs: str, group: str, **extra: object) -> Consumer:
 
 
 def test_confluent_group_splits_partitions_and_consumes_once(group_broker: BrokerProcess) -> None:
-    bs, topic, group = group_broker.bootstrap, name("t"), name("g")
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
     make_topic(bs, topic, 4, 40)
     consumers = [rdkafka_consumer(bs, group) for _ in range(2)]
     seen: list[list[int]] = [[], []]
@@ -73,8 +69,8 @@ def test_confluent_group_splits_partitions_and_consumes_once(group_broker: Broke
 
 def test_confluent_manual_assignment_commits(group_broker: BrokerProcess) -> None:
     """Standalone consumer: commits with no group membership (generation -1)."""
-    bs, group = group_broker.bootstrap, name("g")
-    topic = name("manual")
+    bs, group = group_broker.bootstrap, unique("g")
+    topic = unique("manual")
     make_topic(bs, topic, 3, 0)
     c = rdkafka_consumer(bs, group)
     try:
@@ -86,8 +82,8 @@ def test_confluent_manual_assignment_commits(group_broker: BrokerProcess) -> Non
 
 
 def test_kafka_python_commit_fetch_and_admin(group_broker: BrokerProcess) -> None:
-    bs, group = group_broker.bootstrap, name("g")
-    topic = name("kp")
+    bs, group = group_broker.bootstrap, unique("g")
+    topic = unique("kp")
     make_topic(bs, topic, 1, 0)
     consumer = KafkaConsumer(bootstrap_servers=bs, group_id=group, enable_auto_commit=False)
     try:
@@ -112,7 +108,7 @@ def test_kafka_python_commit_fetch_and_admin(group_broker: BrokerProcess) -> Non
 
 
 def test_kafka_python_group_consumes_everything(group_broker: BrokerProcess) -> None:
-    bs, topic, group = group_broker.bootstrap, name("t"), name("g")
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
     make_topic(bs, topic, 3, 30)
     consumer = KafkaConsumer(topic, bootstrap_servers=bs, group_id=group, auto_offset_reset="earliest",
                              session_timeout_ms=6000, heartbeat_interval_ms=500, consumer_timeout_ms=15000)

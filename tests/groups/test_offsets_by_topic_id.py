@@ -20,10 +20,11 @@ from protocol.messages.offset_fetch_request import (
 from protocol.messages.offset_fetch_response import OffsetFetchResponse
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient
+from tests.names import unique
 
 
 def test_commit_and_fetch_by_topic_id(broker: BrokerProcess) -> None:
-    topic, group = f"ids-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = unique("ids"), unique("g")
     unknown = uuid.uuid4()
     with WireClient(broker.bootstrap) as client:
         created = client.call(19, 7, CreateTopicsRequest(

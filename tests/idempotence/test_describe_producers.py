@@ -4,7 +4,6 @@ transaction's start offset, and the admin abort of a hanging transaction it enab
 from __future__ import annotations
 
 import time
-import uuid
 from typing import Any
 
 from protocol import record_batch as rb
@@ -26,12 +25,9 @@ from tests.kafka_wire import (
     init_producer_id,
     producer_batch,
 )
+from tests.names import unique
 
 E = ErrorCode
-
-
-def name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 def produce(c: WireClient, topic: str, records: bytes, tid: str | None = None) -> tuple[int, int]:
@@ -57,8 +53,8 @@ def producers(c: WireClient, topic: str) -> dict[int, Any]:
 
 
 def test_describe_producers_idempotent_and_transactional(broker: BrokerProcess) -> None:
-    topic = name("producers")
-    tid = name("tid")
+    topic = unique("producers")
+    tid = unique("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         assert producers(c, topic) == {}
@@ -82,10 +78,10 @@ def test_describe_producers_idempotent_and_transactional(broker: BrokerProcess) 
 
 
 def test_unknown_partitions(broker: BrokerProcess) -> None:
-    topic = name("known")
+    topic = unique("known")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
-        result = describe(c, {topic: [0, 7], "no-such-topic-" + uuid.uuid4().hex[:6]: [0]})
+        result = describe(c, {topic: [0, 7], unique("no-such-topic"): [0]})
         codes = sorted(p.error_code for p in result.values())
         assert codes == sorted([E.NONE, E.UNKNOWN_TOPIC_OR_PARTITION, E.UNKNOWN_TOPIC_OR_PARTITION])
 
@@ -93,8 +89,8 @@ def test_unknown_partitions(broker: BrokerProcess) -> None:
 def test_find_and_abort_a_hanging_transaction(broker: BrokerProcess) -> None:
     """KIP-664's admin path: DescribeProducers shows a transaction pinning the LSO, and
     WriteTxnMarkers aborts it at the partition; read_committed consumers then pass it."""
-    topic = name("hanging")
-    tid = name("tid")
+    topic = unique("hanging")
+    tid = unique("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         assert produce(c, topic, producer_batch(-1, -1, -1, 1)) == (E.NONE, 0)

@@ -5,7 +5,6 @@ only once committed."""
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from confluent_kafka import Consumer, Producer
@@ -13,12 +12,9 @@ from confluent_kafka import TopicPartition as CkTopicPartition
 from kafka import KafkaProducer
 
 from tests.broker_process import BrokerProcess
+from tests.names import unique
 
 COUNT = 300
-
-
-def topic_name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 def expected(n: int = COUNT) -> list[bytes]:
@@ -69,7 +65,7 @@ def confluent_read(bootstrap: str, topic: str, n: int) -> list[bytes]:
 
 
 async def test_aiokafka_idempotent_producer(broker: BrokerProcess) -> None:
-    topic = topic_name("idem-aio")
+    topic = unique("idem-aio")
     producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, enable_idempotence=True, acks="all",
                                 linger_ms=2)
     await producer.start()
@@ -83,7 +79,7 @@ async def test_aiokafka_idempotent_producer(broker: BrokerProcess) -> None:
 
 
 def test_confluent_idempotent_producer(broker: BrokerProcess) -> None:
-    topic = topic_name("idem-ck")
+    topic = unique("idem-ck")
     producer = Producer({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True, "acks": "all",
                          "linger.ms": 2})
     offsets: list[int] = []
@@ -100,7 +96,7 @@ def test_confluent_idempotent_producer(broker: BrokerProcess) -> None:
 
 
 def test_kafka_python_idempotent_producer(broker: BrokerProcess) -> None:
-    topic = topic_name("idem-kp")
+    topic = unique("idem-kp")
     producer = KafkaProducer(bootstrap_servers=broker.bootstrap, enable_idempotence=True, acks="all")
     futures = [producer.send(topic, value) for value in expected()]
     producer.flush(20)
@@ -110,8 +106,8 @@ def test_kafka_python_idempotent_producer(broker: BrokerProcess) -> None:
 
 
 async def test_aiokafka_transactions_and_read_committed(broker: BrokerProcess) -> None:
-    topic = topic_name("txn-aio")
-    producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, transactional_id=topic_name("tid"))
+    topic = unique("txn-aio")
+    producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, transactional_id=unique("tid"))
     await producer.start()
     try:
         async with producer.transaction():

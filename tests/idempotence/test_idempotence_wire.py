@@ -3,7 +3,6 @@ batches: duplicates, sequence errors, KIP-890 verification, WriteTxnMarkers."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from protocol import record_batch as rb
@@ -23,12 +22,9 @@ from tests.kafka_wire import (
     init_producer_id,
     producer_batch,
 )
+from tests.names import unique
 
 E = ErrorCode
-
-
-def topic_name(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:8]}"
 
 
 def produce(
@@ -55,7 +51,7 @@ def write_marker(c: WireClient, pid: int, epoch: int, parts: dict[str, list[int]
 
 
 def test_a_retried_batch_gets_its_original_offset_and_is_stored_once(broker: BrokerProcess) -> None:
-    topic = topic_name("dup")
+    topic = unique("dup")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         pid, epoch = init_producer_id(c, None)
@@ -69,7 +65,7 @@ def test_a_retried_batch_gets_its_original_offset_and_is_stored_once(broker: Bro
 
 
 def test_sequence_gap_is_out_of_order_over_the_wire(broker: BrokerProcess) -> None:
-    topic = topic_name("ooo")
+    topic = unique("ooo")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         pid, epoch = init_producer_id(c, None)
@@ -81,8 +77,8 @@ def test_sequence_gap_is_out_of_order_over_the_wire(broker: BrokerProcess) -> No
 
 
 def test_transactional_batch_needs_the_partition_in_the_transaction(broker: BrokerProcess) -> None:
-    topic = topic_name("verify")
-    tid = topic_name("tid")
+    topic = unique("verify")
+    tid = unique("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         pid, epoch = init_producer_id(c, tid)
@@ -94,7 +90,7 @@ def test_transactional_batch_needs_the_partition_in_the_transaction(broker: Brok
         }
         # Without a transactional id, or with two producers in one request.
         assert produce(c, {(topic, 0): records})[(topic, 0)][0] == E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        other = topic_name("other")
+        other = unique("other")
         create_topic(c, other)
         two = {(topic, 0): records, (other, 0): producer_batch(pid + 1, 0, 0, txn=True)}
         assert {code for code, _ in produce(c, two, tid=tid).values()} == {E.INVALID_PRODUCER_ID_MAPPING}
@@ -107,8 +103,8 @@ def test_transactional_batch_needs_the_partition_in_the_transaction(broker: Brok
 
 
 def test_write_txn_markers_aborts_a_hanging_transaction(broker: BrokerProcess) -> None:
-    topic = topic_name("hanging")
-    tid = topic_name("tid")
+    topic = unique("hanging")
+    tid = unique("tid")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         assert produce(c, {(topic, 0): producer_batch(-1, -1, -1, 1)}) == {(topic, 0): (E.NONE, 0)}
@@ -128,11 +124,11 @@ def test_write_txn_markers_aborts_a_hanging_transaction(broker: BrokerProcess) -
 
 
 def test_write_txn_markers_answers_per_partition(broker: BrokerProcess) -> None:
-    topic = topic_name("markers")
+    topic = unique("markers")
     with WireClient(broker.bootstrap) as c:
         create_topic(c, topic)
         pid, epoch = init_producer_id(c, None)
-        missing = topic_name("missing")
+        missing = unique("missing")
         got = write_marker(c, pid, epoch, {topic: [0, 7], missing: [0]}, commit=True, version=0)
         assert got == {
             (topic, 0): E.NONE,

@@ -1,4 +1,4 @@
-"""Test helpers shared by the storage tests (a unique module name avoids conftest clashes)."""
+"""Helpers shared by the storage tests: one engine of either kind on a ManualClock, and record batches."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from storage.clock import ManualClock
 from storage.file_storage import FileStorage
 from storage.log_manager import LogManager
 from storage.memory import MemoryState, MemoryStorage
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 
 
 @dataclass
@@ -29,11 +30,13 @@ class Harness:
             self.storage = await FileStorage.open(
                 self.path, clock=self.clock, segment_bytes_override=self.segment_bytes,
                 broker_defaults=self.broker_defaults,
+                producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
             )
         else:
             self.storage = MemoryStorage(
                 self.state, clock=self.clock, segment_bytes_override=self.segment_bytes,
                 broker_defaults=self.broker_defaults,
+                producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
             )
         return self.storage
 

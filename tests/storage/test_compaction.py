@@ -14,6 +14,7 @@ from storage.cleaner import clean_log
 from storage.engine import READ_COMMITTED, AppendOrigin
 from storage.file_storage import FileStorage, _FilePersistence
 from storage.log import Log
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.storage.storage_helpers import Harness
 
 TOPIC = "compacted"
@@ -281,7 +282,7 @@ async def crash_during_swap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ste
     assert isinstance(storage, FileStorage)
     await storage.abort()
     monkeypatch.undo()
-    storage = await FileStorage.open(tmp_path / "data", clock=h.clock, segment_bytes_override=400)
+    storage = await FileStorage.open(tmp_path / "data", clock=h.clock, segment_bytes_override=400, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     recovered = storage.log(TOPIC, 0)
     names = os.listdir(tmp_path / "data" / f"{TOPIC}-0")
     assert not [n for n in names if n.endswith((".cleaned", ".swap"))]

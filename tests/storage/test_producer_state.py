@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from storage.clock import ManualClock
 from storage.engine import AbortedTransaction, AppendOrigin, AppendResult
 from storage.errors import (
@@ -21,9 +22,9 @@ from storage.file_storage import FileStorage
 from storage.log import Log
 from storage.producer_state import decode_snapshot, encode_snapshot, read_control_record
 from storage.txn_index import ENTRY_SIZE
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.storage.storage_helpers import Harness, make_batch
 
-INT32_MAX = 2**31 - 1
 PID = 1000
 TS = 1_700_000_000_000
 
@@ -258,18 +259,18 @@ async def crash(storage: FileStorage, root: Path, *, keep_recovery_point: bool =
 async def test_state_rebuilt_after_a_crash(tmp_path: Path, segment_bytes: int | None,
                                            keep_recovery_point: bool) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     await build_state(s.log("t", 0))
     await crash(s, root, keep_recovery_point=keep_recovery_point)
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await check_state(s.log("t", 0))
     await s.close()
 
 
 async def test_corrupt_snapshots_are_ignored(tmp_path: Path) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     await build_state(s.log("t", 0))
     await s.close()
@@ -279,14 +280,14 @@ async def test_corrupt_snapshots_are_ignored(tmp_path: Path) -> None:
         raw = bytearray(path.read_bytes())
         raw[-1] ^= 0xFF
         path.write_bytes(bytes(raw))
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await check_state(s.log("t", 0))
     await s.close()
 
 
 async def test_truncated_tail_drops_the_state_of_lost_batches(tmp_path: Path) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root, clock=ManualClock())
+    s = await FileStorage.open(root, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     await log.append(data(0, 2, pid=1))  # 0-1
@@ -298,7 +299,7 @@ async def test_truncated_tail_drops_the_state_of_lost_batches(tmp_path: Path) ->
     sizes = [h.size for _, h in rb.iter_batches(seg.read_bytes())]
     with open(seg, "r+b") as f:
         f.truncate(sum(sizes[:2]) + 10)
-    s = await FileStorage.open(root, clock=ManualClock())
+    s = await FileStorage.open(root, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     log = s.log("t", 0)
     assert log.log_end_offset == 4
     # The abort is gone: pid 2's transaction is open again and holds the LSO.
@@ -311,7 +312,7 @@ async def test_truncated_tail_drops_the_state_of_lost_batches(tmp_path: Path) ->
 
 async def test_txn_index_file_format_and_retention(tmp_path: Path) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     await log.append(data(0, 2, txn=True))
@@ -335,7 +336,7 @@ async def test_txn_index_file_format_and_retention(tmp_path: Path) -> None:
 
 async def test_a_txn_index_entry_lives_in_the_segment_of_its_marker(tmp_path: Path) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=300)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=300, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     await log.append(data(0, 2, pid=9, txn=True))  # 0-1, first segment

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from protocol.record_batch import (
     BatchHeader,
     Compression,
@@ -47,7 +48,7 @@ def test_header_view() -> None:
 
 
 def test_last_sequence_wraps() -> None:
-    buf = _batch(3, producer_id=1, producer_epoch=0, base_sequence=rb.INT32_MAX)
+    buf = _batch(3, producer_id=1, producer_epoch=0, base_sequence=INT32_MAX)
     assert BatchHeader.parse(buf).last_sequence == 1
     assert BatchHeader.parse(_batch(2)).last_sequence == -1
 

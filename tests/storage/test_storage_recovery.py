@@ -13,6 +13,7 @@ from protocol import record_batch as rb
 from storage.clock import ManualClock
 from storage.file_storage import CLEAN_SHUTDOWN_FILE, FileStorage
 from storage.files import FileStore
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.storage.storage_helpers import make_batch
 
 
@@ -23,7 +24,7 @@ def seg_path(root: Path, topic: str, base: int, suffix: str = ".log", partition:
 async def build_log(root: Path, batches: list[bytes], *, clean: bool, segment_bytes: int | None = None,
                     configs: dict[str, str] | None = None) -> list[tuple[int, int]]:
     """Write `batches` to topic t-0; return the (base, last) offsets; crash unless clean."""
-    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes)
+    s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1, configs)
     log = s.log("t", 0)
     out = []
@@ -40,7 +41,7 @@ async def build_log(root: Path, batches: list[bytes], *, clean: bool, segment_by
 
 
 async def reopen_offsets(root: Path) -> tuple[FileStorage, list[int]]:
-    s = await FileStorage.open(root, clock=ManualClock())
+    s = await FileStorage.open(root, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     log = s.log("t", 0)
     data = b""
     offset = log.log_start_offset
@@ -57,7 +58,7 @@ async def test_clean_shutdown_marker(tmp_path: Path) -> None:
     root = tmp_path / "d"
     await build_log(root, [make_batch(2)], clean=True)
     assert (root / CLEAN_SHUTDOWN_FILE).exists()
-    s = await FileStorage.open(root)
+    s = await FileStorage.open(root, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     assert s.clean_start and not (root / CLEAN_SHUTDOWN_FILE).exists()
     assert s.recovery[("t", 0)].recovered_segments == 0
     await s.close()
@@ -209,7 +210,7 @@ async def test_offset_gap_is_truncated(tmp_path: Path) -> None:
 
 async def test_recovery_point_skips_old_segments(tmp_path: Path) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root, segment_bytes_override=700)
+    s = await FileStorage.open(root, segment_bytes_override=700, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     for _ in range(12):
@@ -217,7 +218,7 @@ async def test_recovery_point_skips_old_segments(tmp_path: Path) -> None:
     await s.checkpoint()
     await log.append(make_batch(2, value_size=100))
     await s.abort()
-    s = await FileStorage.open(root)
+    s = await FileStorage.open(root, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     report = s.recovery[("t", 0)]
     assert 1 <= report.recovered_segments < len(s.log("t", 0).segment_base_offsets())
     assert s.log("t", 0).log_end_offset == 26
@@ -226,7 +227,7 @@ async def test_recovery_point_skips_old_segments(tmp_path: Path) -> None:
 
 async def test_deleted_topic_data_is_gone(tmp_path: Path) -> None:
     root = tmp_path / "d"
-    s = await FileStorage.open(root)
+    s = await FileStorage.open(root, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 2)
     await s.log("t", 1).append(make_batch(2))
     await s.delete_topic("t")
@@ -248,7 +249,7 @@ async def test_group_commit_coalesces_fsyncs(tmp_path: Path, monkeypatch: pytest
         real_sync(self)
 
     monkeypatch.setattr(FileStore, "sync", slow_sync)
-    s = await FileStorage.open(tmp_path / "d")
+    s = await FileStorage.open(tmp_path / "d", producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 4)
     n = 60
 
@@ -265,7 +266,7 @@ async def test_group_commit_coalesces_fsyncs(tmp_path: Path, monkeypatch: pytest
 
 
 async def test_durable_waits_for_a_round_started_after_the_write(tmp_path: Path) -> None:
-    s = await FileStorage.open(tmp_path / "d")
+    s = await FileStorage.open(tmp_path / "d", producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     started = asyncio.Event()
@@ -299,7 +300,7 @@ async def test_fsync_failure_is_a_storage_error(tmp_path: Path, monkeypatch: pyt
     def failing(self: FileStore) -> None:
         raise OSError(5, "EIO")
 
-    s = await FileStorage.open(tmp_path / "d")
+    s = await FileStorage.open(tmp_path / "d", producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     monkeypatch.setattr(FileStore, "sync", failing)
     with pytest.raises(KafkaStorageError) as info:
@@ -310,7 +311,7 @@ async def test_fsync_failure_is_a_storage_error(tmp_path: Path, monkeypatch: pyt
 
 
 async def test_reads_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    s = await FileStorage.open(tmp_path / "d")
+    s = await FileStorage.open(tmp_path / "d", producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1, {"index.interval.bytes": "1000"})
     log = s.log("t", 0)
     for _ in range(200):

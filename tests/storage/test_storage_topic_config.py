@@ -15,6 +15,7 @@ from storage.topic_config import (
     TopicConfig,
     validate_configs,
 )
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 
 
 def test_defaults() -> None:
@@ -69,7 +70,7 @@ def test_describe_rows() -> None:
 
 
 async def test_broker_defaults_and_internal_topics(tmp_path: Path) -> None:
-    s = await FileStorage.open(tmp_path, broker_defaults={"retention.ms": "1234"})
+    s = await FileStorage.open(tmp_path, broker_defaults={"retention.ms": "1234"}, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     await s.create_topic("__transaction_state", 1)
     assert s.describe_topic("t").config.retention_ms == 1234
@@ -77,5 +78,5 @@ async def test_broker_defaults_and_internal_topics(tmp_path: Path) -> None:
     assert internal.internal and internal.config.compact
     assert not s.describe_topic("t").internal
     with pytest.raises(ConfigError):
-        await FileStorage.open(tmp_path / "x", broker_defaults={"retention.ms": "bad"})
+        await FileStorage.open(tmp_path / "x", broker_defaults={"retention.ms": "bad"}, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.close()

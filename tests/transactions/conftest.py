@@ -1,12 +1,12 @@
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.broker_process import BrokerProcess
+from tests.broker_process import BrokerProcess, own_broker, shared_broker
+from tests.names import unique
 
 # Fast groups for consume-transform-produce workers.
 TXN_OVERRIDES = {
@@ -17,25 +17,17 @@ TXN_OVERRIDES = {
 }
 
 
-
 @pytest.fixture(scope="session")
 def txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    proc = BrokerProcess(tmp_path_factory.mktemp("transactions") / "data", overrides=TXN_OVERRIDES)
-    proc.start()
-    yield proc
-    proc.stop()
+    yield from shared_broker(tmp_path_factory.mktemp("transactions") / "data", TXN_OVERRIDES)
 
 
 @pytest.fixture
 def fresh_txn_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
-    proc = BrokerProcess(tmp_path / "data", overrides=TXN_OVERRIDES)
-    proc.start()
-    yield proc
-    if proc.alive:
-        proc.kill()
+    yield from own_broker(tmp_path / "data", TXN_OVERRIDES)
 
 
 @pytest.fixture
 def name() -> str:
     """A fresh prefix for the topics, groups and transactional ids of one test."""
-    return f"t{uuid.uuid4().hex[:10]}"
+    return unique("t")

@@ -11,9 +11,17 @@ from typing import Any
 
 import pytest
 
-from coordinator.transaction import TransactionConfig, TransactionState
+from coordinator.transaction import TransactionState
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, answered, begin, init, run_ready
+from tests.coordinator.transaction.txn_helpers import (
+    TIMEOUT_MS,
+    Env,
+    answered,
+    begin,
+    init,
+    run_ready,
+    txn_config,
+)
 
 S = TransactionState
 E = ErrorCode
@@ -22,7 +30,7 @@ OFFSETS_PARTITION = ("__consumer_offsets", 7)
 
 @pytest.fixture
 def env() -> Env:
-    return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=500))
+    return Env(config=txn_config(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=500))
 
 
 async def cancel_mid_append(env: Env, request: Coroutine[Any, Any, Any]) -> None:

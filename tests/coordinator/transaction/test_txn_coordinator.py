@@ -9,7 +9,7 @@ import pytest
 from coordinator.transaction import CoordinatorStatus, TransactionState
 from coordinator.transaction.metadata import MAX_EPOCH
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, begin, init
+from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, begin, begun_with_markers_held, init
 
 S = TransactionState
 E = ErrorCode
@@ -373,10 +373,7 @@ async def test_obsolete_markers_stop(env: Env) -> None:
 
 
 async def test_complete_append_retried(env: Env) -> None:
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("a", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("a", 0))
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
     env.log.fail_next = 2
     env.writer.gate.set()

@@ -9,7 +9,7 @@ import pytest
 from coordinator.log import LogRecord, MemoryCoordinatorLog, StorageCoordinatorLog
 from coordinator.partitioning import java_string_hashcode, partition_for
 from coordinator.producer_ids import BLOCK_FILE, ProducerIdManager
-from coordinator.transaction import InMemoryMarkerWriter, TransactionConfig, TransactionCoordinator
+from coordinator.transaction import InMemoryMarkerWriter, TransactionCoordinator
 from coordinator.transaction.metadata import TxnTransit
 from coordinator.transaction.records import (
     TOPIC_CONFIGS,
@@ -23,6 +23,9 @@ from coordinator.transaction.state import TransactionState
 from protocol.codec import Reader
 from protocol.messages.transaction_log_value import TransactionLogValue
 from storage.clock import ManualClock
+from storage.memory import MemoryStorage
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.coordinator.transaction.txn_helpers import txn_config
 
 
 @pytest.mark.parametrize(
@@ -102,7 +105,7 @@ async def test_replay_last_record_wins_and_tombstones_delete() -> None:
     log = MemoryCoordinatorLog(num_partitions=1)
     await log.append(0, recs)
     coord = TransactionCoordinator(log, InMemoryMarkerWriter(), ProducerIdManager(None), ManualClock(),
-                                   TransactionConfig(num_partitions=1))
+                                   txn_config(num_partitions=1))
     await coord.load()
     assert coord.describe("b")[1] is None
     a = coord.describe("a")[1]
@@ -110,9 +113,8 @@ async def test_replay_last_record_wins_and_tombstones_delete() -> None:
 
 
 async def test_engine_store_round_trip() -> None:
-    storage = pytest.importorskip("storage")
-    engine = storage.MemoryStorage()
-    store = StorageCoordinatorLog(engine, TRANSACTION_STATE_TOPIC, 3, storage.ManualClock(), TOPIC_CONFIGS)
+    engine = MemoryStorage(producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    store = StorageCoordinatorLog(engine, TRANSACTION_STATE_TOPIC, 3, ManualClock(), TOPIC_CONFIGS)
     assert await store.replay(0) == []
     assert not store.exists()  # reading does not create the topic
     recs = [(encode_key("a"), encode_value(_transit(TransactionState.EMPTY))), (encode_key("a"), None)]

@@ -7,10 +7,18 @@ import asyncio
 
 import pytest
 
-from coordinator.transaction import TransactionConfig, TransactionState
+from coordinator.transaction import TransactionState
 from coordinator.transaction.service import TICK_MS, run_ticks
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import Env, answered, begin, init, run_ready
+from tests.coordinator.transaction.txn_helpers import (
+    Env,
+    answered,
+    begin,
+    begun_with_markers_held,
+    init,
+    run_ready,
+    txn_config,
+)
 
 S = TransactionState
 E = ErrorCode
@@ -19,7 +27,7 @@ BACKOFF_MS = 100
 
 @pytest.fixture
 def env() -> Env:
-    return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=BACKOFF_MS, concurrent_wait_ms=0))
+    return Env(config=txn_config(num_partitions=4, retry_backoff_ms=BACKOFF_MS, concurrent_wait_ms=0))
 
 
 async def test_marker_retry_waits_the_backoff_on_the_clock(env: Env) -> None:
@@ -43,10 +51,7 @@ async def test_marker_retry_waits_the_backoff_on_the_clock(env: Env) -> None:
 
 async def test_complete_append_retry_waits_the_backoff_on_the_clock(env: Env) -> None:
     env.config.complete_merge_window_ms = 0
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("a", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("a", 0))
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
     env.log.fail_next = 1  # the CompleteAbort append fails once
     env.writer.gate.set()

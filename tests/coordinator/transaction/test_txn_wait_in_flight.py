@@ -9,9 +9,18 @@ import asyncio
 
 import pytest
 
-from coordinator.transaction import TransactionConfig, TransactionState
+from coordinator.transaction import TransactionState
 from protocol.errors import ErrorCode
-from tests.coordinator.transaction.txn_helpers import TIMEOUT_MS, Env, answered, begin, init, run_ready
+from tests.coordinator.transaction.txn_helpers import (
+    TIMEOUT_MS,
+    Env,
+    answered,
+    begin,
+    begun_with_markers_held,
+    init,
+    run_ready,
+    txn_config,
+)
 
 S = TransactionState
 E = ErrorCode
@@ -19,7 +28,7 @@ E = ErrorCode
 
 @pytest.fixture
 def env() -> Env:
-    return Env(config=TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=2_000))
+    return Env(config=txn_config(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=2_000))
 
 
 async def _release_soon(gate: asyncio.Event) -> None:
@@ -29,10 +38,7 @@ async def _release_soon(gate: asyncio.Event) -> None:
 
 
 async def test_add_partitions_waits_for_previous_completion(env: Env) -> None:
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     meta = coord.metadata("tx")
     assert meta is not None and meta.state is S.PREPARE_COMMIT
@@ -50,10 +56,7 @@ async def test_add_partitions_waits_for_previous_completion(env: Env) -> None:
 
 async def test_add_partitions_gets_concurrent_transactions_when_completion_is_late(env: Env) -> None:
     env.config.concurrent_wait_ms = 30
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
     task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
     await run_ready()
@@ -69,10 +72,7 @@ async def test_add_partitions_gets_concurrent_transactions_when_completion_is_la
 
 async def test_wait_answers_what_a_retry_would(env: Env) -> None:
     """After the wait the checks run again in full: a wrong epoch is still fenced."""
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     release = asyncio.create_task(_release_soon(env.writer.gate))
     # A retried EndTxn(commit) waits for CompleteCommit and is answered NONE.
@@ -83,10 +83,7 @@ async def test_wait_answers_what_a_retry_would(env: Env) -> None:
 
 
 async def test_end_txn_abort_while_committing_waits_then_invalid_state(env: Env) -> None:
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     # PrepareCommit + abort is INVALID_TXN_STATE at once: nothing to wait for.
     assert await coord.end_txn("tx", pid, epoch, False) == E.INVALID_TXN_STATE
@@ -95,10 +92,7 @@ async def test_end_txn_abort_while_committing_waits_then_invalid_state(env: Env)
 
 
 async def test_init_producer_id_waits_for_completion(env: Env) -> None:
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     release = asyncio.create_task(_release_soon(env.writer.gate))
     res = await coord.init_producer_id("tx", TIMEOUT_MS)
@@ -109,10 +103,7 @@ async def test_init_producer_id_waits_for_completion(env: Env) -> None:
 async def test_init_producer_id_fencing_an_open_transaction_answers_at_once(env: Env) -> None:
     """The fence itself is answered CONCURRENT_TRANSACTIONS as Kafka does; the retry that
     arrives while the abort is written waits for it."""
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert (await coord.init_producer_id("tx", TIMEOUT_MS)).error_code == E.CONCURRENT_TRANSACTIONS
     release = asyncio.create_task(_release_soon(env.writer.gate))
     res = await coord.init_producer_id("tx", TIMEOUT_MS)
@@ -154,10 +145,7 @@ async def test_failed_append_wakes_waiters_to_retry(env: Env) -> None:
 async def test_obsolete_markers_end_the_wait(env: Env) -> None:
     """Markers answered as obsolete leave the transaction prepared with nothing in flight:
     a waiting request gets CONCURRENT_TRANSACTIONS then, not after the whole wait."""
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     env.writer.errors[("t", 0)] = [E.INVALID_PRODUCER_EPOCH]
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     release = asyncio.create_task(_release_soon(env.writer.gate))
@@ -167,10 +155,7 @@ async def test_obsolete_markers_end_the_wait(env: Env) -> None:
 
 
 async def test_shutdown_ends_the_wait(env: Env) -> None:
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
     await run_ready()
@@ -181,10 +166,7 @@ async def test_shutdown_ends_the_wait(env: Env) -> None:
 
 async def test_no_wait_when_disabled(env: Env) -> None:
     env.config.concurrent_wait_ms = 0
-    coord = await env.coordinator()
-    pid, epoch = await init(coord, "tx")
-    await begin(coord, "tx", pid, epoch, ("t", 0))
-    env.writer.gate = asyncio.Event()
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
     assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
     assert await coord.add_partitions("tx", pid, epoch, [("t", 1)]) == E.CONCURRENT_TRANSACTIONS
     env.writer.gate.set()

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from broker.config import Config
 from coordinator.log import MemoryCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction import (
@@ -23,6 +24,11 @@ from storage.clock import ManualClock
 TIMEOUT_MS = 60_000
 
 T = TypeVar("T")
+
+
+def txn_config(**overrides: Any) -> TransactionConfig:
+    """The broker's defaults (its config table), with these fields changed."""
+    return replace(TransactionConfig.from_broker_config(Config()), **overrides)
 
 
 class InMemoryTransactionLog(MemoryCoordinatorLog):
@@ -43,7 +49,7 @@ class Env:
     writer: InMemoryMarkerWriter = field(default_factory=InMemoryMarkerWriter)
     data_dir: Path | None = None
     config: TransactionConfig = field(
-        default_factory=lambda: TransactionConfig(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=0)
+        default_factory=lambda: txn_config(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=0)
     )
 
     async def coordinator(self) -> TransactionCoordinator:
@@ -65,6 +71,18 @@ async def init(coord: TransactionCoordinator, tid: str, **kw: int) -> tuple[int,
 async def begin(coord: TransactionCoordinator, tid: str, pid: int, epoch: int, *tps: tuple[str, int]) -> None:
     err = await coord.add_partitions(tid, pid, epoch, list(tps) or [("t", 0)])
     assert err == ErrorCode.NONE, err
+
+
+async def begun_with_markers_held(
+    env: Env, tid: str, partition: tuple[str, int]
+) -> tuple[TransactionCoordinator, int, int]:
+    """A coordinator with `tid` in a transaction on `partition` whose marker writes wait
+    for `env.writer.gate` to be set."""
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, tid)
+    await begin(coord, tid, pid, epoch, partition)
+    env.writer.gate = asyncio.Event()
+    return coord, pid, epoch
 
 
 async def run_ready(rounds: int = 20) -> None:
