@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
+from broker.metrics import BrokerMetrics
 from broker.router import Router
 from storage.clock import Clock
 from storage.engine import StorageEngine
@@ -30,6 +31,7 @@ class Services:
     group_coordinator: GroupCoordinator
     dynamic_configs: DynamicConfigs
     connections: set[KafkaConnection] = field(default_factory=set)
+    metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
 
     @property
     def node_id(self) -> int:

@@ -15,6 +15,7 @@ import pytest
 from broker.config import Config
 from broker.connection import KafkaConnection
 from broker.context import RequestContext
+from broker.metrics import BrokerMetrics
 from broker.router import Router
 from protocol.message import Message
 from protocol.messages.api_versions_request import ApiVersionsRequest
@@ -71,6 +72,7 @@ class FakeServices:
     config: Config
     router: Router
     connections: set[KafkaConnection] = field(default_factory=set)
+    metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
 
 
 class HeldHandler:
