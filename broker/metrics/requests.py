@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+import sys
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from protocol.message import Message
@@ -22,22 +27,59 @@ def api_name(api_key: int) -> str:
 
 def error_codes(message: Message) -> list[int]:
     """Every non-zero `error_code` in a response, at any depth (Kafka's
-    `AbstractResponse.errorCounts`); record data is never walked."""
+    `AbstractResponse.errorCounts`). Only the fields that can lead to an error code are
+    walked (see `_plan`): never record data, broker lists or tagged fields."""
     found: list[int] = []
-    stack: list[object] = [message]
+    stack: list[Any] = [message]
     while stack:
         item = stack.pop()
-        for name in getattr(item, "__dataclass_fields__", ()):
-            value = getattr(item, name)
-            if name == "error_code":
-                if value:
-                    found.append(value)
-            elif isinstance(value, list):
-                if value and hasattr(value[0], "__dataclass_fields__"):
-                    stack.extend(value)
-            elif hasattr(value, "__dataclass_fields__"):
-                stack.append(value)
+        has_code, lists, structs = _plan(type(item))
+        if has_code and item.error_code:
+            found.append(item.error_code)
+        for name in lists:
+            stack.extend(getattr(item, name) or ())
+        for name in structs:
+            child = getattr(item, name)
+            if child is not None:
+                stack.append(child)
     return found
+
+
+_Plan = tuple[bool, tuple[str, ...], tuple[str, ...]]
+_PLANS: dict[type, _Plan] = {}
+_LIST_OF = re.compile(r"^list\[(\w+)\]$")
+_STRUCT = re.compile(r"^(\w+)(?: \| None)?$")
+
+
+def _plan(cls: type) -> _Plan:
+    """For a generated message class: whether it has an `error_code`, and which of its
+    fields (lists of structs, structs) hold structs that can contain one. Worked out from
+    the dataclass annotations once per class."""
+    plan = _PLANS.get(cls)
+    if plan is not None:
+        return plan
+    _PLANS[cls] = (False, (), ())  # a struct that contains itself stops here
+    namespace = vars(sys.modules[cls.__module__])
+    has_code = False
+    lists: list[str] = []
+    structs: list[str] = []
+    for f in dataclasses.fields(cls):
+        if f.name == "error_code":
+            has_code = True
+            continue
+        annotation = str(f.type)
+        for pattern, into in ((_LIST_OF, lists), (_STRUCT, structs)):
+            match = pattern.match(annotation)
+            child = namespace.get(match.group(1)) if match else None
+            if isinstance(child, type) and dataclasses.is_dataclass(child) and _reaches_error_code(child):
+                into.append(f.name)
+    plan = _PLANS[cls] = (has_code, tuple(lists), tuple(structs))
+    return plan
+
+
+def _reaches_error_code(cls: type) -> bool:
+    has_code, lists, structs = _plan(cls)
+    return has_code or bool(lists) or bool(structs)
 
 
 class _RequestChildren:
