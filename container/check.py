@@ -3,6 +3,9 @@
     check.py produce BOOTSTRAP TOPIC COUNT EXPECTED_FILE   # acks=all, writes what was acknowledged
     check.py consume BOOTSTRAP TOPIC EXPECTED_FILE         # reads every partition from the start
                                                            # and compares with EXPECTED_FILE
+    check.py metrics URL MIN_PRODUCE                       # /readyz answers 200, and /metrics
+                                                           # counts at least MIN_PRODUCE Produce
+                                                           # requests
 Exit 0 when the records match exactly (partition, offset, key, value, headers), 1 otherwise.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -63,7 +67,28 @@ async def consume(bootstrap: str, topic: str, expected_path: Path) -> int:
     return 0
 
 
+def metrics(url: str, min_produce: int) -> int:
+    with urllib.request.urlopen(url + "/readyz", timeout=10) as response:
+        if response.status != 200:
+            print(f"/readyz answered {response.status}", file=sys.stderr)
+            return 1
+    with urllib.request.urlopen(url + "/metrics", timeout=10) as response:
+        text = response.read().decode()
+    produce = sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith('odradek_requests_total{api="Produce"')
+    )
+    if produce < min_produce:
+        print(f"/metrics counts {produce} Produce requests, fewer than {min_produce}", file=sys.stderr)
+        return 1
+    print(f"ready; /metrics counts {produce:.0f} Produce requests")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["metrics"] and len(argv) == 3:
+        return metrics(argv[1], int(argv[2]))
     if argv[:1] == ["produce"] and len(argv) == 5:
         return asyncio.run(produce(argv[1], argv[2], int(argv[3]), Path(argv[4])))
     if argv[:1] == ["consume"] and len(argv) == 4:

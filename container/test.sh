@@ -117,8 +117,10 @@ trap teardown EXIT
 trap 'exit 143' INT TERM HUP
 compose down -t 5 -v --remove-orphans >/dev/null 2>&1  # a killed earlier run's leftovers
 
-PORT=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-export ODRADEK_HOST_PORT=$PORT ODRADEK_HOST_ADDRESS=127.0.0.1
+free_port() { "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+METRICS_PORT=$(free_port)
+export ODRADEK_HOST_PORT=$PORT ODRADEK_HOST_ADDRESS=127.0.0.1 ODRADEK_METRICS_HOST_PORT=$METRICS_PORT
 BOOTSTRAP=127.0.0.1:$PORT
 
 # --- build and start -------------------------------------------------------------------------
@@ -146,6 +148,8 @@ timed "produce $RECORDS records through $BOOTSTRAP" \
   "$PYTHON" container/check.py produce "$BOOTSTRAP" "$TOPIC" "$RECORDS" "$WORK/expected.json" || fail "produce"
 timed "consume them back" "$PYTHON" container/check.py consume "$BOOTSTRAP" "$TOPIC" "$WORK/expected.json" \
   || fail "consume"
+timed "metrics endpoint through its published port" \
+  "$PYTHON" container/check.py metrics "http://127.0.0.1:$METRICS_PORT" "$RECORDS" || fail "metrics"
 
 # --- SIGTERM: a clean shutdown within the grace period ---------------------------------------
 t0=$EPOCHREALTIME
