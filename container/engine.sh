@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Finds a container engine and makes it usable; sourced by container/test.sh.
 #
-# Docker where an engine answers. Otherwise rootful podman from Debian, set up as
-# /work/shared-style machines without a registry need it: containers.conf limits that fit
-# the host's hard limits and runc (crun 1.8 refuses hybrid cgroups), and local base images
+# Docker where an engine answers. Otherwise rootful podman from Debian, set up for a host
+# without a registry or systemd: containers.conf limits that fit the host's hard limits
+# (rootful podman asks for more than a host without CAP_SYS_RESOURCE can grant), runc
+# (crun 1.8 refuses cgroups in v1/v2 hybrid mode), and local base images
 # (`debian:<codename>` from debootstrap, a python base built on it) tagged under the names
 # the Dockerfiles use, so FROM never pulls. The base images stay in podman's storage as a
 # cache between runs.
