@@ -27,10 +27,16 @@ T_START=$EPOCHREALTIME
 declare -a TIMINGS=()
 
 elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}'; }
+# fd 3: the script's own output, also where a step's output is sent to a log file.
+exec 3>&1
+CHILD=""
 timed() {  # timed LABEL COMMAND...: runs it, records how long it took
   local label=$1 t0=$EPOCHREALTIME rc; shift
-  echo "== $label"
-  "$@"; rc=$?
+  echo "== $label" >&3
+  # In the background and waited on, so a TERM is handled at once, not after the step.
+  "$@" & CHILD=$!
+  wait $CHILD; rc=$?
+  CHILD=""
   TIMINGS+=("$label: $(elapsed "$t0") s")
   return $rc
 }
@@ -114,7 +120,7 @@ if ! mkdir "$LOCK" 2>/dev/null; then
 fi
 echo $$ > "$LOCK/pid"
 trap teardown EXIT
-trap 'exit 143' INT TERM HUP
+trap '[ -n "$CHILD" ] && kill "$CHILD" 2>/dev/null; exit 143' INT TERM HUP
 compose down -t 5 -v --remove-orphans >/dev/null 2>&1  # a killed earlier run's leftovers
 
 free_port() { "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -136,10 +142,8 @@ timed "broker healthy (ApiVersions round trip)" wait_healthy "$BROKER" 60 || fai
 # --- the demo service, over the compose network ----------------------------------------------
 DEMO=$(broker_id demo)
 [ -n "$DEMO" ] || fail "no demo container"
-echo "== demo service produces and consumes"
-t0=$EPOCHREALTIME
-code=$(wait_exited "$DEMO" 90) || fail "the demo did not finish"
-TIMINGS+=("demo service produces and consumes (from compose up): $(elapsed "$t0") s")
+timed "demo service produces and consumes" wait_exited "$DEMO" 90 >"$WORK/demo.code" || fail "the demo did not finish"
+code=$(cat "$WORK/demo.code")
 [ "$code" = 0 ] || fail "the demo exited with $code"
 $ENGINE logs "$DEMO" 2>&1 | grep -q "demo done: 10 records" || fail "the demo did not read its records back"
 
