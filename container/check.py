@@ -3,9 +3,9 @@
     check.py produce BOOTSTRAP TOPIC COUNT EXPECTED_FILE   # acks=all, writes what was acknowledged
     check.py consume BOOTSTRAP TOPIC EXPECTED_FILE         # reads every partition from the start
                                                            # and compares with EXPECTED_FILE
-    check.py metrics URL MIN_PRODUCE                       # /readyz answers 200, and /metrics
-                                                           # counts at least MIN_PRODUCE Produce
-                                                           # requests
+    check.py metrics URL MIN_PRODUCE TOPIC PARTITIONS      # /readyz answers 200, /metrics counts
+                                                           # at least MIN_PRODUCE Produce requests
+                                                           # and TOPIC has PARTITIONS partitions
 Exit 0 when the records match exactly (partition, offset, key, value, headers), 1 otherwise.
 """
 
@@ -67,7 +67,7 @@ async def consume(bootstrap: str, topic: str, expected_path: Path) -> int:
     return 0
 
 
-def metrics(url: str, min_produce: int) -> int:
+def metrics(url: str, min_produce: int, topic: str, partitions: int) -> int:
     with urllib.request.urlopen(url + "/readyz", timeout=10) as response:
         if response.status != 200:
             print(f"/readyz answered {response.status}", file=sys.stderr)
@@ -82,13 +82,22 @@ def metrics(url: str, min_produce: int) -> int:
     if produce < min_produce:
         print(f"/metrics counts {produce} Produce requests, fewer than {min_produce}", file=sys.stderr)
         return 1
-    print(f"ready; /metrics counts {produce:.0f} Produce requests")
+    # The topic was auto-created with ODRADEK_NUM_PARTITIONS: the environment reached the broker.
+    found = sum(
+        1
+        for line in text.splitlines()
+        if line.startswith("odradek_log_end_offset{") and f'topic="{topic}"' in line
+    )
+    if found != partitions:
+        print(f"/metrics shows {found} partitions of {topic}, not {partitions}", file=sys.stderr)
+        return 1
+    print(f"ready; /metrics counts {produce:.0f} Produce requests and {found} partitions of {topic}")
     return 0
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["metrics"] and len(argv) == 3:
-        return metrics(argv[1], int(argv[2]))
+    if argv[:1] == ["metrics"] and len(argv) == 5:
+        return metrics(argv[1], int(argv[2]), argv[3], int(argv[4]))
     if argv[:1] == ["produce"] and len(argv) == 5:
         return asyncio.run(produce(argv[1], argv[2], int(argv[3]), Path(argv[4])))
     if argv[:1] == ["consume"] and len(argv) == 4:

@@ -158,7 +158,7 @@ timed "produce $RECORDS records through $BOOTSTRAP" \
 timed "consume them back" "$PYTHON" container/check.py consume "$BOOTSTRAP" "$TOPIC" "$WORK/expected.json" \
   || fail "consume"
 timed "metrics endpoint through its published port" \
-  "$PYTHON" container/check.py metrics "http://127.0.0.1:$METRICS_PORT" "$RECORDS" || fail "metrics"
+  "$PYTHON" container/check.py metrics "http://127.0.0.1:$METRICS_PORT" "$RECORDS" "$TOPIC" 3 || fail "metrics"
 
 # --- SIGTERM: a clean shutdown within the grace period ---------------------------------------
 t0=$EPOCHREALTIME
