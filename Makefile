@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck check-codegen codegen bench pipeline clean
+.PHONY: run test lint typecheck check-codegen codegen bench pipeline clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+# The image and docker-compose.yml with a real engine (docker, else podman set up from
+# Debian); also run by `make test` through tests/container/.
+container-test: $(STAMP)
+	PYTHON=$(BIN)/python bash container/test.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import struct
+import time
 from collections import deque
 from typing import TYPE_CHECKING, cast
 
@@ -78,6 +79,7 @@ class KafkaConnection(asyncio.Protocol):
         self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
         self.services.connections.add(self)
         self.queue.subscribe(self._update_reading)
+        self.services.metrics.connections_opened.labels(self.listener).inc()
         log.info("connection opened", conn=self.info.connection_id, peer=peer_text, listener=self.listener)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -103,6 +105,7 @@ class KafkaConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
+        self.services.metrics.bytes_in.inc(len(data))
         try:
             frames = self.frames.feed(data)
         except DecodeError as exc:
@@ -149,7 +152,7 @@ class KafkaConnection(asyncio.Protocol):
         ctx = RequestContext(self.services, self.info, api_key, version, correlation_id, header.client_id)
         slot = _Slot()
         self.pending.append(slot)
-        task = asyncio.get_running_loop().create_task(self._run(slot, ctx, request))
+        task = asyncio.get_running_loop().create_task(self._run(slot, ctx, request, time.perf_counter()))
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
         return True
@@ -158,7 +161,7 @@ class KafkaConnection(asyncio.Protocol):
         self.tasks.discard(task)
         self.queue.done()
 
-    async def _run(self, slot: _Slot, ctx: RequestContext, request: Message) -> None:
+    async def _run(self, slot: _Slot, ctx: RequestContext, request: Message, arrived: float) -> None:
         route = self.services.router.routes[ctx.api_key]
         try:
             response = await route.handle(ctx, request)
@@ -178,6 +181,7 @@ class KafkaConnection(asyncio.Protocol):
                 log.exception("response encoding failed", conn=ctx.connection.connection_id, api=route.api.name)
                 self.close("response encoding failed", exc)
                 return
+        self.services.metrics.answered(ctx.api_key, ctx.api_version, time.perf_counter() - arrived, response)
         slot.done = True
         self._schedule_flush()
 
@@ -225,6 +229,7 @@ class KafkaConnection(asyncio.Protocol):
                 out.extend(payload)
         if out:
             self.transport.writelines(out)
+            self.services.metrics.bytes_out.inc(sum(len(b) for b in out))
         if not self.draining:
             self._dispatch_backlog()
         self._update_reading()
@@ -245,6 +250,7 @@ class KafkaConnection(asyncio.Protocol):
         if self.closing:
             return
         self.closing = True
+        self.services.metrics.failed.labels(reason).inc()
         conn = self.info.connection_id if self.info else None
         peer = self.info.peer if self.info else None
         log.warning("closing connection", conn=conn, peer=peer, reason=reason, error=str(exc) if exc else None, **fields)

@@ -12,6 +12,8 @@ from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
 from broker.logging import get_logger
+from broker.metrics.collector import BrokerCollector, coordinators_ready
+from broker.metrics.endpoint import MetricsEndpoint
 from broker.services import Services
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
@@ -46,6 +48,8 @@ class Server:
         self.servers: list[asyncio.Server] = []
         self.stopping = asyncio.Event()
         self.background: list[asyncio.Task[None]] = []
+        self.metrics_endpoint: MetricsEndpoint | None = None
+        self.metrics_port: int | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -83,6 +87,7 @@ class Server:
         dynamic.listeners.append(
             lambda: storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
         )
+        await self._start_metrics(self.services, storage)
         self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
         self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
         loop = asyncio.get_running_loop()
@@ -98,6 +103,16 @@ class Server:
             bound = [s.getsockname() for s in server.sockets]
             log.info("listening", listener=listener.name, addresses=[f"{a[0]}:{a[1]}" for a in bound])
         log.info("broker started", node_id=config.node_id, cluster_id=cluster_id, data_dir=str(config.data_dir))
+
+    async def _start_metrics(self, services: Services, storage: FileStorage) -> None:
+        metrics = services.metrics
+        metrics.registry.register(BrokerCollector(services))
+        storage.flusher.round_observers.append(metrics.fsync_round)
+        port = self.config.get_int("metrics.port")
+        if port < 0:
+            return
+        self.metrics_endpoint = MetricsEndpoint(metrics.registry, lambda: coordinators_ready(services))
+        self.metrics_port = await self.metrics_endpoint.start(self.config.get_str("metrics.host"), port)
 
     async def stop(self) -> None:
         log.info("broker stopping")
@@ -115,6 +130,8 @@ class Server:
             await self.services.transactions.shutdown()
             await self.services.group_coordinator.stop()
             await self.services.storage.close()
+        if self.metrics_endpoint is not None:
+            await self.metrics_endpoint.stop()
         log.info("broker stopped")
 
     async def _housekeeping(self) -> None:

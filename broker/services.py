@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
+from broker.metrics import BrokerMetrics
 from broker.request_queue import RequestQueue
 from broker.router import Router
 from storage.clock import Clock
@@ -33,6 +34,7 @@ class Services:
     dynamic_configs: DynamicConfigs
     fetch_sessions: FetchSessionCache
     connections: set[KafkaConnection] = field(default_factory=set)
+    metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
 
     def __post_init__(self) -> None:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -27,6 +28,8 @@ class Syncable(Protocol):
 
 
 _Done = Callable[[BaseException | None], None]
+# Told of each finished round: its duration in seconds and how many sync() calls it served.
+RoundObserver = Callable[[float, int], None]
 
 
 class _SyncThread:
@@ -63,6 +66,8 @@ class GroupCommitFlusher:
         self._thread: _SyncThread | None = None
         self.rounds = 0  # fsync rounds completed (observability and tests)
         self.files_synced = 0
+        self.round_observers: list[RoundObserver] = []
+        self._next_callers = 0
 
     def mark_dirty(self, target: Syncable) -> None:
         self._dirty[id(target)] = target
@@ -80,13 +85,18 @@ class GroupCommitFlusher:
         waiter = self._next
         if waiter is None:
             waiter = self._next = asyncio.get_running_loop().create_future()
+            self._next_callers = 1
             if self._running is None:
                 self._start_round()
+        else:
+            self._next_callers += 1
         await asyncio.shield(waiter)
 
     def _start_round(self) -> None:
         future, self._next = self._next, None
         assert future is not None
+        callers, self._next_callers = self._next_callers, 0
+        started = time.perf_counter()
         targets = list(self._dirty.values())
         self._dirty.clear()
         self._running = future
@@ -95,13 +105,23 @@ class GroupCommitFlusher:
         call_soon_threadsafe = future.get_loop().call_soon_threadsafe
 
         def done(error: BaseException | None) -> None:
-            call_soon_threadsafe(self._finish_round, future, len(targets), error)
+            call_soon_threadsafe(self._finish_round, future, len(targets), error, started, callers)
 
         self._thread.submit(targets, done)
 
-    def _finish_round(self, future: asyncio.Future[None], synced: int, error: BaseException | None) -> None:
+    def _finish_round(
+        self,
+        future: asyncio.Future[None],
+        synced: int,
+        error: BaseException | None,
+        started: float,
+        callers: int,
+    ) -> None:
         self.rounds += 1
         self.files_synced += synced
+        elapsed = time.perf_counter() - started
+        for observe in self.round_observers:
+            observe(elapsed, callers)
         self._running = None
         if not future.done():
             if error is None:

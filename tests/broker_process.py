@@ -8,7 +8,10 @@ from pathlib import Path
 from odradek.testing import OdradekBroker as BrokerProcess
 from odradek.testing import free_port
 
-__all__ = ["BrokerProcess", "free_port", "own_broker", "shared_broker"]
+__all__ = ["ROOT", "BrokerProcess", "free_port", "own_broker", "shared_broker"]
+
+# The checkout under test, where tests run scripts and modules from.
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def shared_broker(data_dir: Path, overrides: dict[str, str] | None = None) -> Iterator[BrokerProcess]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 
 import structlog
@@ -66,6 +67,8 @@ class GroupCoordinator:
         self.admin = GroupAdmin(self.rt, self.offsets)
         self._runner: asyncio.Task[None] | None = None
         self._next_cleanup_ms = clock.monotonic_ms() + config.offsets_retention_check_interval_ms
+        # Wall time of the last load from the log (operators watch it; not a protocol timer).
+        self.load_seconds: float | None = None
 
     @property
     def groups(self) -> dict[str, ClassicGroup]:
@@ -87,12 +90,14 @@ class GroupCoordinator:
     async def load(self) -> None:
         """Rebuild every group from the log; requests get COORDINATOR_LOAD_IN_PROGRESS meanwhile."""
         self.rt.status = CoordinatorStatus.LOADING
+        started = time.perf_counter()
         loaded = await self.metadata.load()
         for group in loaded:
             for member in group.members.values():
                 self.rebalance.schedule_heartbeat(group, member)
         self.rt.status = CoordinatorStatus.ACTIVE
         self.offsets.apply_markers_seen_while_loading()
+        self.load_seconds = time.perf_counter() - started
         log.info("group coordinator loaded", groups=len(self.rt.groups))
 
     async def ensure_log(self) -> ErrorCode:

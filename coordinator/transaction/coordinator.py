@@ -15,6 +15,7 @@ from the injected clock.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +83,8 @@ class TransactionCoordinator:
         # Stamped on every marker; the leader epoch of the __transaction_state partition.
         self.coordinator_epoch = coordinator_epoch
         self.state = TransactionStateManager(log_store, clock)
+        # Wall time of the last load from the log (operators watch it; not a protocol timer).
+        self.load_seconds: float | None = None
         self.completions = Completions(
             self.state, marker_writer, clock, self.config, lambda: self.coordinator_epoch
         )
@@ -103,7 +106,9 @@ class TransactionCoordinator:
     async def load(self) -> None:
         """Replay `__transaction_state`, start serving, and finish every transaction the log
         left in PrepareCommit/PrepareAbort."""
+        started = time.perf_counter()
         resumed = await self.state.load()
+        self.load_seconds = time.perf_counter() - started
         self.expiry.schedule()
         for txn in resumed:
             self.completions.start(txn)

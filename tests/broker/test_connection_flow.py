@@ -16,6 +16,7 @@ import pytest
 from broker.config import Config
 from broker.connection import KafkaConnection
 from broker.context import RequestContext
+from broker.metrics import BrokerMetrics
 from broker.request_queue import RequestQueue
 from broker.router import Router
 from protocol.message import Message
@@ -74,6 +75,7 @@ class FakeServices:
     router: Router
     request_queue: RequestQueue
     connections: set[KafkaConnection] = field(default_factory=set)
+    metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
 
 
 class HeldHandler:

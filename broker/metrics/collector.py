@@ -1,0 +1,131 @@
+"""Gauges read at scrape time from the storage engine and the coordinators, through their
+interfaces: nothing is counted on the append path. Scrapes run on the event loop
+(`broker.metrics.endpoint`), so the state read here is never mid-change."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from coordinator.group import GroupState
+from coordinator.group.runtime import CoordinatorStatus as GroupCoordinatorStatus
+from coordinator.transaction import CoordinatorStatus, TransactionState
+
+if TYPE_CHECKING:
+    from prometheus_client.metrics_core import Metric
+
+    from broker.services import Services
+
+# A transaction is open from its first AddPartitionsToTxn until its markers are written.
+OPEN_TRANSACTION_STATES = (
+    TransactionState.ONGOING,
+    TransactionState.PREPARE_COMMIT,
+    TransactionState.PREPARE_ABORT,
+    TransactionState.PREPARE_EPOCH_FENCE,
+)
+
+
+def coordinators_ready(services: Services) -> bool:
+    return (
+        services.group_coordinator.status is GroupCoordinatorStatus.ACTIVE
+        and services.transactions.status is CoordinatorStatus.ACTIVE
+    )
+
+
+class BrokerCollector(Collector):
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._connections()
+        yield from self._logs()
+        yield from self._groups()
+        yield from self._transactions()
+        yield from self._coordinators()
+
+    def _connections(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily(
+            "odradek_connections", "Client connections open now.", value=len(self.services.connections)
+        )
+
+    def _logs(self) -> Iterator[Metric]:
+        storage = self.services.storage
+        topics = GaugeMetricFamily("odradek_topics", "Topics, internal ones included.")
+        partitions = GaugeMetricFamily("odradek_partitions", "Partitions of every topic.")
+        size = GaugeMetricFamily("odradek_log_size_bytes", "Bytes of a partition's log segments.", labels=["topic", "partition"])
+        end = GaugeMetricFamily("odradek_log_end_offset", "A partition's log end offset.", labels=["topic", "partition"])
+        lso_lag = GaugeMetricFamily(
+            "odradek_lso_lag",
+            "High watermark minus last stable offset: offsets held back from read_committed consumers by open transactions.",
+            labels=["topic", "partition"],
+        )
+        infos = storage.list_topics()
+        count = 0
+        for info in infos:
+            for p in range(info.num_partitions):
+                log = storage.log(info.name, p)
+                labels = [info.name, str(p)]
+                size.add_metric(labels, log.size_bytes)
+                end.add_metric(labels, log.log_end_offset)
+                lso_lag.add_metric(labels, log.high_watermark - log.last_stable_offset)
+                count += 1
+        topics.add_metric([], len(infos))
+        partitions.add_metric([], count)
+        yield from (topics, partitions, size, end, lso_lag)
+
+    def _groups(self) -> Iterator[Metric]:
+        by_state = Counter(group.state for group in self.services.group_coordinator.groups.values())
+        groups = GaugeMetricFamily("odradek_consumer_groups", "Classic consumer groups by state.", labels=["state"])
+        for state in GroupState:
+            groups.add_metric([state.value], by_state.get(state, 0))
+        yield groups
+
+    def _transactions(self) -> Iterator[Metric]:
+        coordinator = self.services.transactions
+        by_state: Counter[TransactionState] = Counter()
+        oldest_start: int | None = None
+        for txn in coordinator.state:
+            by_state[txn.state] += 1
+            if txn.state in OPEN_TRANSACTION_STATES and txn.start_timestamp >= 0:
+                oldest_start = txn.start_timestamp if oldest_start is None else min(oldest_start, txn.start_timestamp)
+        states = GaugeMetricFamily(
+            "odradek_transactional_ids", "Transactional ids the coordinator holds, by state.", labels=["state"]
+        )
+        for state in TransactionState:
+            states.add_metric([state.state_name], by_state.get(state, 0))
+        yield states
+        yield GaugeMetricFamily(
+            "odradek_open_transactions",
+            "Transactions begun and not yet completed (Ongoing or Prepare*).",
+            value=sum(by_state.get(s, 0) for s in OPEN_TRANSACTION_STATES),
+        )
+        age = 0.0 if oldest_start is None else max(0, coordinator.clock.now_ms() - oldest_start) / 1000
+        yield GaugeMetricFamily(
+            "odradek_oldest_open_transaction_age_seconds",
+            "Age of the oldest open transaction; 0 when none is open.",
+            value=age,
+        )
+
+    def _coordinators(self) -> Iterator[Metric]:
+        loaded = GaugeMetricFamily(
+            "odradek_coordinator_load_seconds",
+            "How long the last load of a coordinator's state from its internal topic took.",
+            labels=["coordinator"],
+        )
+        ready = GaugeMetricFamily(
+            "odradek_coordinator_ready", "1 once a coordinator has loaded and serves.", labels=["coordinator"]
+        )
+        groups, transactions = self.services.group_coordinator, self.services.transactions
+        for name, seconds, active in (
+            ("group", groups.load_seconds, groups.status is GroupCoordinatorStatus.ACTIVE),
+            ("transaction", transactions.load_seconds, transactions.status is CoordinatorStatus.ACTIVE),
+        ):
+            if seconds is not None:
+                loaded.add_metric([name], seconds)
+            ready.add_metric([name], 1 if active else 0)
+        yield loaded
+        yield ready

@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# `make container-test`: the image and the compose project, tested for real.
+#
+# Builds the image and starts docker-compose.yml with the engine it finds (container/engine.sh),
+# waits for the broker's HEALTHCHECK, checks the demo service produced and consumed over the
+# compose network, produces and consumes through the published port with aiokafka, stops the
+# broker with SIGTERM and checks its clean-shutdown marker in the volume, starts it again on
+# the same volume and reads the same records back, then tears everything down.
+#
+# Exit 0 passed, 1 failed, 77 skipped (no engine can be found or installed; reason printed).
+# PYTHON: the interpreter with aiokafka (default .venv/bin/python).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+# shellcheck source=container/engine.sh
+source container/engine.sh
+
+PYTHON=${PYTHON:-$ROOT/.venv/bin/python}
+PROJECT=${COMPOSE_PROJECT_NAME:-odradek-container-test}
+export COMPOSE_PROJECT_NAME=$PROJECT
+LOCK=/tmp/$PROJECT.lock
+TOPIC=container-test
+RECORDS=200
+WORK=$(mktemp -d /tmp/odradek-container-test.XXXXXX)
+T_START=$EPOCHREALTIME
+declare -a TIMINGS=()
+
+elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN{printf "%.1f", b-a}'; }
+# fd 3: the script's own output, also where a step's output is sent to a log file.
+exec 3>&1
+CHILD=""
+timed() {  # timed LABEL COMMAND...: runs it, records how long it took
+  local label=$1 t0=$EPOCHREALTIME rc; shift
+  echo "== $label" >&3
+  # In the background and waited on, so a TERM is handled at once, not after the step.
+  "$@" & CHILD=$!
+  wait $CHILD; rc=$?
+  CHILD=""
+  TIMINGS+=("$label: $(elapsed "$t0") s")
+  return $rc
+}
+fail() { echo "FAILED: $*" >&2; show_state; exit 1; }
+
+compose() { "${COMPOSE[@]}" -f "$ROOT/docker-compose.yml" -p "$PROJECT" "$@"; }
+
+broker_id() {
+  $ENGINE ps -a -q --filter "label=com.docker.compose.project=$PROJECT" \
+    --filter "label=com.docker.compose.service=$1" | head -n1
+}
+
+show_state() {
+  [ -n "$ENGINE" ] || return 0
+  $ENGINE ps -a --filter "label=com.docker.compose.project=$PROJECT" >&2 || true
+  for service in odradek demo; do
+    local id; id=$(broker_id $service)
+    [ -n "$id" ] && { echo "--- logs of $service" >&2; $ENGINE logs --tail 40 "$id" >&2 || true; }
+  done
+}
+
+teardown() {
+  local rc=$?
+  trap - EXIT INT TERM HUP
+  if [ -n "$ENGINE" ]; then
+    compose down -t 10 -v --remove-orphans >/dev/null 2>&1
+    # Whatever a killed earlier run or a partial `down` left behind.
+    local ids; ids=$($ENGINE ps -a -q --filter "label=com.docker.compose.project=$PROJECT")
+    [ -n "$ids" ] && $ENGINE rm -f $ids >/dev/null 2>&1
+    $ENGINE volume rm -f "${PROJECT}_odradek-data" >/dev/null 2>&1
+  fi
+  rm -rf "$WORK" "$LOCK"
+  exit $rc
+}
+
+wait_healthy() {  # wait_healthy CONTAINER SECONDS
+  local deadline=$((SECONDS + $2)) status
+  while [ $SECONDS -lt $deadline ]; do
+    if [ "$ENGINE" = podman ]; then
+      # podman 4 schedules health checks with systemd timers, which this host may lack:
+      # run the image's HEALTHCHECK directly.
+      $ENGINE healthcheck run "$1" >/dev/null 2>&1 && return 0
+    else
+      status=$($ENGINE inspect --format '{{.State.Health.Status}}' "$1" 2>/dev/null)
+      [ "$status" = healthy ] && return 0
+    fi
+    sleep 0.5
+  done
+  return 1
+}
+
+wait_exited() {  # wait_exited CONTAINER SECONDS -> exit code of the container
+  local deadline=$((SECONDS + $2))
+  while [ $SECONDS -lt $deadline ]; do
+    [ "$($ENGINE inspect --format '{{.State.Status}}' "$1")" = exited ] && {
+      $ENGINE inspect --format '{{.State.ExitCode}}' "$1"; return 0; }
+    sleep 0.5
+  done
+  return 1
+}
+
+in_volume() {  # in_volume COMMAND...: runs it in a throwaway container on the broker's volume
+  $ENGINE run --rm -v "${PROJECT}_odradek-data:/data" --entrypoint "$1" localhost/odradek:latest "${@:2}"
+}
+
+# --- the engine ------------------------------------------------------------------------------
+if [ -n "${CONTAINER_TEST_SKIP:-}" ]; then echo "SKIP: CONTAINER_TEST_SKIP is set"; exit 77; fi
+if ! find_engine; then
+  echo "SKIP: no docker engine answers and podman could not be installed (needs root or sudo, and apt-get)"
+  exit 77
+fi
+TIMINGS+=("engine ready ($ENGINE): $(elapsed "$T_START") s")
+[ -x "$PYTHON" ] || { echo "FAILED: no Python with aiokafka at $PYTHON" >&2; exit 1; }
+
+# One run at a time on a host (the image names are shared): wait for another checkout's run,
+# take over the lock of one that died.
+lock_deadline=$((SECONDS + ${CONTAINER_TEST_LOCK_WAIT:-900}))
+until mkdir "$LOCK" 2>/dev/null; do
+  holder=$(cat "$LOCK/pid" 2>/dev/null)
+  if [ -n "$holder" ] && ! kill -0 "$holder" 2>/dev/null; then
+    rm -rf "$LOCK"; continue
+  fi
+  [ $SECONDS -lt $lock_deadline ] || { echo "FAILED: another container test (pid $holder) still runs" >&2; exit 1; }
+  [ -n "${lock_told:-}" ] || { echo "waiting for another container test (pid $holder)"; lock_told=1; }
+  sleep 1
+done
+echo $$ > "$LOCK/pid"
+trap teardown EXIT
+trap '[ -n "$CHILD" ] && kill "$CHILD" 2>/dev/null; exit 143' INT TERM HUP
+compose down -t 5 -v --remove-orphans >/dev/null 2>&1  # a killed earlier run's leftovers
+
+free_port() { "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
+METRICS_PORT=$(free_port)
+export ODRADEK_HOST_PORT=$PORT ODRADEK_HOST_ADDRESS=127.0.0.1 ODRADEK_METRICS_HOST_PORT=$METRICS_PORT
+BOOTSTRAP=127.0.0.1:$PORT
+
+# --- build and start -------------------------------------------------------------------------
+timed "build the images" compose build >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; fail "build"; }
+SIZE=$($ENGINE image inspect --format '{{.Size}}' localhost/odradek:latest)
+BASE_SIZE=$($ENGINE image inspect --format '{{.Size}}' python:3.11-slim 2>/dev/null || echo 0)
+timed "compose up" compose up -d >"$WORK/up.log" 2>&1 || { cat "$WORK/up.log"; fail "compose up"; }
+BROKER=$(broker_id odradek)
+[ -n "$BROKER" ] || fail "no broker container"
+timed "broker healthy (ApiVersions round trip)" wait_healthy "$BROKER" 60 || fail "the broker never became healthy"
+[ "$($ENGINE exec "$BROKER" id -u)" != 0 ] || fail "the broker runs as root"
+
+# --- the demo service, over the compose network ----------------------------------------------
+DEMO=$(broker_id demo)
+[ -n "$DEMO" ] || fail "no demo container"
+timed "demo service produces and consumes" wait_exited "$DEMO" 90 >"$WORK/demo.code" || fail "the demo did not finish"
+code=$(cat "$WORK/demo.code")
+[ "$code" = 0 ] || fail "the demo exited with $code"
+$ENGINE logs "$DEMO" 2>&1 | grep -q "demo done: 10 records" || fail "the demo did not read its records back"
+
+# --- through the published port --------------------------------------------------------------
+timed "produce $RECORDS records through $BOOTSTRAP" \
+  "$PYTHON" container/check.py produce "$BOOTSTRAP" "$TOPIC" "$RECORDS" "$WORK/expected.json" || fail "produce"
+timed "consume them back" "$PYTHON" container/check.py consume "$BOOTSTRAP" "$TOPIC" "$WORK/expected.json" \
+  || fail "consume"
+timed "metrics endpoint through its published port" \
+  "$PYTHON" container/check.py metrics "http://127.0.0.1:$METRICS_PORT" "$RECORDS" "$TOPIC" 3 || fail "metrics"
+
+# --- SIGTERM: a clean shutdown within the grace period ---------------------------------------
+t0=$EPOCHREALTIME
+timed "stop with SIGTERM" $ENGINE stop -t 30 "$BROKER" >/dev/null 2>>"$WORK/engine.log" || fail "stop"
+STOP_SECONDS=$(elapsed "$t0")
+awk -v s="$STOP_SECONDS" 'BEGIN{exit !(s < 25)}' || fail "stopping took ${STOP_SECONDS} s: SIGTERM was not handled"
+code=$($ENGINE inspect --format '{{.State.ExitCode}}' "$BROKER")
+[ "$code" = 0 ] || fail "the broker exited with $code after SIGTERM"
+$ENGINE logs "$BROKER" 2>&1 | grep -q '"broker stopped"' || fail "no 'broker stopped' in the log"
+in_volume test -f /data/.clean_shutdown 2>>"$WORK/engine.log" || fail "no clean-shutdown marker in the volume"
+echo "   clean-shutdown marker present; exit code 0 after ${STOP_SECONDS} s"
+
+# --- restart on the same volume --------------------------------------------------------------
+timed "start again on the same volume" $ENGINE start "$BROKER" >/dev/null 2>>"$WORK/engine.log" || fail "restart"
+timed "broker healthy again" wait_healthy "$BROKER" 60 || fail "the broker never became healthy after the restart"
+timed "the same records read back" "$PYTHON" container/check.py consume "$BOOTSTRAP" "$TOPIC" "$WORK/expected.json" \
+  || fail "records after the restart"
+
+timed "compose down" compose down -t 30 -v --remove-orphans >/dev/null 2>&1 || fail "compose down"
+
+echo
+echo "container test passed with $ENGINE (${COMPOSE[*]##*/})"
+awk -v s="$SIZE" -v b="$BASE_SIZE" 'BEGIN{printf "image localhost/odradek:latest: %.1f MB (base python:3.11-slim %.1f MB)\n", s/1e6, b/1e6}'
+printf '  %s\n' "${TIMINGS[@]}"
+echo "  total: $(elapsed "$T_START") s"
