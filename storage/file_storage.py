@@ -227,11 +227,11 @@ class FileStorage(LogManager):
             index_max_bytes=config.segment_index_bytes, now_ms=self.clock.now_ms(),
         )
         self.recovery[(info.name, partition)] = RecoveryReport()
-        return self._log(info, partition, directory, [segment], 0, None, 0)
+        return self._log(info, partition, directory, [segment], 0, None, 0, new=True)
 
     def _log(
         self, info: TopicInfo, partition: int, directory: str, segments: list[LogSegment], log_start: int,
-        max_snapshot_offset: int | None, cleaner_checkpoint: int,
+        max_snapshot_offset: int | None, cleaner_checkpoint: int, *, new: bool = False,
     ) -> Log:
         return Log(
             info.name,
@@ -249,6 +249,7 @@ class FileStorage(LogManager):
             segment_bytes_override=self._segment_bytes_override_for(info.name),
             appended=self.appended,
             cleaner_checkpoint=cleaner_checkpoint,
+            new=new,
         )
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
