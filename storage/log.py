@@ -87,7 +87,9 @@ class Log:
         segment_bytes_override: int | None = None,
         cleaner_checkpoint: int = 0,
         appended: AppendSignal | None = None,
+        new: bool = False,
     ) -> None:
+        """`new`: a partition just created, with nothing on disk to rebuild state from."""
         assert segments, "a log always has an active segment"
         self._topic = topic
         self._partition = partition
@@ -102,13 +104,14 @@ class Log:
         self._next_offset = segments[-1].next_offset
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
         self.producer_state = producer_state
-        # After a crash only snapshots at or below the recovery point are trusted.
-        rebuild_producer_state(
-            self.producer_state,
-            segments,
-            self._next_offset,
-            max_snapshot_offset=self._next_offset if max_snapshot_offset is None else max_snapshot_offset,
-        )
+        if not new:
+            # After a crash only snapshots at or below the recovery point are trusted.
+            rebuild_producer_state(
+                self.producer_state,
+                segments,
+                self._next_offset,
+                max_snapshot_offset=self._next_offset if max_snapshot_offset is None else max_snapshot_offset,
+            )
         # Single broker: a write is as replicated as it will ever be once it is in the log.
         self._high_watermark = self._next_offset
         self.closed = False

@@ -56,6 +56,8 @@ class LogManager:
         self._by_id: dict[uuid.UUID, str] = {}
         self._logs: dict[tuple[str, int], Log] = {}
         self._closed = False
+        # Topics whose files are being prepared: not visible yet, but their names are taken.
+        self._creating: set[str] = set()
 
     # --- hooks for the engines --------------------------------------------------------
 
@@ -64,6 +66,15 @@ class LogManager:
 
     def _open_log(self, info: TopicInfo, partition: int) -> Log:
         raise NotImplementedError
+
+    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> set[int]:
+        """Make new partitions' files durable before the topic is visible; returns the
+        partitions `_create_log` may open as prepared (the others take `_open_log`)."""
+        return set()
+
+    def _create_log(self, info: TopicInfo, partition: int) -> Log:
+        """Open a partition `_prepare_logs` prepared."""
+        return self._open_log(info, partition)
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
         raise NotImplementedError
@@ -124,7 +135,7 @@ class LogManager:
     ) -> TopicInfo:
         self._check_open()
         validate_topic_name(name)
-        if name in self._topics:
+        if name in self._topics or name in self._creating:
             raise TopicAlreadyExistsError(f"Topic '{name}' already exists.")
         if not 1 <= num_partitions <= MAX_PARTITIONS:
             raise InvalidPartitionsError(f"Number of partitions must be between 1 and {MAX_PARTITIONS}")
@@ -137,11 +148,19 @@ class LogManager:
         record = TopicRecord(name, topic_id or uuid.uuid4(), num_partitions, clean)
         if validate_only:
             return self._info(record)
+        # The files come first, while the topic is invisible (its name taken), so that
+        # the engine can make them durable all at once rather than one by one.
+        self._creating.add(name)
+        try:
+            prepared = await self._prepare_logs(self._info(record), range(num_partitions))
+        finally:
+            self._creating.discard(name)
+        self._check_open()
         info = self._install(record)
         # The logs open before the first suspension: a request that sees the topic while
         # the catalog is being written must find every partition too.
         for p in range(num_partitions):
-            self._logs[(name, p)] = self._open_log(info, p)
+            self._logs[(name, p)] = self._create_log(info, p) if p in prepared else self._open_log(info, p)
         await self._persist_catalog()
         return info
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from protocol import record_batch as rb
+from storage import errors
 from storage.clock import ManualClock
 from storage.file_storage import CLEAN_SHUTDOWN_FILE, FileStorage
 from storage.files import FileStore
@@ -331,4 +332,37 @@ async def test_reads_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert largest <= 4096
     assert log.segments[0].size > 80_000
     monkeypatch.undo()
+    await s.close()
+
+
+async def test_a_new_topic_replaces_a_leftover_directory_and_its_partitions_are_durable(tmp_path: Path) -> None:
+    """Topic creation prepares every partition's files at once, off the event loop; a
+    directory left by an earlier topic of the same name (crash mid-delete) is replaced,
+    never adopted, and the name is taken while the files are prepared."""
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    old = await s.create_topic("x", 1)
+    await s.log("x", 0).append(make_batch(4))
+    await s.close()
+    # The catalog forgets the topic but its directory stays, as after a crash mid-delete.
+    leftover = tmp_path / "x-0"
+    kept = tmp_path / "kept"
+    shutil.copytree(leftover, kept)
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    await s.delete_topic("x")
+    shutil.copytree(kept, leftover)
+    results = await asyncio.gather(s.create_topic("x", 3), s.create_topic("x", 1), return_exceptions=True)
+    assert isinstance(results[1], errors.TopicAlreadyExistsError)
+    new = results[0]
+    assert not isinstance(new, BaseException)
+    assert new.topic_id != old.topic_id
+    assert [s.log("x", p).log_end_offset for p in range(3)] == [0, 0, 0]
+    for p in range(3):
+        meta = (tmp_path / f"x-{p}" / "partition.metadata").read_text()
+        assert f"topic_id: {new.topic_id}" in meta
+        assert seg_path(tmp_path, "x", 0, partition=p).exists()
+    assert (await s.log("x", 2).append(make_batch(2), durable=True)).base_offset == 0
+    await s.abort()
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert s.describe_topic("x").topic_id == new.topic_id
+    assert [s.log("x", p).log_end_offset for p in range(3)] == [0, 0, 2]
     await s.close()
