@@ -167,16 +167,18 @@ def check(history: list[Op]) -> Report:
 def _check_polls(
     completed: list[tuple[Op, Op]], at_offset: dict[str, dict[int, set[Any]]], report: Report
 ) -> None:
-    """Per assign consumer session and key: consecutive read offsets must rise, skipping no
-    offset known to hold a value."""
+    """Per assign consumer session (from its `assign` op) and key: consecutive read offsets
+    must rise, skipping no offset known to hold a value. Group members are not checked."""
     known = {key: sorted(by_offset) for key, by_offset in at_offset.items()}
     last: dict[tuple[str, str], int] = {}
+    assigned: set[str] = set()  # processes in an assign session
     for _invocation, completion in completed:
         if completion.f == "assign":
+            assigned.add(completion.process)
             for stale in [k for k in last if k[0] == completion.process]:
                 del last[stale]
             continue
-        if completion.f != "poll" or completion.type != "ok":
+        if completion.f != "poll" or completion.type != "ok" or completion.process not in assigned:
             continue
         for mop in completion.value:
             if mop[0] != "poll":

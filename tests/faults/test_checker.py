@@ -127,8 +127,10 @@ def test_nonmonotonic_poll() -> None:
     history = [
         *send("p1", 1, "t-0", 1, 0),
         *send("p1", 2, "t-0", 2, 1),
+        op("c1", "ok", "assign", [], 3),
         *poll("c1", 4, "t-0", [[0, 1], [1, 2]]),
         *poll("c1", 5, "t-0", [[1, 2]]),
+        *poll("g1", 5, "t-0", [[1, 2], [0, 1]]),  # a group member may be moved back: not checked
         op("c1", "ok", "assign", [], 5.5),  # a new session may start over: no anomaly
         *poll("c1", 6, "t-0", [[0, 1]]),
     ]
