@@ -1,4 +1,4 @@
-"""A FUSE filesystem that loses power: `python -m faults.lazyfs BACKING MOUNT`.
+"""A FUSE filesystem that loses power: `python -m faults.lazyfs BACKING MOUNT [EIO_FLAG]`.
 
 Like Jepsen's lazyfs, it keeps every write that was not fsynced in its own memory (the
 page cache of this filesystem) and writes it to `BACKING` only when the file is fsynced.
@@ -6,6 +6,10 @@ Killing this process (SIGKILL) after the broker is a power loss: what was fsynce
 `BACKING`, everything else is gone. Metadata (create, rename, unlink, mkdir) goes to
 `BACKING` at once, as on a journaling filesystem; a file created and never fsynced comes
 back empty.
+
+Disk faults pass through: a write that would not fit in `BACKING` (with what is already
+held) fails with ENOSPC, as a full disk's would, and while the file `EIO_FLAG` exists
+every fsync fails with EIO (a failing device).
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ class FileState:
     fd: int
     size: int
     pending: list[tuple[int, bytes | int]] = field(default_factory=list)
+    held: int = 0  # bytes in `pending`
 
 
 class LazyFS(fuse.Operations):
     use_ns = True
 
-    def __init__(self, backing: str) -> None:
+    def __init__(self, backing: str, eio_flag: str | None = None) -> None:
         self.backing = backing
+        self.eio_flag = eio_flag
         self.files: dict[str, FileState] = {}
         self.handles: dict[int, FileState] = {}
         self.next_fh = 1
@@ -166,6 +172,11 @@ class LazyFS(fuse.Operations):
 
     def write(self, path: str, data: bytes, offset: int, fh: int) -> int:
         state = self.handles.get(fh) or self._state(path)
+        st = os.statvfs(self.backing)
+        held = sum(f.held for f in self.files.values())  # written here, not yet in BACKING
+        if st.f_bavail * st.f_frsize < held + len(data):
+            raise fuse.FuseOSError(errno.ENOSPC)
+        state.held += len(data)
         state.pending.append((offset, bytes(data)))
         state.size = max(state.size, offset + len(data))
         return len(data)
@@ -180,15 +191,19 @@ class LazyFS(fuse.Operations):
         state = self.handles.get(fh) or self.files.get(path)
         if state is None:
             return 0
-        for at, item in state.pending:
-            if at < 0:
-                assert isinstance(item, int)
-                os.ftruncate(state.fd, item)
-            else:
-                assert isinstance(item, bytes)
-                os.pwrite(state.fd, item, at)
-        state.pending.clear()
+        if self.eio_flag is not None and os.path.exists(self.eio_flag):
+            raise fuse.FuseOSError(errno.EIO)
         try:
+            while state.pending:
+                at, item = state.pending[0]
+                if at < 0:
+                    assert isinstance(item, int)
+                    os.ftruncate(state.fd, item)
+                else:
+                    assert isinstance(item, bytes)
+                    os.pwrite(state.fd, item, at)
+                    state.held -= len(item)
+                del state.pending[0]
             os.fsync(state.fd)
         except OSError as exc:
             raise fuse.FuseOSError(exc.errno or errno.EIO) from None
@@ -202,8 +217,14 @@ class LazyFS(fuse.Operations):
 
 
 def main() -> None:
-    backing, mount = sys.argv[1], sys.argv[2]
-    fuse.FUSE(LazyFS(os.path.abspath(backing)), mount, foreground=True, nothreads=True, direct_io=True)
+    backing, mount, *flag = sys.argv[1:]
+    fuse.FUSE(
+        LazyFS(os.path.abspath(backing), flag[0] if flag else None),
+        mount,
+        foreground=True,
+        nothreads=True,
+        direct_io=True,
+    )
 
 
 if __name__ == "__main__":
