@@ -21,6 +21,8 @@ from .errors import classify
 from .history import HistoryWriter, Mop
 
 REQUEST_TIMEOUT_MS = 3000
+# Transactions the producer aborts by choice: their values must never be read (G1a).
+ABORT_RATE = 0.1
 
 
 def key_of(topic: str, partition: int) -> str:
@@ -85,6 +87,10 @@ def run_txn(args: argparse.Namespace, history: HistoryWriter, rng: random.Random
                 partition = int(mop[1].rsplit("-", 1)[1])
                 p.produce(args.topic, value=mop[2].encode(), partition=partition, on_delivery=delivered)
             p.flush(8)
+            if rng.random() < ABORT_RATE:
+                p.abort_transaction(8)
+                history.record("fail", "txn", mops, error="aborted by the workload")
+                continue
             commit_at = time.monotonic()
             p.commit_transaction(8)
             history.record("ok", "txn", mops, commit_at=commit_at)
