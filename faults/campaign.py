@@ -144,8 +144,11 @@ def _nemesis(cfg: Run, rng: random.Random, broker: Broker, disk: Disk, proxy: Pr
     order = list(cfg.faults)
     rng.shuffle(order)  # every fault type once before any repeats
     while time.monotonic() + 3 < deadline:
+        if not cfg.faults:
+            time.sleep(deadline - time.monotonic())
+            break
         fault = order.pop(0) if order else rng.choice(cfg.faults)
-        time.sleep(rng.uniform(0.5, 1.5))
+        time.sleep(rng.uniform(0.2, 0.8))
         started = time.monotonic()
         detail = _inject(fault, rng, broker, disk, proxy)
         took = time.monotonic() - started
@@ -153,7 +156,7 @@ def _nemesis(cfg: Run, rng: random.Random, broker: Broker, disk: Disk, proxy: Pr
         cfg.injected.append({"fault": fault, "seconds": round(took, 2), **detail})
         cfg.log(f"{fault} for {took:.1f}s {detail or ''}")
         _ensure_up(cfg, broker)
-        time.sleep(rng.uniform(1.0, 2.5))
+        time.sleep(rng.uniform(0.8, 1.5))
     proxy.heal()
     disk.free()
     disk.fail_io(False)
