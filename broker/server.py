@@ -10,6 +10,7 @@ from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
 from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.handlers import build_router
+from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.services import Services
 from coordinator.group.service import start_group_coordinator
@@ -61,6 +62,7 @@ class Server:
                 "__transaction_state": int(config.get("transaction.state.log.segment.bytes")),
             },
         )
+        storage.flusher.failure_listeners.append(halt_on_failure(config.data_dir))
         # The group coordinator first: the transaction coordinator's marker writes tell it
         # of every marker reaching `__consumer_offsets` (pending transactional offsets).
         groups = await start_group_coordinator(config, self.clock, storage)

@@ -18,7 +18,7 @@ from .disks import Disk
 from .history import read_history
 from .proxy import ADD_PARTITIONS_TO_TXN, END_TXN, PRODUCE, Proxy
 
-FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-full", "io-error")
+FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-full", "io-error", "io-error+power-loss")
 CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
 TOPIC = "faults"
 PARTITIONS = 4
@@ -201,6 +201,13 @@ def _inject(fault: str, rng: random.Random, broker: Broker, disk: Disk, proxy: P
         time.sleep(rng.uniform(2.0, 4.0))
         disk.free()
         return {"ballast_mb": written >> 20}
+    elif fault == "io-error+power-loss":  # the power goes while fsync is failing
+        disk.fail_io(True)
+        time.sleep(rng.uniform(0.5, 2.0))
+        broker.kill()
+        disk.fail_io(False)
+        disk.power_loss()
+        broker.start()
     elif fault == "io-error":
         disk.fail_io(True)
         time.sleep(rng.uniform(1.0, 3.0))
