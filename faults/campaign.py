@@ -88,7 +88,7 @@ def run(cfg: Run) -> Run:
             cfg.log("the drain did not reach the end of every key")
         cfg.report = check(read_history([p for p in histories if p.exists()]))
         if not broker.alive:
-            cfg.broker_stops.append(broker.log_tail(5))
+            cfg.broker_stops.append(broker.log_tail(1))
     finally:
         for client in clients:
             if client.poll() is None:
@@ -222,9 +222,11 @@ def _ensure_up(cfg: Run, broker: Broker) -> None:
     on the same directory, where it must find every acknowledged record."""
     if broker.alive:
         return
-    last_words = broker.log_tail(5)
+    tail = broker.log_tail(40).splitlines()
+    said = [line for line in tail if "[critical" in line or "[error" in line] or tail[-1:]
+    last_words = said[-1] if said else "(nothing)"
     cfg.broker_stops.append(last_words)
-    cfg.log(f"broker had stopped; its last lines:\n{last_words}")
+    cfg.log(f"broker had stopped: {last_words}")
     broker.kill()
     broker.start()
 
