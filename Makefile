@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck check-codegen codegen bench pipeline clean container-test
+.PHONY: run test lint typecheck check-codegen codegen bench pipeline faults fuse clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -12,10 +12,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
+# libfuse 3 (for faults/lazyfs.py, the power-loss filesystem) is a Debian package:
+# installed where we may; without it the campaign's tests are skipped.
+fuse:
+	@ldconfig -p | grep -q libfuse3 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& (apt-get update -qq && apt-get install -y -qq fuse3) >/dev/null 2>&1; } \
+		|| echo "fuse3 could not be installed: the fault campaign needs it"
+
 run: $(STAMP)
 	$(BIN)/python -m broker --log-dirs ./data
 
-test: $(STAMP)
+test: $(STAMP) fuse
 	$(BIN)/python -m protocol.codegen --check
 	$(BIN)/ruff check .
 	$(BIN)/mypy
@@ -45,6 +52,10 @@ bench: $(STAMP)
 # The Spark connector end to end: generator, a streaming job SIGKILLed and restarted, a batch job.
 pipeline: $(STAMP)
 	$(BIN)/python -m pipeline.examples.demo $(PIPELINE_ARGS)
+
+# The fault campaign (faults/README.md): FAULTS_SEED to replay, FAULTS_SECONDS of workload.
+faults: $(STAMP) fuse
+	$(BIN)/python -m faults $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) $(if $(FAULTS_SECONDS),--total $(FAULTS_SECONDS)) $(FAULTS_ARGS)
 
 clean:
 	rm -rf $(VENV) data

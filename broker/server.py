@@ -11,6 +11,7 @@ from broker.connection import KafkaConnection
 from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
+from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
@@ -66,6 +67,7 @@ class Server:
                 "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
+        storage.flusher.failure_listeners.append(halt_on_failure(config.data_dir))
         # The group coordinator first: the transaction coordinator's marker writes tell it
         # of every marker reaching `__consumer_offsets` (pending transactional offsets).
         groups = await start_group_coordinator(config, self.clock, storage)

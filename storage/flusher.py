@@ -68,6 +68,8 @@ class GroupCommitFlusher:
         self.files_synced = 0
         self.round_observers: list[RoundObserver] = []
         self._next_callers = 0
+        # Told of every failed round (the broker halts, as Kafka does on a log dir failure).
+        self.failure_listeners: list[Callable[[KafkaStorageError], None]] = []
 
     def mark_dirty(self, target: Syncable) -> None:
         self._dirty[id(target)] = target
@@ -105,20 +107,20 @@ class GroupCommitFlusher:
         call_soon_threadsafe = future.get_loop().call_soon_threadsafe
 
         def done(error: BaseException | None) -> None:
-            call_soon_threadsafe(self._finish_round, future, len(targets), error, started, callers)
+            call_soon_threadsafe(self._finish_round, future, targets, error, started, callers)
 
         self._thread.submit(targets, done)
 
     def _finish_round(
         self,
         future: asyncio.Future[None],
-        synced: int,
+        targets: list[Syncable],
         error: BaseException | None,
         started: float,
         callers: int,
     ) -> None:
         self.rounds += 1
-        self.files_synced += synced
+        self.files_synced += len(targets)
         elapsed = time.perf_counter() - started
         for observe in self.round_observers:
             observe(elapsed, callers)
@@ -128,7 +130,15 @@ class GroupCommitFlusher:
                 future.set_result(None)
             else:
                 reason = f"fsync failed: {error}" if isinstance(error, OSError) else f"fsync interrupted: {error!r}"
-                future.set_exception(KafkaStorageError(reason))
+                failure = KafkaStorageError(reason)
+                # The writes of a failed round are not durable: dirty again, so that no later
+                # sync() (a retried idempotent batch writes nothing) reports them durable
+                # without an fsync that succeeded.
+                for target in targets:
+                    self._dirty.setdefault(id(target), target)
+                for listener in self.failure_listeners:
+                    listener(failure)
+                future.set_exception(failure)
                 future.exception()  # waiters may all be gone; don't warn about it
         if self._next is not None:
             self._start_round()

@@ -1,0 +1,69 @@
+"""`python -m faults`: the campaign. Runs of `--seconds` each, one seed after another, until
+`--total` seconds of workload have run; prints each run's report and the checker's table,
+then one JSON line with the totals. Exits 1 on any anomaly.
+
+    python -m faults --seed 7 --seconds 60 --total 180
+    FAULTS_SEED=7 FAULTS_SECONDS=180 make faults
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from .campaign import FAULTS, Run, print_report, run, summary
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m faults")
+    parser.add_argument(
+        "--seed", type=int, default=int(os.environ.get("FAULTS_SEED") or random.randrange(1 << 31))
+    )
+    parser.add_argument("--seconds", type=float, default=60.0, help="workload time of one run")
+    parser.add_argument(
+        "--total",
+        type=float,
+        default=float(os.environ.get("FAULTS_SECONDS") or 180),
+        help="workload time in all",
+    )
+    parser.add_argument("--fault", action="append", choices=FAULTS, help="only these faults (repeatable)")
+    parser.add_argument(
+        "--broken", choices=["no-fsync", "aborted-reads"], help="a deliberately broken broker"
+    )
+    parser.add_argument("--keep", type=Path, help="keep histories and logs in this directory")
+    args = parser.parse_args()
+    print(f"faults campaign: seed {args.seed} (replay with FAULTS_SEED={args.seed})", flush=True)
+    base = args.keep or Path(tempfile.mkdtemp(prefix="odradek-faults-"))
+    runs: list[Run] = []
+    elapsed = 0.0
+    index = 0
+    while elapsed < args.total:
+        seconds = min(args.seconds, args.total - elapsed)
+        cfg = Run(
+            seed=args.seed + index,
+            seconds=max(seconds, 10.0),
+            faults=tuple(args.fault or FAULTS),
+            workdir=base / f"run-{index}",
+            broken=args.broken,
+        )
+        runs.append(run(cfg))
+        print_report(cfg)
+        elapsed += cfg.seconds
+        index += 1
+    totals = summary(runs)
+    print(json.dumps(totals))
+    ok = not any(totals["anomalies"].values()) and totals["drained"]
+    print("PASS: no anomaly" if ok else f"FAIL: anomalies {totals['anomalies']} (histories in {base})")
+    if ok and args.keep is None:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

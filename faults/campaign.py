@@ -1,0 +1,269 @@
+"""One run of the campaign: the broker on a lazyfs disk behind the proxy, the workload's
+clients, the nemesis on a schedule drawn from the seed, then a drain and the checker."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .broker import ROOT, Broker, free_port
+from .checker import Report, check
+from .disks import Disk
+from .history import read_history
+from .proxy import ADD_PARTITIONS_TO_TXN, END_TXN, PRODUCE, Proxy
+
+FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-full", "io-error", "io-error+power-loss")
+CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
+TOPIC = "faults"
+PARTITIONS = 4
+# Short timeouts so the campaign sees faults quickly; the rest is Kafka's defaults.
+BROKER_OVERRIDES = {
+    "offsets.topic.num.partitions": "4",
+    "transaction.state.log.num.partitions": "4",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
+    "group.initial.rebalance.delay.ms": "0",
+}
+
+
+@dataclass
+class Run:
+    seed: int
+    seconds: float
+    faults: tuple[str, ...] = FAULTS
+    workdir: Path = Path("faults-run")
+    broken: str | None = None
+    disk_mb: int = 48
+    injected: list[dict[str, Any]] = field(default_factory=list)
+    broker_stops: list[str] = field(default_factory=list)  # the broker's own last words
+    fault_seconds: float = 0.0
+    report: Report | None = None
+    drained: bool = False
+
+    def log(self, message: str) -> None:
+        print(f"[faults {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def run(cfg: Run) -> Run:
+    cfg.workdir.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(cfg.seed)
+    cfg.log(
+        f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} dir={cfg.workdir}"
+    )
+    disk = Disk(cfg.workdir, cfg.disk_mb)
+    broker_port, proxy_port = free_port(), free_port()
+    proxy = Proxy(proxy_port, broker_port, cfg.seed)
+    broker = Broker(
+        disk.mount, cfg.workdir / "broker.log", broker_port, proxy_port, BROKER_OVERRIDES, cfg.broken
+    )
+    clients: list[subprocess.Popen[bytes]] = []
+    histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS] + [cfg.workdir / "drain.jsonl"]
+    for path in histories:
+        path.unlink(missing_ok=True)
+    bootstrap = f"127.0.0.1:{proxy_port}"
+    try:
+        disk.setup()
+        proxy.start()
+        broker.start()
+        _create_topic(bootstrap)
+        for role, name in CLIENTS:
+            clients.append(_client(role, name, bootstrap, cfg.workdir, cfg.seconds, cfg.seed))
+        _nemesis(cfg, rng, broker, disk, proxy)
+        for client in clients:
+            try:
+                client.wait(cfg.seconds + 60)
+            except subprocess.TimeoutExpired:
+                client.kill()
+                client.wait()
+        # Transactions the clients left open are aborted by the coordinator after their
+        # timeout (transaction.timeout.ms in faults/client.py); the drain reads up to the LSO.
+        drain = _client("drain", "drain", bootstrap, cfg.workdir, 90, cfg.seed)
+        cfg.drained = drain.wait(150) == 0
+        if not cfg.drained:
+            cfg.log("the drain did not reach the end of every key")
+        cfg.report = check(read_history([p for p in histories if p.exists()]))
+        if not broker.alive:
+            cfg.broker_stops.append(broker.log_tail(1))
+    finally:
+        for client in clients:
+            if client.poll() is None:
+                client.kill()
+        broker.stop()
+        proxy.stop()
+        disk.teardown()
+    return cfg
+
+
+def _create_topic(bootstrap: str) -> None:
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    futures = admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)], request_timeout=20)
+    for future in futures.values():
+        future.result(30)
+
+
+def _client(
+    role: str, name: str, bootstrap: str, workdir: Path, seconds: float, seed: int
+) -> subprocess.Popen[bytes]:
+    args = [
+        sys.executable,
+        "-m",
+        "faults.client",
+        role,
+        "--bootstrap",
+        bootstrap,
+        "--history",
+        str(workdir / f"{name}.jsonl"),
+    ]
+    args += [
+        "--process",
+        name,
+        "--topic",
+        TOPIC,
+        "--partitions",
+        str(PARTITIONS),
+        "--seconds",
+        str(seconds),
+        "--seed",
+        str(seed),
+    ]
+    with open(workdir / f"{name}.log", "ab") as log:
+        return subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+
+
+def _nemesis(cfg: Run, rng: random.Random, broker: Broker, disk: Disk, proxy: Proxy) -> None:
+    """Faults one after another until the workload's end, each followed by a quiet spell in
+    which the clients can make progress."""
+    deadline = time.monotonic() + cfg.seconds - 2
+    order = list(cfg.faults)
+    rng.shuffle(order)  # every fault type once before any repeats
+    while time.monotonic() + 3 < deadline:
+        if not cfg.faults:
+            time.sleep(deadline - time.monotonic())
+            break
+        fault = order.pop(0) if order else rng.choice(cfg.faults)
+        time.sleep(rng.uniform(0.2, 0.8))
+        started = time.monotonic()
+        detail = _inject(fault, rng, broker, disk, proxy)
+        took = time.monotonic() - started
+        cfg.fault_seconds += took
+        cfg.injected.append({"fault": fault, "seconds": round(took, 2), **detail})
+        cfg.log(f"{fault} for {took:.1f}s {detail or ''}")
+        _ensure_up(cfg, broker)
+        time.sleep(rng.uniform(0.8, 1.5))
+    proxy.heal()
+    disk.free()
+    disk.fail_io(False)
+    broker.resume()
+    _ensure_up(cfg, broker)
+
+
+def _inject(fault: str, rng: random.Random, broker: Broker, disk: Disk, proxy: Proxy) -> dict[str, Any]:
+    if fault == "kill":
+        broker.kill()
+        time.sleep(rng.uniform(0.1, 1.0))
+        broker.start()
+    elif fault == "power-loss":
+        broker.kill()
+        disk.power_loss()
+        broker.start()
+    elif fault == "pause":  # longer than the clients' request timeout (3 s)
+        broker.pause()
+        time.sleep(rng.uniform(4.0, 6.0))
+        broker.resume()
+    elif fault == "partition":
+        proxy.drop()
+        time.sleep(rng.uniform(2.0, 4.0))
+        proxy.heal()
+    elif fault == "delay":
+        seconds = rng.uniform(0.5, 2.0)
+        proxy.delay(seconds)
+        time.sleep(rng.uniform(3.0, 5.0))
+        proxy.heal()
+        return {"max_delay": round(seconds, 2)}
+    elif fault == "hold":
+        held = proxy.held
+        api_keys = frozenset(rng.sample([PRODUCE, ADD_PARTITIONS_TO_TXN, END_TXN], rng.randint(1, 3)))
+        proxy.hold_one(api_keys, rng.uniform(2.0, 5.0))
+        deadline = time.monotonic() + 10
+        while proxy.held == held and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proxy.heal()
+        return {"api_keys": sorted(api_keys), "delivered_late": proxy.held - held}
+    elif fault == "disk-full":
+        written = disk.fill()
+        time.sleep(rng.uniform(2.0, 4.0))
+        disk.free()
+        return {"ballast_mb": written >> 20}
+    elif fault == "io-error+power-loss":  # the power goes while fsync is failing
+        disk.fail_io(True)
+        time.sleep(rng.uniform(0.5, 2.0))
+        broker.kill()
+        disk.fail_io(False)
+        disk.power_loss()
+        broker.start()
+    elif fault == "io-error":
+        disk.fail_io(True)
+        time.sleep(rng.uniform(1.0, 3.0))
+        disk.fail_io(False)
+    else:
+        raise ValueError(f"unknown fault {fault!r}")
+    return {}
+
+
+def _ensure_up(cfg: Run, broker: Broker) -> None:
+    """A broker that stopped itself (a disk fault) must have said why; it is started again
+    on the same directory, where it must find every acknowledged record."""
+    if broker.alive:
+        return
+    tail = broker.log_tail(40).splitlines()
+    said = [line for line in tail if "[critical" in line or "[error" in line] or tail[-1:]
+    last_words = said[-1] if said else "(nothing)"
+    cfg.broker_stops.append(last_words)
+    cfg.log(f"broker had stopped: {last_words}")
+    broker.kill()
+    broker.start()
+
+
+def summary(runs: list[Run]) -> dict[str, Any]:
+    families: dict[str, int] = {}
+    for r in runs:
+        assert r.report is not None
+        for name, count in r.report.counts.items():
+            families[name] = families.get(name, 0) + count
+    return {
+        "runs": len(runs),
+        "seeds": [r.seed for r in runs],
+        "operations": sum(sum(r.report.ops.values()) for r in runs if r.report),
+        "acknowledged": sum(r.report.acknowledged for r in runs if r.report),
+        "faults": len([f for r in runs for f in r.injected]),
+        "fault_seconds": round(sum(r.fault_seconds for r in runs), 1),
+        "broker_stops": sum(len(r.broker_stops) for r in runs),
+        "anomalies": families,
+        "worst_lag_s": round(max((r.report.worst_lag for r in runs if r.report), default=0.0), 2),
+        "drained": all(r.drained for r in runs),
+    }
+
+
+def print_report(r: Run) -> None:
+    assert r.report is not None
+    counts: dict[str, int] = {}
+    for f in r.injected:
+        counts[f["fault"]] = counts.get(f["fault"], 0) + 1
+    print(f"\nseed {r.seed}: operations {dict(sorted(r.report.ops.items()))}")
+    print(
+        f"faults injected ({r.fault_seconds:.1f}s in all): {counts}; broker stopped itself {len(r.broker_stops)} time(s)"
+    )
+    print(
+        f"acknowledged {r.report.acknowledged}, values read {r.report.read_values}, worst end-to-end lag {r.report.worst_lag:.2f}s"
+    )
+    print(r.report.table())
+    for name, examples in r.report.anomalies.items():
+        for example in examples[:3]:
+            print(f"  {name}: {json.dumps(example)}")
