@@ -84,6 +84,10 @@ def _defs(*defs: ConfigDef) -> dict[str, ConfigDef]:
 
 
 _T = ConfigType
+# The topic configs of Kafka 4's `LogConfig` (its `configKeys()` less the internal
+# `internal.segment.bytes`). Kafka 4 removed `message.format.version`,
+# `message.timestamp.difference.max.ms` and `message.downconversion.enable` (KIP-724,
+# KIP-937): like any unknown name they are refused with "Unknown topic config name".
 CONFIG_DEFS: dict[str, ConfigDef] = _defs(
     ConfigDef("cleanup.policy", _T.LIST, "delete", subset_of("compact", "delete")),
     ConfigDef("compression.type", _T.STRING, "producer",
@@ -102,16 +106,16 @@ CONFIG_DEFS: dict[str, ConfigDef] = _defs(
     ConfigDef("local.retention.ms", _T.LONG, "-2", at_least(-2)),
     ConfigDef("max.compaction.lag.ms", _T.LONG, str(INT64_MAX), at_least(1)),
     ConfigDef("max.message.bytes", _T.INT, "1048588", at_least(0)),
-    ConfigDef("message.downconversion.enable", _T.BOOLEAN, "true"),
-    ConfigDef("message.format.version", _T.STRING, "3.0-IV1"),
-    ConfigDef("message.timestamp.after.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
+    # Kafka 4.0 lowered the default from Long.MAX_VALUE to one hour (KIP-1030).
+    ConfigDef("message.timestamp.after.max.ms", _T.LONG, "3600000", at_least(0)),
     ConfigDef("message.timestamp.before.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
-    ConfigDef("message.timestamp.difference.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
     ConfigDef("message.timestamp.type", _T.STRING, "CreateTime", one_of("CreateTime", "LogAppendTime")),
     ConfigDef("min.cleanable.dirty.ratio", _T.DOUBLE, "0.5", between(0.0, 1.0)),
     ConfigDef("min.compaction.lag.ms", _T.LONG, "0", at_least(0)),
     ConfigDef("min.insync.replicas", _T.INT, "1", at_least(1)),
     ConfigDef("preallocate", _T.BOOLEAN, "false"),
+    ConfigDef("remote.log.copy.disable", _T.BOOLEAN, "false"),
+    ConfigDef("remote.log.delete.on.disable", _T.BOOLEAN, "false"),
     ConfigDef("remote.storage.enable", _T.BOOLEAN, "false"),
     ConfigDef("retention.bytes", _T.LONG, "-1"),
     ConfigDef("retention.ms", _T.LONG, "604800000", at_least(-1)),
@@ -148,7 +152,6 @@ TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
     "compression.lz4.level": "compression.lz4.level",
     "compression.zstd.level": "compression.zstd.level",
     "preallocate": "log.preallocate",
-    "message.format.version": "log.message.format.version",
     "message.timestamp.type": "log.message.timestamp.type",
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
