@@ -203,7 +203,7 @@ def pipeline_specs(quick: bool, n: Callable[[int], int]) -> list[Spec]:
         ),
         spec(
             "pipeline-stream",
-            "pipeline: streaming read -> write, 20 records/s, send to read_committed arrival",
+            "pipeline: stream read -> write at 20 records/s, send to read_committed arrival",
             {"size": 100, "rate": 20, "seconds": 5.0 if quick else 15.0, "timeout": timeout},
             ("connector_p50_ms", "connector_p99_ms", "baseline_p50_ms", "baseline_p99_ms"),
         ),
