@@ -123,3 +123,31 @@ def test_broker_configs_leave_out_this_brokers_own_settings(configured_broker: B
     with WireClient(configured_broker.bootstrap) as client:
         asked = describe(client, BROKER, "1", [*sorted(ODRADEK_ONLY_SETTINGS), "num.partitions"], include_synonyms=True)
     assert (asked.error_code, [c.name for c in asked.configs]) == (ErrorCode.NONE, ["num.partitions"])
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("compression.gzip.level", "0", "Value must be between 1 and 9 or equal to -1"),
+        ("compression.lz4.level", "18", "Value must be no more than 17"),
+        ("compression.zstd.level", "-131073", "Value must be at least -131072"),
+        ("segment.bytes", "1048575", "Value must be at least 1048576"),
+        ("compression.type", "none", "String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer"),
+        ("leader.replication.throttled.replicas", "0:1,x",
+         "leader.replication.throttled.replicas must be the literal '*' or a list of replicas in the following "
+         "format: [partitionId]:[brokerId],[partitionId]:[brokerId],..."),
+    ],
+)
+def test_values_are_refused_in_kafkas_words(broker: BrokerProcess, name: str, value: str, problem: str) -> None:
+    with WireClient(broker.bootstrap) as client:
+        [result] = create(client, topic(unique(), **{name.replace(".", "_"): value}))
+    assert (result.error_code, result.error_message) == (
+        ErrorCode.INVALID_CONFIG, f"Invalid value {value} for configuration {name}: {problem}"
+    )
+
+
+def test_throttled_replica_lists_kafka_accepts(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as client:
+        for value in ("*", "0:1,1:1", ""):
+            [result] = create(client, topic(unique(), follower_replication_throttled_replicas=value))
+            assert result.error_code == ErrorCode.NONE, (value, result.error_message)
