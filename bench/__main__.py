@@ -130,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
                     # Alternate which broker goes first, so drift on a shared machine
                     # does not always favour the same one.
                     order = brokers if i % 2 == 0 else list(reversed(brokers))
+                    if spec.odradek_only:
+                        order = brokers[:1]
                     for broker in order:
                         outcome, peak = run_one(worker, spec, broker, failed, sampler)
                         log(

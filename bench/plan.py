@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,16 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     "create_s": ("create topic", "s", False),
     "ok": ("worked", "yes/no", True),
     "rss_mb": ("", "MB", False),
+    # The pipeline rows: the connector against the at-least-once path, on odradek only.
+    "connector_rows_s": ("connector", "rows/s", True),
+    "baseline_rows_s": ("at-least-once", "rows/s", True),
+    "vs_baseline": ("connector/at-least-once", "ratio", True),
+    "connector_p50_ms": ("connector p50", "ms", False),
+    "connector_p99_ms": ("connector p99", "ms", False),
+    "baseline_p50_ms": ("at-least-once p50", "ms", False),
+    "baseline_p99_ms": ("at-least-once p99", "ms", False),
+    "connector_dups": ("connector duplicates", "records", False),
+    "baseline_dups": ("at-least-once duplicates", "records", False),
 }
 
 
@@ -31,6 +42,8 @@ class Spec:
     hard_limit: float = 120.0
     tags: tuple[str, ...] = field(default=())
     sample_rss: bool = False  # report the brokers' peak memory during this workload
+    # Compares two clients on odradek rather than two brokers (the pipeline rows).
+    odradek_only: bool = False
 
 
 def build_plan(quick: bool) -> list[Spec]:
@@ -158,4 +171,46 @@ def build_plan(quick: bool) -> list[Spec]:
             tags=("connections", "confluent"),
         )
     )
+    specs += pipeline_specs(quick, n)
     return specs
+
+
+def pipeline_specs(quick: bool, n: Callable[[int], int]) -> list[Spec]:
+    """The connector (`pipeline/`) against a `foreachBatch`/`foreachPartition` with a plain
+    producer, in one Spark session on odradek; Spark is slow to start, so `--only pipeline`."""
+    timeout = 120.0 if quick else 300.0
+    sized = {"size": 100, "partitions": 2, "timeout": timeout}
+
+    def spec(key: str, title: str, params: dict[str, Any], metrics: tuple[str, ...]) -> Spec:
+        # No key may contain another workload's tag (`--only latency` must not start Spark).
+        return Spec(
+            key=key, title=title, func=key.replace("-", "_"), params=params, metrics=metrics,
+            hard_limit=2 * timeout + 120, tags=("pipeline",), odradek_only=True,
+        )
+
+    return [
+        spec(
+            "pipeline-batch-read",
+            f"pipeline: batch read of {n(200_000):,} x 100 B, 2 partitions",
+            {"count": n(200_000), **sized},
+            ("connector_rows_s", "baseline_rows_s", "vs_baseline"),
+        ),
+        spec(
+            "pipeline-batch-write",
+            f"pipeline: batch write of {n(200_000):,} x 100 B, 2 partitions",
+            {"count": n(200_000), **sized},
+            ("connector_rows_s", "baseline_rows_s", "vs_baseline"),
+        ),
+        spec(
+            "pipeline-stream",
+            "pipeline: stream read -> write at 20 records/s, send to read_committed arrival",
+            {"size": 100, "rate": 20, "seconds": 5.0 if quick else 15.0, "timeout": timeout},
+            ("connector_p50_ms", "connector_p99_ms", "baseline_p50_ms", "baseline_p99_ms"),
+        ),
+        spec(
+            "pipeline-driver-kill",
+            "pipeline: driver SIGKILL mid-stream, restart, 5,000 records",
+            {"count": 5_000, **sized},
+            ("connector_dups", "baseline_dups"),
+        ),
+    ]

@@ -32,7 +32,10 @@ def short_reason(exc: BaseException) -> str:
 
 
 def _serve(conn: Connection) -> None:
+    from bench.pipeline_workloads import PIPELINE_WORKLOADS
     from bench.workloads import WORKLOADS
+
+    workloads = {**WORKLOADS, **PIPELINE_WORKLOADS}
 
     while True:
         try:
@@ -43,7 +46,7 @@ def _serve(conn: Connection) -> None:
             return
         name, params = request
         try:
-            result: tuple[Any, ...] = ("ok", WORKLOADS[name](**params))
+            result: tuple[Any, ...] = ("ok", workloads[name](**params))
         except BaseException as exc:  # report anything, including KeyboardInterrupt in the child
             result = ("error", short_reason(exc), traceback.format_exc())
         conn.send(result)

@@ -262,7 +262,7 @@ def large_txn_aiokafka(bootstrap: str, size: int, count: int, timeout: float) ->
 # ---------------------------------------------------------------- end-to-end latency
 
 
-class _LatencyConsumer:
+class LatencyConsumer:
     """A read_committed consumer on a thread of its own that records, for every stamped
     record, the time from its stamp to its arrival. A record starting with b"W" is the
     warm-up: it only signals that the consumer is connected and fetching."""
@@ -324,7 +324,7 @@ class _LatencyConsumer:
         self.consumer.close()
 
 
-def _warm_up_record(size: int) -> bytes:
+def warm_up_record(size: int) -> bytes:
     return b"W" + b"\0" * (size - 1)
 
 
@@ -339,10 +339,10 @@ def e2e_latency_confluent(bootstrap: str, size: int, rate: int, seconds: float, 
     same process; each record carries its send time."""
     topic = unique("latency")
     create_topic(bootstrap, topic)
-    consumer = _LatencyConsumer(bootstrap, topic)
+    consumer = LatencyConsumer(bootstrap, topic)
     producer = Producer(producer_config(bootstrap, "all", True, **{"linger.ms": 0}))
     try:
-        producer.produce(topic, _warm_up_record(size))  # not measured
+        producer.produce(topic, warm_up_record(size))  # not measured
         producer.flush(timeout)
         consumer.wait_warm(timeout)
         total = int(rate * seconds)
@@ -367,11 +367,11 @@ def txn_latency_confluent(
     only once the COMMIT marker moved the last stable offset."""
     topic = unique("txn-latency")
     create_topic(bootstrap, topic)
-    consumer = _LatencyConsumer(bootstrap, topic)
+    consumer = LatencyConsumer(bootstrap, topic)
     producer = _transactional_confluent(bootstrap)
     try:
         producer.begin_transaction()
-        producer.produce(topic, _warm_up_record(size))  # not measured
+        producer.produce(topic, warm_up_record(size))  # not measured
         _commit(producer, timeout)
         consumer.wait_warm(timeout)
         total = int(rate * seconds)

@@ -36,11 +36,15 @@ class Setting:
     parse: Callable[[str], Any]
     default: Any
     doc: str
+    # False for this broker's own settings, which Kafka's broker configs do not have: they
+    # are set like the others but DescribeConfigs, like Kafka's, reports only Kafka's.
+    kafka: bool = True
 
 
 _SETTINGS = [
     Setting("node.id", int, 1, "The id of this broker in the cluster."),
-    Setting("cluster.id", str, "", "Cluster id; generated and kept in the data directory when empty."),
+    # Kafka keeps the cluster id in meta.properties, not among its configs.
+    Setting("cluster.id", str, "", "Cluster id; generated and kept in the data directory when empty.", kafka=False),
     Setting("listeners", str, "PLAINTEXT://127.0.0.1:9092", "Comma-separated listener URLs to bind."),
     Setting("advertised.listeners", str, "", "Listener URLs given to clients; defaults to `listeners`."),
     Setting("log.dirs", str, "./data", "Where partition logs and coordinator state are kept."),
@@ -63,6 +67,7 @@ _SETTINGS = [
         int,
         500,
         "Requests of one connection handled at once; further ones wait and reading pauses.",
+        kafka=False,
     ),
     Setting("max.request.partition.size.limit", int, 2000, "The most partitions a DescribeTopicPartitions answer holds."),
     Setting("max.incremental.fetch.session.cache.slots", int, 1000, "The most incremental fetch sessions kept (KIP-227)."),
@@ -101,12 +106,14 @@ _SETTINGS = [
     Setting("group.max.session.timeout.ms", int, 1800000, "The longest session timeout a member may ask for."),
     Setting("group.max.size", int, 2147483647, "The most members a classic group may have."),
     # Not Kafka settings (Kafka exposes JMX): the Prometheus endpoint of broker.metrics.
-    Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port."),
-    Setting("metrics.host", str, "127.0.0.1", "Address the metrics endpoint binds."),
-    Setting("log.format", str, "console", "Log lines as `console` (readable) or `json`."),
-    Setting("log.level", str, "info", "The lowest level logged."),
+    Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port.",
+            kafka=False),
+    Setting("metrics.host", str, "127.0.0.1", "Address the metrics endpoint binds.", kafka=False),
+    Setting("log.format", str, "console", "Log lines as `console` (readable) or `json`.", kafka=False),
+    Setting("log.level", str, "info", "The lowest level logged.", kafka=False),
 ]
 SETTINGS: dict[str, Setting] = {s.name: s for s in _SETTINGS}
+KAFKA_SETTINGS: frozenset[str] = frozenset(s.name for s in _SETTINGS if s.kafka)
 
 ENV_PREFIX = "ODRADEK_"
 

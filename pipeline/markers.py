@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+import time
 from dataclasses import dataclass
 
 from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, KafkaException, TopicPartition
@@ -107,7 +108,7 @@ def ensure_marker_partition(options: SinkOptions, spark_partition: int) -> None:
             [NewTopic(options.marker_topic, num_partitions=wanted, replication_factor=1)]
         )
         _ignore(future[options.marker_topic], KafkaError.TOPIC_ALREADY_EXISTS)
-        count = _partition_count(admin, options.marker_topic)
+        count = _visible_partition_count(admin, options.marker_topic)
     if count <= spark_partition:
         future = admin.create_partitions([NewPartitions(options.marker_topic, spark_partition + 1)])
         _ignore(
@@ -126,6 +127,18 @@ def _partition_count(admin: AdminClient, topic: str) -> int:
     if meta is None or meta.error is not None:
         return 0
     return len(meta.partitions)
+
+
+def _visible_partition_count(admin: AdminClient, topic: str) -> int:
+    """The partitions of a topic just created here or by a concurrent task: a broker answers
+    TOPIC_ALREADY_EXISTS to the second creator before Metadata shows the topic, and growing
+    it before then fails with UNKNOWN_TOPIC_OR_PARTITION."""
+    deadline = time.monotonic() + TIMEOUT_S
+    count = _partition_count(admin, topic)
+    while count == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        count = _partition_count(admin, topic)
+    return count
 
 
 def _ignore(future: object, code: int) -> None:

@@ -74,8 +74,8 @@ def check_records(
 
 
 def _long(value: int) -> int:
-    """`value` as a Java long: Kafka computes the window's bounds in 64 bits, so the default
-    message.timestamp.after.max.ms (Long.MAX_VALUE) wraps the upper bound around."""
+    """`value` as a Java long: Kafka computes the window's bounds in 64 bits, so a
+    message.timestamp.after.max.ms of Long.MAX_VALUE wraps the upper bound around."""
     return (value + 2**63) % 2**64 - 2**63
 
 

@@ -6,6 +6,7 @@ validated and normalised on the way in, and parsed into typed values on demand.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import IntEnum
@@ -48,22 +49,42 @@ class ConfigSource(IntEnum):
 Validator = Callable[[Any], str | None]  # returns an error message or None
 
 
+# Worded as Kafka's `ConfigDef.Range`, `ValidString` and `ThrottledReplicaListValidator`.
 def at_least(minimum: float) -> Validator:
-    return lambda v: None if v >= minimum else f"must be at least {minimum}"
+    return lambda v: None if v >= minimum else f"Value must be at least {minimum}"
 
 
 def between(lo: float, hi: float) -> Validator:
-    return lambda v: None if lo <= v <= hi else f"must be between {lo} and {hi}"
+    def check(v: float) -> str | None:
+        if v < lo:
+            return f"Value must be at least {lo}"
+        if v > hi:
+            return f"Value must be no more than {hi}"
+        return None
+
+    return check
 
 
 def one_of(*choices: str) -> Validator:
-    return lambda v: None if v in choices else f"must be one of {', '.join(choices)}"
+    return lambda v: None if v in choices else f"String must be one of: {', '.join(choices)}"
 
 
 def subset_of(*choices: str) -> Validator:
     def check(items: list[str]) -> str | None:
         bad = [i for i in items if i not in choices]
-        return f"unknown values {bad}; allowed {', '.join(choices)}" if bad else None
+        return f"String must be one of: {', '.join(choices)}" if bad else None
+
+    return check
+
+
+def throttled_replicas(name: str) -> Validator:
+    """`*`, or a list of partitionId:brokerId (Kafka's `ThrottledReplicaListValidator`)."""
+
+    def check(items: list[str]) -> str | None:
+        if items == ["*"] or all(re.fullmatch(r"[0-9]+:[0-9]+", i) for i in items):
+            return None
+        return (f"{name} must be the literal '*' or a list of replicas in the following format: "
+                "[partitionId]:[brokerId],[partitionId]:[brokerId],...")
 
     return check
 
@@ -84,34 +105,40 @@ def _defs(*defs: ConfigDef) -> dict[str, ConfigDef]:
 
 
 _T = ConfigType
+# The topic configs of Kafka 4's `LogConfig` (its `configKeys()` less the internal
+# `internal.segment.bytes`). Kafka 4 removed `message.format.version`,
+# `message.timestamp.difference.max.ms` and `message.downconversion.enable` (KIP-724,
+# KIP-937): like any unknown name they are refused with "Unknown topic config name".
 CONFIG_DEFS: dict[str, ConfigDef] = _defs(
     ConfigDef("cleanup.policy", _T.LIST, "delete", subset_of("compact", "delete")),
     ConfigDef("compression.type", _T.STRING, "producer",
-              one_of("producer", "uncompressed", "gzip", "snappy", "lz4", "zstd")),
-    ConfigDef("compression.gzip.level", _T.INT, "-1", lambda v: None if v == -1 or 1 <= v <= 9 else "must be -1 or 1..9"),
+              one_of("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    ConfigDef("compression.gzip.level", _T.INT, "-1", lambda v: None if v == -1 or 1 <= v <= 9 else "Value must be between 1 and 9 or equal to -1"),
     ConfigDef("compression.lz4.level", _T.INT, "9", between(1, 17)),
     ConfigDef("compression.zstd.level", _T.INT, "3", between(-131072, 22)),
     ConfigDef("delete.retention.ms", _T.LONG, "86400000", at_least(0)),
     ConfigDef("file.delete.delay.ms", _T.LONG, "60000", at_least(0)),
     ConfigDef("flush.messages", _T.LONG, str(INT64_MAX), at_least(1)),
     ConfigDef("flush.ms", _T.LONG, str(INT64_MAX), at_least(0)),
-    ConfigDef("follower.replication.throttled.replicas", _T.LIST, ""),
-    ConfigDef("leader.replication.throttled.replicas", _T.LIST, ""),
+    ConfigDef("follower.replication.throttled.replicas", _T.LIST, "",
+              throttled_replicas("follower.replication.throttled.replicas")),
+    ConfigDef("leader.replication.throttled.replicas", _T.LIST, "",
+              throttled_replicas("leader.replication.throttled.replicas")),
     ConfigDef("index.interval.bytes", _T.INT, "4096", at_least(0)),
     ConfigDef("local.retention.bytes", _T.LONG, "-2", at_least(-2)),
     ConfigDef("local.retention.ms", _T.LONG, "-2", at_least(-2)),
     ConfigDef("max.compaction.lag.ms", _T.LONG, str(INT64_MAX), at_least(1)),
     ConfigDef("max.message.bytes", _T.INT, "1048588", at_least(0)),
-    ConfigDef("message.downconversion.enable", _T.BOOLEAN, "true"),
-    ConfigDef("message.format.version", _T.STRING, "3.0-IV1"),
-    ConfigDef("message.timestamp.after.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
+    # Kafka 4.0 lowered the default from Long.MAX_VALUE to one hour (KIP-1030).
+    ConfigDef("message.timestamp.after.max.ms", _T.LONG, "3600000", at_least(0)),
     ConfigDef("message.timestamp.before.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
-    ConfigDef("message.timestamp.difference.max.ms", _T.LONG, str(INT64_MAX), at_least(0)),
     ConfigDef("message.timestamp.type", _T.STRING, "CreateTime", one_of("CreateTime", "LogAppendTime")),
-    ConfigDef("min.cleanable.dirty.ratio", _T.DOUBLE, "0.5", between(0.0, 1.0)),
+    ConfigDef("min.cleanable.dirty.ratio", _T.DOUBLE, "0.5", between(0, 1)),
     ConfigDef("min.compaction.lag.ms", _T.LONG, "0", at_least(0)),
     ConfigDef("min.insync.replicas", _T.INT, "1", at_least(1)),
     ConfigDef("preallocate", _T.BOOLEAN, "false"),
+    ConfigDef("remote.log.copy.disable", _T.BOOLEAN, "false"),
+    ConfigDef("remote.log.delete.on.disable", _T.BOOLEAN, "false"),
     ConfigDef("remote.storage.enable", _T.BOOLEAN, "false"),
     ConfigDef("retention.bytes", _T.LONG, "-1"),
     ConfigDef("retention.ms", _T.LONG, "604800000", at_least(-1)),
@@ -148,7 +175,6 @@ TOPIC_CONFIG_SYNONYMS: dict[str, str] = {
     "compression.lz4.level": "compression.lz4.level",
     "compression.zstd.level": "compression.zstd.level",
     "preallocate": "log.preallocate",
-    "message.format.version": "log.message.format.version",
     "message.timestamp.type": "log.message.timestamp.type",
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
@@ -181,12 +207,15 @@ def parse_value(d: ConfigDef, raw: str) -> Any:
             value = [item.strip() for item in text.split(",") if item.strip()]
         else:
             value = text
-    except ValueError as exc:
-        raise ConfigError(f"Invalid value {raw!r} for configuration {d.name}: {exc}") from exc
+    except ValueError:
+        # Kafka's `ConfigDef.parseType` wording.
+        wrong = ("Expected value to be either true or false" if d.type == ConfigType.BOOLEAN
+                 else f"Not a number of type {d.type.name}")
+        raise ConfigError(f"Invalid value {text} for configuration {d.name}: {wrong}") from None
     if d.validator is not None:
         problem = d.validator(value)
         if problem:
-            raise ConfigError(f"Invalid value {raw!r} for configuration {d.name}: {problem}")
+            raise ConfigError(f"Invalid value {text} for configuration {d.name}: {problem}")
     return value
 
 

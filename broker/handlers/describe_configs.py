@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from broker.config import SETTINGS, Config
+from broker.config import KAFKA_SETTINGS, SETTINGS, Config
 from broker.context import RequestContext
 from broker.dynamic_config import (
     DYNAMIC_CONFIGS,
@@ -127,7 +127,7 @@ class BrokerLayers:
 
 
 def _kafka_defaults() -> dict[str, str]:
-    defaults = {name: setting_text(s.default) for name, s in SETTINGS.items()}
+    defaults = {name: setting_text(s.default) for name, s in SETTINGS.items() if name in KAFKA_SETTINGS}
     defaults.update({name: d.default for name, d in DYNAMIC_CONFIGS.items() if d.default is not None})
     for name in NULL_DEFAULTS:
         defaults.pop(name, None)
@@ -140,7 +140,12 @@ KAFKA_DEFAULTS = _kafka_defaults()
 
 
 def layers_of(config: Config, dynamic: DynamicConfigs) -> BrokerLayers:
-    static = {name: setting_text(value) for name, value in config.items() if not config.is_default(name)}
+    # This broker's own settings (log.format, metrics.port, ...) are not Kafka configs.
+    static = {
+        name: setting_text(value)
+        for name, value in config.items()
+        if name in KAFKA_SETTINGS and not config.is_default(name)
+    }
     return BrokerLayers(
         dynamic_broker=dynamic.broker,
         dynamic_default=dynamic.default,
@@ -194,7 +199,7 @@ def broker_config_rows(config: Config, layers: BrokerLayers, per_broker: bool) -
     """This broker's configs (Kafka's `createBrokerConfigEntry`), or with `per_broker` false
     the cluster-wide dynamic defaults only, each with only that source among its synonyms."""
     if per_broker:
-        names = set(SETTINGS) | set(DYNAMIC_CONFIGS) | set(layers.dynamic_broker) | set(layers.dynamic_default)
+        names = set(KAFKA_SETTINGS) | set(DYNAMIC_CONFIGS) | set(layers.dynamic_broker) | set(layers.dynamic_default)
     else:
         names = set(layers.dynamic_default)
     rows = []

@@ -95,17 +95,33 @@ async def test_a_key_error_wins_over_a_timestamp_error_on_the_same_record(harnes
 
 
 async def test_the_window_is_worded_as_kafka_computes_it(harness: Harness) -> None:
-    """With the default message.timestamp.after.max.ms (Long.MAX_VALUE) Kafka's upper
-    bound wraps around as a Java long."""
+    """With message.timestamp.after.max.ms at Long.MAX_VALUE (the default before Kafka 4)
+    Kafka's upper bound wraps around as a Java long."""
     s = harness.storage
     assert s is not None
-    await s.create_topic("t", 1, {"message.timestamp.before.max.ms": str(DAY_MS)})
+    await s.create_topic("t", 1, {"message.timestamp.before.max.ms": str(DAY_MS),
+                                  "message.timestamp.after.max.ms": str(2**63 - 1)})
     with pytest.raises(errors.InvalidTimestampError) as info:
         await s.log("t", 0).append(batch([b"a"], ts=[0]))
     wrapped = NOW + 2**63 - 1 - 2**64
     assert info.value.record_errors == (
         (0, f"Timestamp 0 of message with offset 0 is out of range. The timestamp should be within "
             f"[{NOW - DAY_MS}, {wrapped}]"),
+    )
+
+
+async def test_the_default_window_ends_one_hour_ahead(harness: Harness) -> None:
+    """Kafka 4's message.timestamp.after.max.ms default (KIP-1030): one hour."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {})
+    hour = 3_600_000
+    assert (await s.log("t", 0).append(batch([b"a"], ts=[NOW + hour]))).last_offset == 0
+    with pytest.raises(errors.InvalidTimestampError) as info:
+        await s.log("t", 0).append(batch([b"b"], ts=[NOW + hour + 1]))
+    assert info.value.record_errors == (
+        (0, f"Timestamp {NOW + hour + 1} of message with offset 0 is out of range. The timestamp should be "
+            f"within [{NOW - 2**63 + 1}, {NOW + hour}]"),
     )
 
 

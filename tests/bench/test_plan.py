@@ -1,0 +1,27 @@
+"""The bench's plan: every workload resolves, and the Spark rows are selected only on purpose."""
+
+from __future__ import annotations
+
+from bench.__main__ import selected
+from bench.pipeline_workloads import PIPELINE_WORKLOADS
+from bench.plan import METRICS, build_plan
+from bench.workloads import WORKLOADS
+
+
+def test_every_spec_names_a_workload_and_known_metrics() -> None:
+    for quick in (False, True):
+        for spec in build_plan(quick):
+            assert spec.func in {**WORKLOADS, **PIPELINE_WORKLOADS}, spec.key
+            assert set(spec.metrics) <= set(METRICS), spec.key
+
+
+def test_the_pipeline_rows_are_selected_alone_and_only_by_their_tag() -> None:
+    plan = build_plan(False)
+    pipeline = selected(plan, ["pipeline"])
+    assert [s.key for s in pipeline] == [
+        "pipeline-batch-read", "pipeline-batch-write", "pipeline-stream", "pipeline-driver-kill"
+    ]
+    assert all(s.odradek_only for s in pipeline)
+    other_tags = {t for s in plan for t in s.tags} - {"pipeline"}
+    for tag in other_tags:
+        assert not any(s.odradek_only for s in selected(plan, [tag])), tag
