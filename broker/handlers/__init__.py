@@ -63,7 +63,7 @@ def build_router() -> Router:
     router.add(init_producer_id.API_KEY, init_producer_id.handle, max_version=init_producer_id.MAX_VERSION)
     router.add(add_partitions_to_txn.API_KEY, add_partitions_to_txn.handle)
     router.add(add_offsets_to_txn.API_KEY, add_offsets_to_txn.handle)
-    router.add(end_txn.API_KEY, end_txn.handle, max_version=end_txn.MAX_VERSION)
+    router.add(end_txn.API_KEY, end_txn.handle)
     router.add(describe_transactions.API_KEY, describe_transactions.handle)
     router.add(describe_producers.API_KEY, describe_producers.handle)
     router.add(list_transactions.API_KEY, list_transactions.handle)

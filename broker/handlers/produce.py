@@ -36,6 +36,9 @@ MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stor
 ADVERTISED_MIN_VERSION = 0
 ZSTD_MIN_VERSION = 7
 TRANSACTION_ABORTABLE_MIN_VERSION = 11  # older producers get INVALID_TXN_STATE instead
+# Transaction version 2 (KIP-890 part 2): a Produce above v11 adds its partitions to the
+# transaction itself, as Kafka's TransactionSupportedOperation addPartition.
+IMPLICIT_ADD_MIN_VERSION = 12
 
 # Verification outcomes as the producer sees them (transactions.md §3.3).
 _VERIFY_RETRIABLE = frozenset(
@@ -119,7 +122,11 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                 continue
             header = _peek_header(records)
             if header is not None and header.is_transactional and partition_log.needs_verification(header):
-                code = _verify(services, request.transactional_id, header, (info.name, partition.index), version)
+                tp = (info.name, partition.index)
+                if version >= IMPLICIT_ADD_MIN_VERSION:
+                    code = await _add_implicitly(services, request.transactional_id, header, tp, version)
+                else:
+                    code = _verify(services, request.transactional_id, header, tp, version)
                 if code != ErrorCode.NONE:
                     log.info("transactional produce not verified", topic=info.name, partition=partition.index,
                              producer_id=header.producer_id, error=code.name)
@@ -196,7 +203,25 @@ def _verify(
     if transactional_id is None:
         return ErrorCode.NOT_ENOUGH_REPLICAS
     result = services.transactions.verify_partitions(transactional_id, header.producer_id, header.producer_epoch, [tp])
-    code = ErrorCode(result.get(tp, ErrorCode.NONE))
+    return _for_producer(ErrorCode(result.get(tp, ErrorCode.NONE)), version)
+
+
+async def _add_implicitly(
+    services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
+) -> ErrorCode:
+    """Transaction version 2: add the partition to the producer's transaction (starting
+    one if needed). A producer of an earlier epoch, such as a late Produce of a transaction
+    already ended (KAFKA-17754), is fenced here."""
+    if transactional_id is None:
+        return ErrorCode.NOT_ENOUGH_REPLICAS
+    code = await services.transactions.add_partitions(
+        transactional_id, header.producer_id, header.producer_epoch, [tp], client_transaction_version=2
+    )
+    return _for_producer(ErrorCode(code), version)
+
+
+def _for_producer(code: ErrorCode, version: int) -> ErrorCode:
+    """A coordinator answer translated for the producer, as Kafka's AddPartitionsToTxnManager."""
     if code == ErrorCode.TRANSACTION_ABORTABLE and version < TRANSACTION_ABORTABLE_MIN_VERSION:
         return ErrorCode.INVALID_TXN_STATE
     if code == ErrorCode.PRODUCER_FENCED:

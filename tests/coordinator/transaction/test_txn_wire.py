@@ -75,7 +75,7 @@ def test_versions_advertised(fresh_broker: BrokerProcess) -> None:
         assert ranges[22] == (0, 5)
         assert ranges[24] == (0, 5)
         assert ranges[25] == (0, 4)
-        assert ranges[26] == (0, 4)
+        assert ranges[26] == (0, 5)
         assert ranges[65] == (0, 0)
         assert ranges[66] == (0, 2)
         assert all(
