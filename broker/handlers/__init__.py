@@ -68,7 +68,7 @@ def build_router() -> Router:
     router.add(describe_producers.API_KEY, describe_producers.handle)
     router.add(list_transactions.API_KEY, list_transactions.handle)
     router.add(write_txn_markers.API_KEY, write_txn_markers.handle)
-    router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle, max_version=txn_offset_commit.MAX_VERSION)
+    router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle)
     # consumer groups
     router.add(find_coordinator.API_KEY, find_coordinator.handle)
     router.add(join_group.API_KEY, join_group.handle)

@@ -14,6 +14,10 @@ happen in request order before the handler first suspends.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import weakref
+
 from broker.context import RequestContext
 from broker.logging import get_logger
 from broker.services import Services
@@ -121,27 +125,35 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                 partitions_out.append(_partition_error(partition.index, code))
                 continue
             header = _peek_header(records)
-            if header is not None and header.is_transactional and partition_log.needs_verification(header):
-                tp = (info.name, partition.index)
-                if version >= IMPLICIT_ADD_MIN_VERSION:
-                    code = await _add_implicitly(services, request.transactional_id, header, tp, version)
-                else:
-                    code = _verify(services, request.transactional_id, header, tp, version)
-                if code != ErrorCode.NONE:
-                    log.info("transactional produce not verified", topic=info.name, partition=partition.index,
-                             producer_id=header.producer_id, error=code.name)
-                    partitions_out.append(_partition_error(partition.index, code))
+            verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
+            implicit = verify and version >= IMPLICIT_ADD_MIN_VERSION
+            # The implicit add suspends; the producer's pipelined batches wait behind it so
+            # they still reach the log in the order sent.
+            order = _producer_order(request.transactional_id) if implicit else contextlib.nullcontext()
+            async with order:
+                if verify:
+                    assert header is not None
+                    tp = (info.name, partition.index)
+                    if implicit:
+                        code = await _add_implicitly(services, request.transactional_id, header, tp, version)
+                    else:
+                        code = _verify(services, request.transactional_id, header, tp, version)
+                    if code != ErrorCode.NONE:
+                        log.info("transactional produce not verified", topic=info.name, partition=partition.index,
+                                 producer_id=header.producer_id, error=code.name)
+                        partitions_out.append(_partition_error(partition.index, code))
+                        continue
+                try:
+                    result = await partition_log.append(records)
+                except StorageError as exc:
+                    code = ErrorCode(exc.error_code)
+                    log.info("produce refused", topic=info.name, partition=partition.index, error=code.name,
+                             reason=str(exc))
+                    refused = _partition_error(partition.index, code, str(exc))
+                    # KIP-467 (v8+): which records of the batch were at fault, and why.
+                    refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
+                    partitions_out.append(refused)
                     continue
-            try:
-                result = await partition_log.append(records)
-            except StorageError as exc:
-                code = ErrorCode(exc.error_code)
-                log.info("produce refused", topic=info.name, partition=partition.index, error=code.name, reason=str(exc))
-                refused = _partition_error(partition.index, code, str(exc))
-                # KIP-467 (v8+): which records of the batch were at fault, and why.
-                refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
-                partitions_out.append(refused)
-                continue
             appended = True
             partitions_out.append(
                 PartitionProduceResponse(
@@ -193,6 +205,18 @@ def _transactional_request_error(request: ProduceRequest) -> ErrorCode | None:
     if len(producers) > 1:
         return ErrorCode.INVALID_PRODUCER_ID_MAPPING
     return None
+
+
+# One lock per transactional id while an implicit add is in flight (dropped when unused).
+_ORDER_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _producer_order(transactional_id: str | None) -> asyncio.Lock:
+    key = transactional_id or ""
+    lock = _ORDER_LOCKS.get(key)
+    if lock is None:
+        lock = _ORDER_LOCKS[key] = asyncio.Lock()
+    return lock
 
 
 def _verify(

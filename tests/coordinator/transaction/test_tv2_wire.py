@@ -28,6 +28,7 @@ from tests.kafka_wire import (
     init_producer_id,
     producer_batch,
 )
+from tests.transactions.test_txn_offset_commit import _commit, _fetch
 
 E = ErrorCode
 
@@ -134,3 +135,22 @@ def test_transaction_version_1_clients_unchanged_while_finalized(tv2_broker: Bro
         part = fetch_partition(c, "tv1", committed=True)
         epochs = [b.header.producer_epoch for b in decode_batches(part.records)]
         assert epochs == [epoch] * 4
+
+
+def test_txn_offset_commit_v5_adds_the_offsets_partition(tv2_broker: BrokerProcess) -> None:
+    tp = ("tv2-in", 0)
+    with WireClient(tv2_broker.bootstrap) as c:
+        create_topic(c, "tv2-in")
+        init: Any = c.call(22, 5, InitProducerIdRequest(transactional_id="tv2-eos", transaction_timeout_ms=60_000))
+        pid, epoch = init.producer_id, init.producer_epoch
+        # v4 still needs AddOffsetsToTxn; v5 adds the group's partition itself.
+        assert _commit(c, "tv2-eos", pid, epoch, "tv2-g", {tp: 7}, version=4) == {tp: E.TRANSACTION_ABORTABLE}
+        assert _commit(c, "tv2-eos", pid, epoch, "tv2-g", {tp: 7}, version=5) == {tp: E.NONE}
+        assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (-1, E.UNSTABLE_OFFSET_COMMIT)}
+        ended = _end(c, "tv2-eos", pid, epoch, True)
+        assert (ended.error_code, ended.producer_epoch) == (E.NONE, epoch + 1)
+        assert _settled(c, "tv2-eos") == "CompleteCommit"
+        assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (7, E.NONE)}
+        # A late commit of offsets under the ended transaction's epoch is fenced.
+        assert _commit(c, "tv2-eos", pid, epoch, "tv2-g", {tp: 99}, version=5) == {tp: E.INVALID_PRODUCER_EPOCH}
+        assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (7, E.NONE)}
