@@ -41,9 +41,9 @@ class Services:
 
     def __post_init__(self) -> None:
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
-        self.features = Features()
-        if level := self.config.get_int("transaction.version"):
-            self.features.finalize(TRANSACTION_VERSION, level)
+        self.features = Features.load(
+            self.config.data_dir, {TRANSACTION_VERSION: self.config.get_int("transaction.version")}
+        )
 
     @property
     def node_id(self) -> int:

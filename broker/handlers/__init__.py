@@ -42,6 +42,7 @@ from broker.handlers import (
     produce,
     sync_group,
     txn_offset_commit,
+    update_features,
     write_txn_markers,
 )
 from broker.router import Router
@@ -90,6 +91,7 @@ def build_router() -> Router:
     router.add(alter_configs.API_KEY, alter_configs.handle)
     router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
+    router.add(update_features.API_KEY, update_features.handle)
     router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
     router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)
     router.add(describe_topic_partitions.API_KEY, describe_topic_partitions.handle)

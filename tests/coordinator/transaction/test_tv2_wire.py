@@ -1,6 +1,7 @@
 """Transaction version 2 (KIP-890 part 2) over the wire: the feature as ApiVersions reports
-it, partitions added by Produce v12+, the epoch bumped by every EndTxn v5, and the late
-Produce and EndTxn of an earlier transaction refused (KAFKA-17754)."""
+it and UpdateFeatures changes it, partitions added by Produce v12+ and TxnOffsetCommit v5,
+the epoch bumped by every EndTxn v5, and the late Produce and EndTxn of an earlier
+transaction refused (KAFKA-17754)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.update_features_request import FeatureUpdateKey, UpdateFeaturesRequest
 from protocol.record_batch import ControlType, decode_batches, parse_control_record
 from tests.broker_process import BrokerProcess, own_broker
 from tests.idempotence.test_idempotence_wire import produce
@@ -154,3 +156,41 @@ def test_txn_offset_commit_v5_adds_the_offsets_partition(tv2_broker: BrokerProce
         # A late commit of offsets under the ended transaction's epoch is fenced.
         assert _commit(c, "tv2-eos", pid, epoch, "tv2-g", {tp: 99}, version=5) == {tp: E.INVALID_PRODUCER_EPOCH}
         assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (7, E.NONE)}
+
+
+def _finalized(c: WireClient) -> tuple[dict[str, int], int]:
+    resp: Any = c.call(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
+    return {f.name: f.max_version_level for f in resp.finalized_features}, resp.finalized_features_epoch
+
+
+def _update(c: WireClient, version: int, levels: dict[str, int], upgrade_type: int = 1, **kw: Any) -> Any:
+    return c.call(57, version, UpdateFeaturesRequest(
+        feature_updates=[FeatureUpdateKey(feature=n, max_version_level=lv, upgrade_type=upgrade_type)
+                         for n, lv in levels.items()], **kw,
+    ))
+
+
+def test_update_features_finalizes_transaction_version_across_restart(fresh_broker: BrokerProcess) -> None:
+    with WireClient(fresh_broker.bootstrap) as c:
+        assert _finalized(c) == ({}, 0)
+        checked = _update(c, 1, {"transaction.version": 2}, validate_only=True)
+        assert [(r.feature, r.error_code) for r in checked.results] == [("transaction.version", E.NONE)]
+        assert _finalized(c) == ({}, 0)
+        # One bad update fails the whole request.
+        mixed = _update(c, 1, {"transaction.version": 2, "no.such.feature": 1})
+        assert {r.feature: r.error_code for r in mixed.results} == {
+            "transaction.version": E.FEATURE_UPDATE_FAILED, "no.such.feature": E.INVALID_UPDATE_VERSION,
+        }
+        assert _update(c, 2, {"transaction.version": 3}).error_code == E.INVALID_UPDATE_VERSION
+        assert _finalized(c) == ({}, 0)
+        done = _update(c, 2, {"transaction.version": 2})
+        assert (done.error_code, done.results) == (E.NONE, [])
+        assert _finalized(c) == ({"transaction.version": 2}, 1)
+        # A downgrade needs a downgrade type.
+        assert _update(c, 2, {"transaction.version": 1}).error_code == E.INVALID_UPDATE_VERSION
+    fresh_broker.kill()
+    fresh_broker.start()
+    with WireClient(fresh_broker.bootstrap) as c:
+        assert _finalized(c) == ({"transaction.version": 2}, 1)
+        assert _update(c, 2, {"transaction.version": 0}, upgrade_type=2).error_code == E.NONE
+        assert _finalized(c) == ({}, 2)
