@@ -61,7 +61,7 @@ def build_router() -> Router:
     router.add(fetch.API_KEY, fetch.handle, min_version=fetch.MIN_VERSION)
     router.add(list_offsets.API_KEY, list_offsets.handle)
     router.add(offset_for_leader_epoch.API_KEY, offset_for_leader_epoch.handle)
-    router.add(init_producer_id.API_KEY, init_producer_id.handle, max_version=init_producer_id.MAX_VERSION)
+    router.add(init_producer_id.API_KEY, init_producer_id.handle)
     router.add(add_partitions_to_txn.API_KEY, add_partitions_to_txn.handle)
     router.add(add_offsets_to_txn.API_KEY, add_offsets_to_txn.handle)
     router.add(end_txn.API_KEY, end_txn.handle)

@@ -144,10 +144,17 @@ class TransactionCoordinator:
         transaction_timeout_ms: int,
         expected_producer_id: int = NO_PRODUCER_ID,
         expected_producer_epoch: int = NO_PRODUCER_EPOCH,
+        enable_2pc: bool = False,
+        keep_prepared_txn: bool = False,
     ) -> InitProducerIdResult:
         def attempt() -> Awaitable[InitProducerIdResult]:
             return self._init_producer_id(
-                transactional_id, transaction_timeout_ms, expected_producer_id, expected_producer_epoch
+                transactional_id,
+                transaction_timeout_ms,
+                expected_producer_id,
+                expected_producer_epoch,
+                enable_2pc,
+                keep_prepared_txn,
             )
 
         if not transactional_id or not self.busy.in_flight(transactional_id):

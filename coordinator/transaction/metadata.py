@@ -18,6 +18,9 @@ from storage.topic_partition import TopicPartition
 NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
 MAX_EPOCH = 32767  # Short.MAX_VALUE
+# KIP-939: a two-phase-commit transaction is stored with this timeout (Integer.MAX_VALUE),
+# which is how the log says "never abort on timeout" across restarts.
+TWO_PHASE_COMMIT_TIMEOUT_MS = 2**31 - 1
 
 
 def is_epoch_exhausted(epoch: int) -> bool:
@@ -82,6 +85,10 @@ class TransactionMetadata:
     def pending(self) -> bool:
         return self.pending_state is not None
 
+    @property
+    def is_two_phase_commit(self) -> bool:
+        return self.timeout_ms == TWO_PHASE_COMMIT_TIMEOUT_MS
+
     def _transit(
         self,
         state: TransactionState,
@@ -143,6 +150,19 @@ class TransactionMetadata:
             timeout_ms=timeout_ms,
             partitions=frozenset(),
             start_timestamp=-1,
+            now_ms=now_ms,
+        )
+
+    def prepare_keep_prepared(self, now_ms: int) -> TxnTransit:
+        """KIP-939 KeepPreparedTxn: a new producer instance takes over the open (prepared)
+        two-phase-commit transaction instead of aborting it. The epoch is bumped so the old
+        instance is fenced; the transaction, its partitions and start stay as they are."""
+        if is_epoch_exhausted(self.producer_epoch):
+            raise TxnError(ErrorCode.PRODUCER_FENCED, "the epoch is exhausted")
+        return self._transit(
+            TransactionState.ONGOING,
+            producer_epoch=self.producer_epoch + 1,
+            last_producer_epoch=NO_PRODUCER_EPOCH,
             now_ms=now_ms,
         )
 
