@@ -90,6 +90,19 @@ _SETTINGS = [
     Setting("transactional.id.expiration.ms", int, 604800000, "How long an unused transactional id is kept."),
     Setting("producer.id.expiration.ms", int, 86400000, "How long idle producer state is kept."),
     Setting(
+        "transaction.two.phase.commit.enable",
+        bool,
+        False,
+        "Allow InitProducerId's Enable2Pc (KIP-939): transactions an external coordinator commits, never timed out.",
+    ),
+    Setting(
+        "transaction.version",
+        int,
+        0,
+        "The transaction.version feature level finalized at startup (Kafka's kafka-storage format --feature); "
+        "2 is transaction version 2, 0 leaves it unfinalized.",
+    ),
+    Setting(
         "transaction.abort.timed.out.transaction.cleanup.interval.ms",
         int,
         10000,

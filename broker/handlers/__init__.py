@@ -42,6 +42,7 @@ from broker.handlers import (
     produce,
     sync_group,
     txn_offset_commit,
+    update_features,
     write_txn_markers,
 )
 from broker.router import Router
@@ -60,15 +61,15 @@ def build_router() -> Router:
     router.add(fetch.API_KEY, fetch.handle, min_version=fetch.MIN_VERSION)
     router.add(list_offsets.API_KEY, list_offsets.handle)
     router.add(offset_for_leader_epoch.API_KEY, offset_for_leader_epoch.handle)
-    router.add(init_producer_id.API_KEY, init_producer_id.handle, max_version=init_producer_id.MAX_VERSION)
+    router.add(init_producer_id.API_KEY, init_producer_id.handle)
     router.add(add_partitions_to_txn.API_KEY, add_partitions_to_txn.handle)
     router.add(add_offsets_to_txn.API_KEY, add_offsets_to_txn.handle)
-    router.add(end_txn.API_KEY, end_txn.handle, max_version=end_txn.MAX_VERSION)
+    router.add(end_txn.API_KEY, end_txn.handle)
     router.add(describe_transactions.API_KEY, describe_transactions.handle)
     router.add(describe_producers.API_KEY, describe_producers.handle)
     router.add(list_transactions.API_KEY, list_transactions.handle)
     router.add(write_txn_markers.API_KEY, write_txn_markers.handle)
-    router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle, max_version=txn_offset_commit.MAX_VERSION)
+    router.add(txn_offset_commit.API_KEY, txn_offset_commit.handle)
     # consumer groups
     router.add(find_coordinator.API_KEY, find_coordinator.handle)
     router.add(join_group.API_KEY, join_group.handle)
@@ -90,6 +91,7 @@ def build_router() -> Router:
     router.add(alter_configs.API_KEY, alter_configs.handle)
     router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
+    router.add(update_features.API_KEY, update_features.handle)
     router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
     router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)
     router.add(describe_topic_partitions.API_KEY, describe_topic_partitions.handle)

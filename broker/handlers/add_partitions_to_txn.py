@@ -1,6 +1,8 @@
-"""AddPartitionsToTxn: v0-v3 from producers (one transaction); v4-v5 the batched broker form,
-whose `verify_only` transactions are KIP-890 verification (is each partition in the ongoing
-transaction?) and whose other transactions are added as from a producer."""
+"""AddPartitionsToTxn: v0-v3 from producers (one transaction); v4-v5 the batched form a
+partition leader sends, whose `verify_only` transactions are KIP-890 verification (is each
+partition in the ongoing transaction?) and whose other transactions are the implicit add of
+a Produce v12+, so they start a transaction of version 2 (Kafka's
+`TransactionVersion.transactionVersionForAddPartitionsToTxn`)."""
 
 from __future__ import annotations
 
@@ -57,6 +59,7 @@ async def _add(
     producer_id: int,
     producer_epoch: int,
     partitions: list[TopicPartition],
+    client_transaction_version: int | None = None,
 ) -> dict[TopicPartition, int]:
     missing = _missing(ctx, partitions)
     if missing:
@@ -65,7 +68,9 @@ async def _add(
             tp: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if tp in missing else ErrorCode.OPERATION_NOT_ATTEMPTED
             for tp in partitions
         }
-    error = await coordinator.add_partitions(transactional_id, producer_id, producer_epoch, partitions)
+    error = await coordinator.add_partitions(
+        transactional_id, producer_id, producer_epoch, partitions, client_transaction_version
+    )
     if error == ErrorCode.PRODUCER_FENCED and ctx.api_version < PRODUCER_FENCED_MIN_VERSION:
         error = ErrorCode.INVALID_PRODUCER_EPOCH
     return dict.fromkeys(partitions, error)
@@ -100,7 +105,7 @@ async def handle(ctx: RequestContext, request: AddPartitionsToTxnRequest) -> Add
                 }
         else:
             errors = await _add(
-                ctx, coordinator, txn.transactional_id, txn.producer_id, txn.producer_epoch, partitions
+                ctx, coordinator, txn.transactional_id, txn.producer_id, txn.producer_epoch, partitions, 2
             )
         results.append(
             AddPartitionsToTxnResult(transactional_id=txn.transactional_id, topic_results=_results(errors))

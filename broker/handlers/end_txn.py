@@ -1,5 +1,5 @@
-"""EndTxn v0-v4 (transaction version 1). v5 belongs to transaction version 2, which this
-broker does not finalize in ApiVersions, so clients never send it."""
+"""EndTxn. v5 is transaction version 2 (KIP-890 part 2): the coordinator bumps the
+producer epoch at every end and answers with the producer id and epoch to go on with."""
 
 from __future__ import annotations
 
@@ -9,15 +9,17 @@ from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.end_txn_response import EndTxnResponse
 
 API_KEY = 26
-MAX_VERSION = 4
 PRODUCER_FENCED_MIN_VERSION = 2
+TRANSACTION_V2_MIN_VERSION = 5
 
 
 async def handle(ctx: RequestContext, request: EndTxnRequest) -> EndTxnResponse:
     coordinator = ctx.services.transactions
-    error = await coordinator.end_txn(
-        request.transactional_id, request.producer_id, request.producer_epoch, request.committed
+    version = 2 if ctx.api_version >= TRANSACTION_V2_MIN_VERSION else 0
+    result = await coordinator.end_transaction(
+        request.transactional_id, request.producer_id, request.producer_epoch, request.committed, version
     )
+    error = result.error_code
     if error == ErrorCode.PRODUCER_FENCED and ctx.api_version < PRODUCER_FENCED_MIN_VERSION:
         error = ErrorCode.INVALID_PRODUCER_EPOCH
-    return EndTxnResponse(error_code=error)
+    return EndTxnResponse(error_code=error, producer_id=result.producer_id, producer_epoch=result.producer_epoch)

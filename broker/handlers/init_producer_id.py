@@ -1,5 +1,7 @@
 """InitProducerId: producer ids for idempotent producers, id and epoch (fencing older
-instances) for transactional ones. v6 (two-phase commit, unstable in Kafka) is not served."""
+instances) for transactional ones. v6 adds KIP-939 two-phase commit: Enable2Pc (allowed by
+`transaction.two.phase.commit.enable`) and KeepPreparedTxn, answered with the prepared
+transaction's id and epoch. Kafka marks v6 unstable; it is served here as the spec has it."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.init_producer_id_response import InitProducerIdResponse
 
 API_KEY = 22
-MAX_VERSION = 5
+TWO_PHASE_COMMIT_MIN_VERSION = 6
 PRODUCER_FENCED_MIN_VERSION = 4  # KIP-588: older clients know only INVALID_PRODUCER_EPOCH
 
 
@@ -20,10 +22,16 @@ async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> InitPro
         request.transaction_timeout_ms,
         request.producer_id,
         request.producer_epoch,
+        enable_2pc=ctx.api_version >= TWO_PHASE_COMMIT_MIN_VERSION and request.enable2_pc,
+        keep_prepared_txn=ctx.api_version >= TWO_PHASE_COMMIT_MIN_VERSION and request.keep_prepared_txn,
     )
     error = result.error_code
     if error == ErrorCode.PRODUCER_FENCED and ctx.api_version < PRODUCER_FENCED_MIN_VERSION:
         error = ErrorCode.INVALID_PRODUCER_EPOCH
     return InitProducerIdResponse(
-        error_code=error, producer_id=result.producer_id, producer_epoch=result.producer_epoch
+        error_code=error,
+        producer_id=result.producer_id,
+        producer_epoch=result.producer_epoch,
+        ongoing_txn_producer_id=result.ongoing_txn_producer_id,
+        ongoing_txn_producer_epoch=result.ongoing_txn_producer_epoch,
     )

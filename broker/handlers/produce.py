@@ -14,6 +14,10 @@ happen in request order before the handler first suspends.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import weakref
+
 from broker.context import RequestContext
 from broker.logging import get_logger
 from broker.services import Services
@@ -36,6 +40,9 @@ MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stor
 ADVERTISED_MIN_VERSION = 0
 ZSTD_MIN_VERSION = 7
 TRANSACTION_ABORTABLE_MIN_VERSION = 11  # older producers get INVALID_TXN_STATE instead
+# Transaction version 2 (KIP-890 part 2): a Produce above v11 adds its partitions to the
+# transaction itself, as Kafka's TransactionSupportedOperation addPartition.
+IMPLICIT_ADD_MIN_VERSION = 12
 
 # Verification outcomes as the producer sees them (transactions.md §3.3).
 _VERIFY_RETRIABLE = frozenset(
@@ -118,23 +125,35 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                 partitions_out.append(_partition_error(partition.index, code))
                 continue
             header = _peek_header(records)
-            if header is not None and header.is_transactional and partition_log.needs_verification(header):
-                code = _verify(services, request.transactional_id, header, (info.name, partition.index), version)
-                if code != ErrorCode.NONE:
-                    log.info("transactional produce not verified", topic=info.name, partition=partition.index,
-                             producer_id=header.producer_id, error=code.name)
-                    partitions_out.append(_partition_error(partition.index, code))
+            verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
+            implicit = verify and version >= IMPLICIT_ADD_MIN_VERSION
+            # The implicit add suspends; the producer's pipelined batches wait behind it so
+            # they still reach the log in the order sent.
+            order = _producer_order(request.transactional_id) if implicit else contextlib.nullcontext()
+            async with order:
+                if verify:
+                    assert header is not None
+                    tp = (info.name, partition.index)
+                    if implicit:
+                        code = await _add_implicitly(services, request.transactional_id, header, tp, version)
+                    else:
+                        code = _verify(services, request.transactional_id, header, tp, version)
+                    if code != ErrorCode.NONE:
+                        log.info("transactional produce not verified", topic=info.name, partition=partition.index,
+                                 producer_id=header.producer_id, error=code.name)
+                        partitions_out.append(_partition_error(partition.index, code))
+                        continue
+                try:
+                    result = await partition_log.append(records)
+                except StorageError as exc:
+                    code = ErrorCode(exc.error_code)
+                    log.info("produce refused", topic=info.name, partition=partition.index, error=code.name,
+                             reason=str(exc))
+                    refused = _partition_error(partition.index, code, str(exc))
+                    # KIP-467 (v8+): which records of the batch were at fault, and why.
+                    refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
+                    partitions_out.append(refused)
                     continue
-            try:
-                result = await partition_log.append(records)
-            except StorageError as exc:
-                code = ErrorCode(exc.error_code)
-                log.info("produce refused", topic=info.name, partition=partition.index, error=code.name, reason=str(exc))
-                refused = _partition_error(partition.index, code, str(exc))
-                # KIP-467 (v8+): which records of the batch were at fault, and why.
-                refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
-                partitions_out.append(refused)
-                continue
             appended = True
             partitions_out.append(
                 PartitionProduceResponse(
@@ -188,6 +207,18 @@ def _transactional_request_error(request: ProduceRequest) -> ErrorCode | None:
     return None
 
 
+# One lock per transactional id while an implicit add is in flight (dropped when unused).
+_ORDER_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
+def _producer_order(transactional_id: str | None) -> asyncio.Lock:
+    key = transactional_id or ""
+    lock = _ORDER_LOCKS.get(key)
+    if lock is None:
+        lock = _ORDER_LOCKS[key] = asyncio.Lock()
+    return lock
+
+
 def _verify(
     services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
 ) -> ErrorCode:
@@ -196,7 +227,25 @@ def _verify(
     if transactional_id is None:
         return ErrorCode.NOT_ENOUGH_REPLICAS
     result = services.transactions.verify_partitions(transactional_id, header.producer_id, header.producer_epoch, [tp])
-    code = ErrorCode(result.get(tp, ErrorCode.NONE))
+    return _for_producer(ErrorCode(result.get(tp, ErrorCode.NONE)), version)
+
+
+async def _add_implicitly(
+    services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
+) -> ErrorCode:
+    """Transaction version 2: add the partition to the producer's transaction (starting
+    one if needed). A producer of an earlier epoch, such as a late Produce of a transaction
+    already ended (KAFKA-17754), is fenced here."""
+    if transactional_id is None:
+        return ErrorCode.NOT_ENOUGH_REPLICAS
+    code = await services.transactions.add_partitions(
+        transactional_id, header.producer_id, header.producer_epoch, [tp], client_transaction_version=2
+    )
+    return _for_producer(ErrorCode(code), version)
+
+
+def _for_producer(code: ErrorCode, version: int) -> ErrorCode:
+    """A coordinator answer translated for the producer, as Kafka's AddPartitionsToTxnManager."""
     if code == ErrorCode.TRANSACTION_ABORTABLE and version < TRANSACTION_ABORTABLE_MIN_VERSION:
         return ErrorCode.INVALID_TXN_STATE
     if code == ErrorCode.PRODUCER_FENCED:

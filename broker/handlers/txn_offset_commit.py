@@ -1,9 +1,10 @@
-"""TxnOffsetCommit v0-v4: offsets committed inside a transaction (transaction version 1).
+"""TxnOffsetCommit: offsets committed inside a transaction.
 
-The transaction must already hold the group's `__consumer_offsets` partition (added by
-AddOffsetsToTxn); the offsets are appended there as a transactional batch and stay pending
-until the transaction's marker decides them. v5 belongs to transaction version 2 (implicit
-add), which this broker does not finalize, so clients never send it.
+Up to v4 (transaction version 1) the transaction must already hold the group's
+`__consumer_offsets` partition (added by AddOffsetsToTxn); v5 (transaction version 2)
+adds it to the transaction itself, as Produce v12+ does its partitions. The offsets are
+appended there as a transactional batch and stay pending until the transaction's marker
+decides them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from protocol.messages.txn_offset_commit_response import (
 )
 
 API_KEY = 28
-MAX_VERSION = 4
+IMPLICIT_ADD_MIN_VERSION = 5
 LEADER_EPOCH_MIN_VERSION = 2
 # 0.11-2.0 clients do not retry COORDINATOR_LOAD_IN_PROGRESS here.
 LOAD_IN_PROGRESS_MIN_VERSION = 2
@@ -77,11 +78,17 @@ async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOff
                 commit_timestamp=now,
             )
 
-    def verify(partition: int) -> ErrorCode:
+    async def verify(partition: int) -> ErrorCode:
+        tp = (OFFSETS_TOPIC, partition)
+        if v >= IMPLICIT_ADD_MIN_VERSION:
+            added = await transactions.add_partitions(
+                request.transactional_id, request.producer_id, request.producer_epoch, [tp], client_transaction_version=2
+            )
+            return verification_error(added, v)
         verdict = transactions.verify_partitions(
-            request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]
+            request.transactional_id, request.producer_id, request.producer_epoch, [tp]
         )
-        return verification_error(verdict.get((OFFSETS_TOPIC, partition), ErrorCode.UNKNOWN_SERVER_ERROR), v)
+        return verification_error(verdict.get(tp, ErrorCode.UNKNOWN_SERVER_ERROR), v)
 
     if offsets:
         group_fields = v >= GROUP_METADATA_MIN_VERSION

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -172,7 +172,7 @@ class GroupCoordinator:
         return await self.offsets.commit_offsets(req)
 
     async def commit_txn_offsets(
-        self, req: CommitTxnOffsets, verify: Callable[[int], ErrorCode] | None = None
+        self, req: CommitTxnOffsets, verify: Callable[[int], Awaitable[ErrorCode]] | None = None
     ) -> dict[TopicPartition, ErrorCode]:
         return await self.offsets.commit_txn_offsets(req, verify)
 

@@ -4,7 +4,7 @@ retention (Kafka's OffsetMetadataManager)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -133,18 +133,20 @@ class OffsetManager:
 
     # --- TxnOffsetCommit -------------------------------------------------------------------
 
-    async def commit_txn_offsets(self, req: CommitTxnOffsets, verify: Callable[[int], ErrorCode] | None) -> Results:
+    async def commit_txn_offsets(
+        self, req: CommitTxnOffsets, verify: Callable[[int], Awaitable[ErrorCode]] | None
+    ) -> Results:
         """Kafka's commitTransactionalOffset: append the offsets as a transactional batch
         and hold them pending for the producer until a marker decides them. `verify`
         (log partition -> error) asks the transaction coordinator whether that partition
-        is in the producer's transaction; it runs after the status checks, before the
+        is in the producer's transaction (or, transaction version 2, adds it); it runs after the status checks, before the
         group checks, as in Kafka's coordinator runtime."""
         offsets = req.offsets
         error = self.rt.validate(req.group_id, allow_empty=False)
         if error is not None:
             return dict.fromkeys(offsets, error)
         partition = self.rt.partition_for(req.group_id)
-        if verify is not None and (error := verify(partition)) is not ErrorCode.NONE:
+        if verify is not None and (error := await verify(partition)) is not ErrorCode.NONE:
             return dict.fromkeys(offsets, error)
         error = self._validate_commit(self.rt.groups.get(req.group_id), req.generation_id, req.member_id,
                                       req.group_instance_id, transactional=True)

@@ -4,10 +4,9 @@ answering CONCURRENT_TRANSACTIONS at once (`TransactionConfig.concurrent_wait_ms
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from coordinator.transaction.completion import Completions
-from coordinator.transaction.producer_id import InitProducerIdResult
 from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
 from protocol.errors import ErrorCode
 
@@ -15,7 +14,15 @@ if TYPE_CHECKING:
     from coordinator.transaction.config import TransactionConfig
     from storage.clock import Clock
 
-R = TypeVar("R", int, InitProducerIdResult)
+
+
+class _Answer(Protocol):
+    @property
+    def error_code(self) -> int: ...
+
+
+# An error code, or a result carrying one (InitProducerIdResult, EndTxnResult).
+R = TypeVar("R", bound=int | _Answer)
 
 
 class BusyIds:
@@ -67,5 +74,5 @@ class BusyIds:
                 await self.state.wait_change(transactional_id, remaining)
 
 
-def _error_code(result: int | InitProducerIdResult) -> int:
-    return result.error_code if isinstance(result, InitProducerIdResult) else result
+def _error_code(result: int | _Answer) -> int:
+    return result if isinstance(result, int) else result.error_code

@@ -132,7 +132,12 @@ class TransactionCompletion:
                 return False
             try:
                 results = await owner.marker_writer.write_markers(
-                    pid, epoch, owner.coordinator_epoch(), committed, list(remaining)
+                    pid,
+                    epoch,
+                    owner.coordinator_epoch(),
+                    committed,
+                    list(remaining),
+                    transaction_version=txn.client_transaction_version,
                 )
             except Exception:
                 log.exception("writing transaction markers failed", transactional_id=tid)

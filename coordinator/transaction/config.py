@@ -30,6 +30,7 @@ class TransactionConfig:
     retry_backoff_ms: int = RETRY_BACKOFF_MS
     concurrent_wait_ms: int = CONCURRENT_WAIT_MS
     complete_merge_window_ms: int = COMPLETE_MERGE_WINDOW_MS
+    two_phase_commit_enable: bool = False
 
     @classmethod
     def from_broker_config(cls, config: Settings) -> TransactionConfig:
@@ -39,4 +40,5 @@ class TransactionConfig:
             abort_timed_out_interval_ms=config.get_ms("transaction.abort.timed.out.transaction.cleanup.interval.ms"),
             remove_expired_interval_ms=config.get_ms("transaction.remove.expired.transaction.cleanup.interval.ms"),
             num_partitions=config.get_int("transaction.state.log.num.partitions"),
+            two_phase_commit_enable=config.get_bool("transaction.two.phase.commit.enable"),
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -36,12 +37,14 @@ from coordinator.transaction.describe import (
 from coordinator.transaction.expiry import TransactionExpiry
 from coordinator.transaction.markers import MarkerWriter
 from coordinator.transaction.metadata import (
+    MAX_EPOCH,
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
     IllegalTransitionError,
     TopicPartition,
     TransactionMetadata,
     TxnError,
+    is_epoch_exhausted,
 )
 from coordinator.transaction.producer_id import InitProducerId, InitProducerIdResult
 from coordinator.transaction.state import TransactionState
@@ -54,9 +57,18 @@ if TYPE_CHECKING:
 log = structlog.get_logger("odradek.txn")
 
 S = TransactionState
+_COMPLETE = (S.COMPLETE_COMMIT, S.COMPLETE_ABORT)
+
+
+@dataclass(frozen=True)
+class EndTxnResult:
+    error_code: int
+    producer_id: int = NO_PRODUCER_ID
+    producer_epoch: int = NO_PRODUCER_EPOCH
 
 __all__ = [
     "CoordinatorStatus",
+    "EndTxnResult",
     "InitProducerIdResult",
     "ListTransactionsResult",
     "TransactionConfig",
@@ -132,10 +144,17 @@ class TransactionCoordinator:
         transaction_timeout_ms: int,
         expected_producer_id: int = NO_PRODUCER_ID,
         expected_producer_epoch: int = NO_PRODUCER_EPOCH,
+        enable_2pc: bool = False,
+        keep_prepared_txn: bool = False,
     ) -> InitProducerIdResult:
         def attempt() -> Awaitable[InitProducerIdResult]:
             return self._init_producer_id(
-                transactional_id, transaction_timeout_ms, expected_producer_id, expected_producer_epoch
+                transactional_id,
+                transaction_timeout_ms,
+                expected_producer_id,
+                expected_producer_epoch,
+                enable_2pc,
+                keep_prepared_txn,
             )
 
         if not transactional_id or not self.busy.in_flight(transactional_id):
@@ -180,15 +199,24 @@ class TransactionCoordinator:
         producer_id: int,
         producer_epoch: int,
         partitions: Iterable[TopicPartition],
+        client_transaction_version: int | None = None,
     ) -> int:
+        """AddPartitionsToTxn, or (transaction version 2) the implicit add of a Produce."""
         wanted = set(partitions)
         return await self.busy.settle(
             transactional_id,
-            lambda: self._add_partitions(transactional_id, producer_id, producer_epoch, wanted),
+            lambda: self._add_partitions(
+                transactional_id, producer_id, producer_epoch, wanted, client_transaction_version
+            ),
         )
 
     async def _add_partitions(
-        self, transactional_id: str, producer_id: int, producer_epoch: int, wanted: set[TopicPartition]
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        wanted: set[TopicPartition],
+        client_transaction_version: int | None,
     ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
@@ -199,17 +227,19 @@ class TransactionCoordinator:
         except TxnError as exc:
             return exc.error_code
         if txn.state.is_prepare:
-            return await self._complete_and_add(txn, wanted)
+            return await self._complete_and_add(txn, wanted, client_transaction_version)
         if txn.state is S.ONGOING and wanted <= txn.partitions:
             return ErrorCode.NONE
         try:
-            transit = txn.prepare_add_partitions(wanted, self.clock.now_ms())
+            transit = txn.prepare_add_partitions(wanted, self.clock.now_ms(), client_transaction_version)
         except IllegalTransitionError:
             log.exception("AddPartitions in an unexpected state", transactional_id=transactional_id)
             return ErrorCode.UNKNOWN_SERVER_ERROR
         return await self.state.write(txn, transit)
 
-    async def _complete_and_add(self, txn: TransactionMetadata, wanted: set[TopicPartition]) -> int:
+    async def _complete_and_add(
+        self, txn: TransactionMetadata, wanted: set[TopicPartition], client_transaction_version: int | None
+    ) -> int:
         """If the previous transaction's markers are durable but its CompleteX is held back,
         write CompleteX and the new transaction's Ongoing as one batch (one fsync), as if
         the completion had been logged just before this request arrived."""
@@ -217,7 +247,9 @@ class TransactionCoordinator:
         if not self.completions.is_held(txn):
             return ErrorCode.CONCURRENT_TRANSACTIONS
         try:
-            complete, ongoing = txn.prepare_complete_and_add_partitions(wanted, self.clock.now_ms())
+            complete, ongoing = txn.prepare_complete_and_add_partitions(
+                wanted, self.clock.now_ms(), client_transaction_version
+            )
         except IllegalTransitionError:
             log.exception("AddPartitions after markers in an unexpected state", transactional_id=tid)
             return ErrorCode.UNKNOWN_SERVER_ERROR
@@ -266,9 +298,27 @@ class TransactionCoordinator:
     async def end_txn(
         self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool
     ) -> int:
-        return await self.busy.settle(
-            transactional_id, lambda: self._end_txn(transactional_id, producer_id, producer_epoch, commit)
-        )
+        result = await self.end_transaction(transactional_id, producer_id, producer_epoch, commit)
+        return result.error_code
+
+    async def end_transaction(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        commit: bool,
+        client_transaction_version: int = 0,
+    ) -> EndTxnResult:
+        """EndTxn; with transaction version 2 (EndTxn v5) the answer carries the producer id
+        and epoch the producer goes on with (bumped at every end)."""
+
+        async def attempt() -> EndTxnResult:
+            if client_transaction_version >= 2:
+                return await self._end_txn_v2(transactional_id, producer_id, producer_epoch, commit)
+            error = await self._end_txn(transactional_id, producer_id, producer_epoch, commit)
+            return EndTxnResult(error, producer_id, producer_epoch)
+
+        return await self.busy.settle(transactional_id, attempt)
 
     async def _end_txn(
         self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool
@@ -299,6 +349,73 @@ class TransactionCoordinator:
         if state is S.COMPLETE_ABORT:
             return ErrorCode.INVALID_TXN_STATE if commit else ErrorCode.NONE
         return ErrorCode.INVALID_TXN_STATE
+
+    async def _end_txn_v2(
+        self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool
+    ) -> EndTxnResult:
+        """Kafka's `TransactionCoordinator.endTransaction` for transaction version 2. The
+        epoch is bumped at every end, so an EndTxn at the epoch just below the current one
+        is a retry of the last end (answered from the state), and anything older, such as
+        a late EndTxn of an earlier transaction (KAFKA-17754), is fenced."""
+        if not transactional_id:
+            return EndTxnResult(ErrorCode.INVALID_REQUEST)
+        if err := self.state.status_error():
+            return EndTxnResult(err)
+        txn = self.state.get(transactional_id)
+        if txn is None:
+            return EndTxnResult(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
+        next_producer_id = NO_PRODUCER_ID
+        if is_epoch_exhausted(txn.producer_epoch) and txn.state is S.ONGOING:
+            # Allocated ahead of the checks: they and the prepare must not be split by an await.
+            next_producer_id = await self.producer_ids.generate()
+            txn = self.state.get(transactional_id)
+            if txn is None:
+                return EndTxnResult(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
+        state = txn.state
+        retry_on_overflow = (
+            txn.prev_producer_id == producer_id and producer_epoch == MAX_EPOCH and txn.producer_epoch == 0
+        )
+        retry_on_bump = txn.producer_epoch == producer_epoch + 1
+        if state.is_prepare:
+            valid_epoch = retry_on_bump
+        elif state.is_complete:
+            valid_epoch = retry_on_bump or retry_on_overflow or producer_epoch == txn.producer_epoch
+        else:
+            valid_epoch = producer_epoch == txn.producer_epoch
+        is_retry = retry_on_bump or retry_on_overflow
+        current = EndTxnResult(ErrorCode.NONE, txn.producer_id, txn.producer_epoch)
+        if txn.producer_id != producer_id and not retry_on_overflow:
+            return EndTxnResult(ErrorCode.INVALID_PRODUCER_ID_MAPPING)
+        if not valid_epoch:
+            return EndTxnResult(ErrorCode.PRODUCER_FENCED)
+        if txn.pending:
+            return EndTxnResult(ErrorCode.CONCURRENT_TRANSACTIONS)
+        if state is S.PREPARE_COMMIT:
+            return EndTxnResult(ErrorCode.CONCURRENT_TRANSACTIONS if commit else ErrorCode.INVALID_TXN_STATE)
+        if state is S.PREPARE_ABORT:
+            return EndTxnResult(ErrorCode.INVALID_TXN_STATE if commit else ErrorCode.CONCURRENT_TRANSACTIONS)
+        ended_as_asked = state is (S.COMPLETE_COMMIT if commit else S.COMPLETE_ABORT)
+        if ended_as_asked and is_retry:
+            return current
+        # Beyond this, only an Ongoing transaction ends, or an abort of one that added
+        # nothing starts from Empty/Complete* (never a retried commit's opposite).
+        aborts_idle = not commit and state in (S.EMPTY, *_COMPLETE) and not (is_retry and not ended_as_asked)
+        if state is not S.ONGOING and not aborts_idle:
+            return EndTxnResult(ErrorCode.INVALID_TXN_STATE)
+        # Ongoing, or an abort of a transaction that added nothing (Empty/Complete*).
+        transit = txn.prepare_end(
+            commit,
+            self.clock.now_ms(),
+            client_transaction_version=2,
+            next_producer_id=next_producer_id,
+            no_partition_added=state is not S.ONGOING,
+        )
+        err = await self.state.write(txn, transit, then=self._complete_if_written(txn))
+        if err:
+            return EndTxnResult(err)
+        if transit.next_producer_id != NO_PRODUCER_ID:
+            return EndTxnResult(ErrorCode.NONE, transit.next_producer_id, 0)
+        return EndTxnResult(ErrorCode.NONE, transit.producer_id, transit.producer_epoch)
 
     # --- time -------------------------------------------------------------------------------------
 

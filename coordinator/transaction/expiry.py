@@ -91,5 +91,7 @@ def _timed_out(txn: TransactionMetadata, now: int) -> bool:
     return (
         txn.state is TransactionState.ONGOING
         and not txn.pending
+        # KIP-939: only the external coordinator decides a two-phase-commit transaction.
+        and not txn.is_two_phase_commit
         and txn.start_timestamp + txn.timeout_ms < now
     )

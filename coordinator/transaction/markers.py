@@ -37,6 +37,7 @@ class MarkerWriter(Protocol):
         coordinator_epoch: int,
         committed: bool,
         partitions: list[TopicPartition],
+        transaction_version: int = 0,
     ) -> dict[TopicPartition, int]: ...
 
 
@@ -123,6 +124,7 @@ class InMemoryMarkerWriter:
         coordinator_epoch: int,
         committed: bool,
         partitions: list[TopicPartition],
+        transaction_version: int = 0,
     ) -> dict[TopicPartition, int]:
         self.calls.append(
             MarkerCall(producer_id, producer_epoch, coordinator_epoch, committed, tuple(partitions))
@@ -173,6 +175,7 @@ class EngineMarkerWriter:
         coordinator_epoch: int,
         committed: bool,
         partitions: list[TopicPartition],
+        transaction_version: int = 0,
     ) -> dict[TopicPartition, int]:
         return await write_txn_markers(
             self.engine,
@@ -183,4 +186,5 @@ class EngineMarkerWriter:
             committed=committed,
             partitions=partitions,
             listeners=self.listeners,
+            transaction_version=transaction_version,
         )

@@ -18,6 +18,9 @@ from storage.topic_partition import TopicPartition
 NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
 MAX_EPOCH = 32767  # Short.MAX_VALUE
+# KIP-939: a two-phase-commit transaction is stored with this timeout (Integer.MAX_VALUE),
+# which is how the log says "never abort on timeout" across restarts.
+TWO_PHASE_COMMIT_TIMEOUT_MS = 2**31 - 1
 
 
 def is_epoch_exhausted(epoch: int) -> bool:
@@ -51,6 +54,8 @@ class TxnTransit:
     partitions: frozenset[TopicPartition]
     start_timestamp: int
     last_update_timestamp: int
+    # The transaction version the client speaks (KIP-890): 2 bumps the epoch at every end.
+    client_transaction_version: int = 0
 
 
 @dataclass
@@ -69,6 +74,7 @@ class TransactionMetadata:
     start_timestamp: int = -1
     last_update_timestamp: int = -1
     pending_state: TransactionState | None = None
+    client_transaction_version: int = 0
     # Set once the metadata has been written at least once; a fresh entry whose first
     # write fails is dropped again.
     persisted: bool = False
@@ -78,6 +84,10 @@ class TransactionMetadata:
     @property
     def pending(self) -> bool:
         return self.pending_state is not None
+
+    @property
+    def is_two_phase_commit(self) -> bool:
+        return self.timeout_ms == TWO_PHASE_COMMIT_TIMEOUT_MS
 
     def _transit(
         self,
@@ -90,6 +100,8 @@ class TransactionMetadata:
         timeout_ms: int | None = None,
         partitions: frozenset[TopicPartition] | None = None,
         start_timestamp: int | None = None,
+        next_producer_id: int | None = None,
+        client_transaction_version: int | None = None,
         now_ms: int,
     ) -> TxnTransit:
         if self.pending_state is not None:
@@ -104,7 +116,7 @@ class TransactionMetadata:
         return TxnTransit(
             producer_id=self.producer_id if producer_id is None else producer_id,
             prev_producer_id=self.prev_producer_id if prev_producer_id is None else prev_producer_id,
-            next_producer_id=self.next_producer_id,
+            next_producer_id=self.next_producer_id if next_producer_id is None else next_producer_id,
             producer_epoch=self.producer_epoch if producer_epoch is None else producer_epoch,
             last_producer_epoch=self.last_producer_epoch
             if last_producer_epoch is None
@@ -114,6 +126,9 @@ class TransactionMetadata:
             partitions=frozenset(self.partitions) if partitions is None else partitions,
             start_timestamp=self.start_timestamp if start_timestamp is None else start_timestamp,
             last_update_timestamp=now_ms,
+            client_transaction_version=self.client_transaction_version
+            if client_transaction_version is None
+            else client_transaction_version,
         )
 
     def prepare_increment_epoch(self, expected_epoch: int | None, timeout_ms: int, now_ms: int) -> TxnTransit:
@@ -138,6 +153,19 @@ class TransactionMetadata:
             now_ms=now_ms,
         )
 
+    def prepare_keep_prepared(self, now_ms: int) -> TxnTransit:
+        """KIP-939 KeepPreparedTxn: a new producer instance takes over the open (prepared)
+        two-phase-commit transaction instead of aborting it. The epoch is bumped so the old
+        instance is fenced; the transaction, its partitions and start stay as they are."""
+        if is_epoch_exhausted(self.producer_epoch):
+            raise TxnError(ErrorCode.PRODUCER_FENCED, "the epoch is exhausted")
+        return self._transit(
+            TransactionState.ONGOING,
+            producer_epoch=self.producer_epoch + 1,
+            last_producer_epoch=NO_PRODUCER_EPOCH,
+            now_ms=now_ms,
+        )
+
     def prepare_producer_id_rotation(
         self, new_producer_id: int, timeout_ms: int, now_ms: int, record_last_epoch: bool
     ) -> TxnTransit:
@@ -153,19 +181,45 @@ class TransactionMetadata:
             now_ms=now_ms,
         )
 
-    def prepare_add_partitions(self, partitions: set[TopicPartition], now_ms: int) -> TxnTransit:
+    def prepare_add_partitions(
+        self, partitions: set[TopicPartition], now_ms: int, client_transaction_version: int | None = None
+    ) -> TxnTransit:
         # A transaction's clock starts when its first partition is added.
         start = now_ms if self.state in _NOT_STARTED else self.start_timestamp
         return self._transit(
             TransactionState.ONGOING,
             partitions=frozenset(self.partitions | partitions),
             start_timestamp=start,
+            client_transaction_version=client_transaction_version,
             now_ms=now_ms,
         )
 
-    def prepare_end(self, commit: bool, now_ms: int) -> TxnTransit:
+    def prepare_end(
+        self,
+        commit: bool,
+        now_ms: int,
+        client_transaction_version: int = 0,
+        next_producer_id: int = NO_PRODUCER_ID,
+        no_partition_added: bool = False,
+    ) -> TxnTransit:
+        """Kafka's `prepareAbortOrCommit`. Transaction version 2 bumps the epoch here, so
+        the markers carry a new epoch and anything the producer sent under the old one
+        (a late Produce or EndTxn, KAFKA-17754) is refused; when the bump exhausts the
+        epoch, `next_producer_id` is the id the producer continues with."""
         target = TransactionState.PREPARE_COMMIT if commit else TransactionState.PREPARE_ABORT
-        return self._transit(target, now_ms=now_ms)
+        if client_transaction_version >= 2:
+            return self._transit(
+                target,
+                producer_epoch=self.producer_epoch + 1,
+                last_producer_epoch=self.producer_epoch,
+                next_producer_id=next_producer_id,
+                # An abort with no partitions has no start of its own.
+                start_timestamp=now_ms if no_partition_added else None,
+                partitions=frozenset() if no_partition_added else None,
+                client_transaction_version=client_transaction_version,
+                now_ms=now_ms,
+            )
+        return self._transit(target, client_transaction_version=client_transaction_version, now_ms=now_ms)
 
     def prepare_fence_and_abort(self, now_ms: int) -> TxnTransit:
         """Abort an open transaction at epoch+1 so the producer that opened it is fenced.
@@ -198,10 +252,23 @@ class TransactionMetadata:
             raise IllegalTransitionError(
                 f"{self.transactional_id}: nothing to complete in {self.state.state_name}"
             )
+        if self.client_transaction_version >= 2 and self.next_producer_id != NO_PRODUCER_ID:
+            # The epoch ran out at the end of this transaction: the producer goes on with
+            # the id allocated then, at epoch 0.
+            return self._transit(
+                target,
+                producer_id=self.next_producer_id,
+                prev_producer_id=self.producer_id,
+                producer_epoch=0,
+                last_producer_epoch=NO_PRODUCER_EPOCH,
+                next_producer_id=NO_PRODUCER_ID,
+                partitions=frozenset(),
+                now_ms=now_ms,
+            )
         return self._transit(target, partitions=frozenset(), now_ms=now_ms)
 
     def prepare_complete_and_add_partitions(
-        self, partitions: set[TopicPartition], now_ms: int
+        self, partitions: set[TopicPartition], now_ms: int, client_transaction_version: int | None = None
     ) -> tuple[TxnTransit, TxnTransit]:
         """CompleteCommit/CompleteAbort of a transaction whose markers are durable, and the
         next transaction's first AddPartitions on top of it: two records written in one
@@ -217,6 +284,9 @@ class TransactionMetadata:
             state=TransactionState.ONGOING,
             partitions=frozenset(partitions),
             start_timestamp=now_ms,
+            client_transaction_version=complete.client_transaction_version
+            if client_transaction_version is None
+            else client_transaction_version,
         )
         return complete, ongoing
 
@@ -265,6 +335,7 @@ class TransactionMetadata:
         self.partitions = set(transit.partitions)
         self.start_timestamp = transit.start_timestamp
         self.last_update_timestamp = transit.last_update_timestamp
+        self.client_transaction_version = transit.client_transaction_version
         self.pending_state = None
         self.persisted = True
 
@@ -281,6 +352,7 @@ class TransactionMetadata:
             partitions=frozenset(self.partitions),
             start_timestamp=self.start_timestamp,
             last_update_timestamp=self.last_update_timestamp,
+            client_transaction_version=self.client_transaction_version,
         )
 
     @classmethod
@@ -297,6 +369,7 @@ class TransactionMetadata:
             partitions=set(transit.partitions),
             start_timestamp=transit.start_timestamp,
             last_update_timestamp=transit.last_update_timestamp,
+            client_transaction_version=transit.client_transaction_version,
             persisted=True,
         )
 

@@ -14,6 +14,7 @@ from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction.metadata import (
     NO_PRODUCER_EPOCH,
     NO_PRODUCER_ID,
+    TWO_PHASE_COMMIT_TIMEOUT_MS,
     TransactionMetadata,
     TxnError,
     TxnTransit,
@@ -37,6 +38,9 @@ class InitProducerIdResult:
     error_code: int
     producer_id: int = NO_PRODUCER_ID
     producer_epoch: int = NO_PRODUCER_EPOCH
+    # KIP-939 KeepPreparedTxn: the transaction the new instance took over, to commit or abort.
+    ongoing_txn_producer_id: int = NO_PRODUCER_ID
+    ongoing_txn_producer_epoch: int = NO_PRODUCER_EPOCH
 
 
 def expected_producer(producer_id: int, producer_epoch: int) -> tuple[int, int] | None:
@@ -98,15 +102,22 @@ class InitProducerId:
         transaction_timeout_ms: int,
         expected_producer_id: int,
         expected_producer_epoch: int,
+        enable_2pc: bool = False,
+        keep_prepared_txn: bool = False,
     ) -> InitProducerIdResult:
         if (expected_producer_id == NO_PRODUCER_ID) != (expected_producer_epoch == NO_PRODUCER_EPOCH):
             return InitProducerIdResult(ErrorCode.INVALID_REQUEST)
-        if transactional_id is None:
+        if transactional_id is None and not (enable_2pc or keep_prepared_txn):
             # Idempotent producer: any broker answers with a fresh id.
             return InitProducerIdResult(ErrorCode.NONE, await self.producer_ids.generate(), 0)
-        if transactional_id == "":
+        if not transactional_id or (keep_prepared_txn and not enable_2pc):
             return InitProducerIdResult(ErrorCode.INVALID_REQUEST)
-        if not 0 < transaction_timeout_ms <= self.config.max_timeout_ms:
+        if enable_2pc:
+            if not self.config.two_phase_commit_enable:
+                # Not an UNSUPPORTED_* code, as in Kafka: a client cannot probe the setting.
+                return InitProducerIdResult(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+            transaction_timeout_ms = TWO_PHASE_COMMIT_TIMEOUT_MS
+        elif not 0 < transaction_timeout_ms <= self.config.max_timeout_ms:
             return InitProducerIdResult(ErrorCode.INVALID_TRANSACTION_TIMEOUT)
         if err := self.state.status_error():
             return InitProducerIdResult(err)
@@ -136,6 +147,8 @@ class InitProducerId:
                 return InitProducerIdResult(ErrorCode.PRODUCER_FENCED)
             if txn.state.is_prepare:
                 return InitProducerIdResult(ErrorCode.CONCURRENT_TRANSACTIONS)
+            if txn.state is S.ONGOING and keep_prepared_txn and txn.is_two_phase_commit:
+                return await self._keep_prepared(txn)
             if txn.state is S.ONGOING:
                 # A new instance found its predecessor's transaction open: abort it at a
                 # bumped epoch; the new instance retries until the abort completes.
@@ -173,3 +186,18 @@ class InitProducerId:
         if err:
             return InitProducerIdResult(err)
         return InitProducerIdResult(ErrorCode.NONE, txn.producer_id, txn.producer_epoch)
+
+    async def _keep_prepared(self, txn: TransactionMetadata) -> InitProducerIdResult:
+        """KIP-939: the new instance gets the next epoch and the id and epoch of the prepared
+        transaction it now owns; it commits or aborts that transaction with EndTxn."""
+        ongoing_pid, ongoing_epoch = txn.producer_id, txn.producer_epoch
+        try:
+            transit = txn.prepare_keep_prepared(self.clock.now_ms())
+        except TxnError as exc:
+            return InitProducerIdResult(exc.error_code)
+        err = await self.state.write(txn, transit)
+        if err:
+            return InitProducerIdResult(err)
+        return InitProducerIdResult(
+            ErrorCode.NONE, transit.producer_id, transit.producer_epoch, ongoing_pid, ongoing_epoch
+        )

@@ -54,6 +54,7 @@ def encode_value(transit: TxnTransit) -> bytes:
         else [PartitionsSchema(topic=t, partition_ids=ps) for t, ps in by_topic.items()],
         transaction_last_update_timestamp_ms=transit.last_update_timestamp,
         transaction_start_timestamp_ms=transit.start_timestamp,
+        client_transaction_version=transit.client_transaction_version,
     )
     w = Writer()
     w.int16(VALUE_VERSION)
@@ -81,4 +82,5 @@ def decode_value(raw: bytes) -> TxnTransit:
         partitions=partitions,
         start_timestamp=value.transaction_start_timestamp_ms,
         last_update_timestamp=value.transaction_last_update_timestamp_ms,
+        client_transaction_version=value.client_transaction_version,
     )

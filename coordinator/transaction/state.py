@@ -54,13 +54,15 @@ class TransactionState(Enum):
 
 S = TransactionState
 
-# target state -> the states it may be entered from. Transaction version 2's aborts from
-# Empty/Complete* are not included: this coordinator serves transaction version 1 only.
+# target state -> the states it may be entered from. PrepareAbort from Empty/Complete* is
+# transaction version 2's abort of a transaction that added nothing (EndTxn v5 only).
 VALID_PREVIOUS_STATES: dict[TransactionState, frozenset[TransactionState]] = {
     S.EMPTY: frozenset({S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}),
     S.ONGOING: frozenset({S.ONGOING, S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}),
     S.PREPARE_COMMIT: frozenset({S.ONGOING}),
-    S.PREPARE_ABORT: frozenset({S.ONGOING, S.PREPARE_EPOCH_FENCE}),
+    S.PREPARE_ABORT: frozenset(
+        {S.ONGOING, S.PREPARE_EPOCH_FENCE, S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}
+    ),
     S.COMPLETE_COMMIT: frozenset({S.PREPARE_COMMIT}),
     S.COMPLETE_ABORT: frozenset({S.PREPARE_ABORT}),
     S.DEAD: frozenset({S.EMPTY, S.COMPLETE_COMMIT, S.COMPLETE_ABORT}),

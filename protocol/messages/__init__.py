@@ -94,6 +94,8 @@ from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
 from protocol.messages.txn_offset_commit_response import TxnOffsetCommitResponse
+from protocol.messages.update_features_request import UpdateFeaturesRequest
+from protocol.messages.update_features_response import UpdateFeaturesResponse
 from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
 from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
 from protocol.messages.group_metadata_key import GroupMetadataKey
@@ -144,6 +146,7 @@ API_SPECS: dict[int, ApiSpec] = {
     45: ApiSpec(45, 'AlterPartitionReassignments', AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
     46: ApiSpec(46, 'ListPartitionReassignments', ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
     47: ApiSpec(47, 'OffsetDelete', OffsetDeleteRequest, OffsetDeleteResponse),
+    57: ApiSpec(57, 'UpdateFeatures', UpdateFeaturesRequest, UpdateFeaturesResponse),
     60: ApiSpec(60, 'DescribeCluster', DescribeClusterRequest, DescribeClusterResponse),
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
     65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
@@ -246,6 +249,8 @@ __all__ = [
     'TransactionLogValue',
     'TxnOffsetCommitRequest',
     'TxnOffsetCommitResponse',
+    'UpdateFeaturesRequest',
+    'UpdateFeaturesResponse',
     'WriteTxnMarkersRequest',
     'WriteTxnMarkersResponse',
     'API_SPECS',

@@ -31,3 +31,18 @@ def fresh_txn_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
 def name() -> str:
     """A fresh prefix for the topics, groups and transactional ids of one test."""
     return unique("t")
+
+
+@pytest.fixture(scope="session")
+def tv2_txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    """As `txn_broker`, with transaction version 2 finalized (which no client here speaks)."""
+    overrides = {**TXN_OVERRIDES, "transaction.version": "2"}
+    yield from shared_broker(tmp_path_factory.mktemp("transactions-tv2") / "data", overrides)
+
+
+@pytest.fixture(params=["tv-not-finalized", "tv2-finalized"])
+def either_txn_broker(request: pytest.FixtureRequest) -> BrokerProcess:
+    """Clients of transaction version 1 must work the same whether or not version 2 is finalized."""
+    fixture = "txn_broker" if request.param == "tv-not-finalized" else "tv2_txn_broker"
+    broker: BrokerProcess = request.getfixturevalue(fixture)
+    return broker

@@ -42,8 +42,8 @@ def settled(bootstrap: str, tps: list[TP], expected_hwm: dict[TP, int] | None = 
 
 
 @pytest.mark.parametrize("client", CLIENTS)
-def test_commit_visible_abort_hidden(txn_broker: BrokerProcess, name: str, client: str) -> None:
-    bs = txn_broker.bootstrap
+def test_commit_visible_abort_hidden(either_txn_broker: BrokerProcess, name: str, client: str) -> None:
+    bs = either_txn_broker.bootstrap
     topic = f"{name}-out"
     create_topics(bs, {topic: 1})
     tps = [(topic, 0)]
@@ -69,8 +69,8 @@ def test_commit_visible_abort_hidden(txn_broker: BrokerProcess, name: str, clien
 
 
 @pytest.mark.parametrize("client", CLIENTS)
-def test_transaction_across_topics_is_all_or_nothing(txn_broker: BrokerProcess, name: str, client: str) -> None:
-    bs = txn_broker.bootstrap
+def test_transaction_across_topics_is_all_or_nothing(either_txn_broker: BrokerProcess, name: str, client: str) -> None:
+    bs = either_txn_broker.bootstrap
     topics = {f"{name}-a": 3, f"{name}-b": 2}
     create_topics(bs, topics)
     tps = [(t, p) for t, n in topics.items() for p in range(n)]
@@ -101,8 +101,8 @@ def test_transaction_across_topics_is_all_or_nothing(txn_broker: BrokerProcess, 
 
 
 @pytest.mark.parametrize("client", CLIENTS)
-def test_new_instance_fences_the_old_one(txn_broker: BrokerProcess, name: str, client: str) -> None:
-    bs = txn_broker.bootstrap
+def test_new_instance_fences_the_old_one(either_txn_broker: BrokerProcess, name: str, client: str) -> None:
+    bs = either_txn_broker.bootstrap
     topic = f"{name}-out"
     create_topics(bs, {topic: 1})
     tps = [(topic, 0)]

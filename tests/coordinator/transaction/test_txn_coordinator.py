@@ -585,3 +585,35 @@ async def test_list_transactions_filters(env: Env) -> None:
     assert ids(coord.list_transactions(transactional_id_pattern="app")) == set()  # a full match
     assert ids(coord.list_transactions(transactional_id_pattern="")) == {"app-1", "app-2", "other"}
     assert coord.list_transactions(transactional_id_pattern="(").error_code == E.INVALID_REGULAR_EXPRESSION
+
+
+# --- KIP-939 two-phase commit -----------------------------------------------------------------
+
+
+async def test_two_phase_commit_transaction_is_never_timed_out(env: Env) -> None:
+    env.config.two_phase_commit_enable = True
+    coord = await env.coordinator()
+    res = await coord.init_producer_id("2pc", 1000, enable_2pc=True)
+    assert res.error_code == E.NONE
+    await begin(coord, "2pc", res.producer_id, res.producer_epoch, ("a", 0))
+    pid, epoch = await init(coord, "plain", timeout=1000)
+    await begin(coord, "plain", pid, epoch, ("a", 1))
+    # Far beyond any timeout, and across a reload of the log: only the plain one is aborted.
+    env.clock.advance(30 * 24 * 3600 * 1000)
+    coord2 = await env.coordinator()
+    assert await coord2.abort_timed_out_transactions() == ["plain"]
+    await coord2.wait_for_markers()
+    meta = coord2.metadata("2pc")
+    assert meta is not None and meta.state is S.ONGOING and meta.producer_epoch == res.producer_epoch
+    # Taken over by a new instance, which gets the next epoch and the prepared one's identity.
+    kept = await coord2.init_producer_id("2pc", 1000, enable_2pc=True, keep_prepared_txn=True)
+    assert (kept.error_code, kept.producer_epoch) == (E.NONE, res.producer_epoch + 1)
+    assert (kept.ongoing_txn_producer_id, kept.ongoing_txn_producer_epoch) == (res.producer_id, res.producer_epoch)
+    assert meta.state is S.ONGOING and meta.partitions == {("a", 0)}
+
+
+async def test_two_phase_commit_needs_the_setting(env: Env) -> None:
+    coord = await env.coordinator()
+    res = await coord.init_producer_id("2pc", 1000, enable_2pc=True)
+    assert res.error_code == E.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    assert env.log.records() == []

@@ -72,10 +72,10 @@ def test_versions_advertised(fresh_broker: BrokerProcess) -> None:
     with WireClient(fresh_broker.bootstrap) as c:
         resp: Any = c.call(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
         ranges = {k.api_key: (k.min_version, k.max_version) for k in resp.api_keys}
-        assert ranges[22] == (0, 5)
+        assert ranges[22] == (0, 6)
         assert ranges[24] == (0, 5)
         assert ranges[25] == (0, 4)
-        assert ranges[26] == (0, 4)
+        assert ranges[26] == (0, 5)
         assert ranges[65] == (0, 0)
         assert ranges[66] == (0, 2)
         assert all(

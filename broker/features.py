@@ -1,0 +1,94 @@
+"""Feature flags as ApiVersions v3+ reports them (KIP-584): the levels this broker supports
+and the levels finalized for the cluster, with the epoch clients use to tell reports apart.
+
+`transaction.version` level 2 is transaction version 2 (KIP-890 part 2). Clients switch to
+it only when it is finalized; the broker serves both versions either way, by request
+version, so producers that do not speak it keep working while it is finalized.
+
+The broker setting `transaction.version` gives the level a fresh data directory starts
+with (Kafka's `kafka-storage format --feature`); UpdateFeatures changes it afterwards, and
+the change is kept in the data directory, so it outlives restarts as in Kafka's metadata log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from dataclasses import dataclass, field
+from enum import IntEnum
+from pathlib import Path
+
+from protocol.errors import ErrorCode
+from storage.files import write_atomically
+
+TRANSACTION_VERSION = "transaction.version"
+FEATURES_FILE = "finalized-features.json"
+
+# name -> (min, max) level this broker supports.
+SUPPORTED: dict[str, tuple[int, int]] = {TRANSACTION_VERSION: (0, 2)}
+
+
+class UpgradeType(IntEnum):
+    """UpdateFeatures v1+ (KIP-778); v0's AllowDowngrade maps onto SAFE_DOWNGRADE."""
+
+    UPGRADE = 1
+    SAFE_DOWNGRADE = 2
+    UNSAFE_DOWNGRADE = 3
+
+
+class FeaturesFileError(RuntimeError):
+    """The finalized features file exists but cannot be read."""
+
+
+@dataclass
+class Features:
+    """The finalized levels; a feature at level 0 is not finalized and is not listed."""
+
+    finalized: dict[str, int] = field(default_factory=dict)
+    epoch: int = 0
+    path: Path | None = None
+
+    @classmethod
+    def load(cls, data_dir: Path | None, initial: dict[str, int]) -> Features:
+        path = None if data_dir is None else data_dir / FEATURES_FILE
+        if path is not None and path.exists():
+            try:
+                doc = json.loads(path.read_bytes())
+                finalized = {str(k): int(v) for k, v in doc["finalized"].items()}
+                return cls(finalized, int(doc["epoch"]), path)
+            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                # Written atomically: only outside damage gets here. Refuse to start rather
+                # than fall back to levels an operator changed.
+                raise FeaturesFileError(f"cannot read {path}: {exc}") from exc
+        return cls({k: v for k, v in initial.items() if v > 0}, 0, path)
+
+    def level(self, name: str) -> int:
+        return self.finalized.get(name, 0)
+
+    def check(self, name: str, level: int, upgrade: UpgradeType) -> tuple[int, str | None]:
+        """Kafka's FeatureControlManager checks of one update: (error code, message)."""
+        if name not in SUPPORTED:
+            return ErrorCode.INVALID_UPDATE_VERSION, f"the broker does not support the feature {name}"
+        lo, hi = SUPPORTED[name]
+        level = max(level, 0)
+        if not lo <= level <= hi:
+            return ErrorCode.INVALID_UPDATE_VERSION, f"{name} level {level} is outside the supported {lo}-{hi}"
+        if level < self.level(name) and upgrade is UpgradeType.UPGRADE:
+            return (
+                ErrorCode.INVALID_UPDATE_VERSION,
+                f"{name} cannot be downgraded from {self.level(name)} to {level} without a downgrade type",
+            )
+        return ErrorCode.NONE, None
+
+    async def update(self, levels: dict[str, int]) -> None:
+        """Apply checked updates together: memory first (no suspension before it), then the
+        file, written in a task of its own so a cancelled request leaves both agreeing."""
+        for name, level in levels.items():
+            if level > 0:
+                self.finalized[name] = level
+            else:
+                self.finalized.pop(name, None)
+        self.epoch += 1
+        if self.path is not None:
+            data = json.dumps({"epoch": self.epoch, "finalized": self.finalized}, sort_keys=True).encode()
+            await asyncio.shield(asyncio.to_thread(write_atomically, os.fspath(self.path), data))
