@@ -13,6 +13,7 @@ On both paths reads through the indexes raise nothing but storage errors.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -40,7 +41,13 @@ CLEAN = 1
 # Small intervals, so a few batches already make index entries.
 CONFIG = TopicConfig({"index.interval.bytes": "100", "segment.index.bytes": "4096"})
 _SUFFIXES = (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX)
-_WORK = tempfile.mkdtemp(prefix="odradek-fuzz-segments-")
+
+
+@functools.cache
+def _work_dir() -> str:
+    """One scratch directory per process, emptied for every input (made on first use, so
+    importing the module for its `check` leaves nothing behind)."""
+    return tempfile.mkdtemp(prefix="odradek-fuzz-segments-")
 
 
 def _split(data: bytes) -> tuple[int, list[bytes], bytes]:
@@ -60,7 +67,7 @@ def check(data: bytes) -> None:
     if not data:
         return
     flags, blobs, log = _split(data)
-    directory = os.path.join(_WORK, "p")
+    directory = os.path.join(_work_dir(), "p")
     shutil.rmtree(directory, ignore_errors=True)
     os.mkdir(directory)
     stem = os.path.join(directory, segment_name(0))
