@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck check-codegen codegen bench pipeline faults fuse clean container-test
+.PHONY: run test lint typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,13 @@ test: $(STAMP) fuse
 # Debian); also run by `make test` through tests/container/.
 container-test: $(STAMP)
 	PYTHON=$(BIN)/python bash container/test.sh
+
+# Long coverage-guided fuzzing runs, one target after another (README.md, "Fuzzing"); a
+# failing input is left as crash-<sha1> in the working directory.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= frames requests record_batches segments
+fuzz: $(STAMP)
+	for t in $(FUZZ_TARGETS); do $(BIN)/python -m fuzz.$$t -max_total_time=$(FUZZ_SECONDS) || exit 1; done
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -58,6 +58,9 @@ class Compression(IntEnum):
     ZSTD = 4
 
 
+_CODECS = frozenset(int(c) for c in Compression)
+
+
 class TimestampType(IntEnum):
     CREATE_TIME = 0
     LOG_APPEND_TIME = 1
@@ -133,7 +136,10 @@ class BatchHeader(NamedTuple):
 
     @property
     def compression(self) -> Compression:
-        return Compression(self.attributes & COMPRESSION_MASK)
+        codec = self.attributes & COMPRESSION_MASK
+        if codec not in _CODECS:
+            raise InvalidRecordError(f"unknown compression codec {codec}")
+        return Compression(codec)
 
     @property
     def timestamp_type(self) -> TimestampType:
@@ -232,6 +238,9 @@ def validate_batch(
         raise MessageTooLargeError(f"batch of {header.size} bytes exceeds max.message.bytes {max_message_bytes}")
     if check_crc and batch_crc(buf, pos, header.size) != header.crc:
         raise CorruptRecordError("record batch CRC mismatch")
+    if header.attributes & COMPRESSION_MASK not in _CODECS:
+        # Ids 5-7 name no codec: refused here, so no stored batch fails to decompress later.
+        raise InvalidRecordError(f"unknown compression codec {header.attributes & COMPRESSION_MASK}")
     if header.records_count <= 0:
         raise InvalidRecordError(f"record batch has {header.records_count} records")
     if header.last_offset_delta + 1 != header.records_count:
@@ -364,8 +373,12 @@ def _snappy_decompress(data: bytes) -> bytes:
         out = bytearray()
         pos = len(_XERIAL_HEADER)
         while pos < len(data):
+            if len(data) - pos < 4:
+                raise CorruptRecordError("xerial snappy block length runs past the batch")
             (n,) = _I32.unpack_from(data, pos)
             pos += 4
+            if n < 0 or n > len(data) - pos:
+                raise CorruptRecordError(f"xerial snappy block of {n} bytes runs past the batch")
             out += bytes(cramjam.snappy.decompress_raw(data[pos : pos + n]))
             pos += n
         return bytes(out)
@@ -508,7 +521,12 @@ def parse_control_record(record: Record) -> ControlRecord:
     epoch = -1
     if record.value is not None and len(record.value) >= 6:
         _v, epoch = struct.unpack_from(">hi", record.value)
+    if ctype not in _CONTROL_TYPES:
+        raise CorruptRecordError(f"control record of unknown type {ctype}")
     return ControlRecord(ControlType(ctype), epoch)
+
+
+_CONTROL_TYPES = frozenset(int(t) for t in ControlType)
 
 
 def decode_batch(buf: bytes | bytearray | memoryview, pos: int = 0) -> DecodedBatch:
@@ -533,7 +551,8 @@ def decode_batch(buf: bytes | bytearray | memoryview, pos: int = 0) -> DecodedBa
         for _h in range(nheaders):
             hkey, p = _read_blob(payload, p)
             hvalue, p = _read_blob(payload, p)
-            headers.append(((hkey or b"").decode(), hvalue))
+            # Kafka's Utils.utf8 decodes header keys leniently (malformed bytes become U+FFFD).
+            headers.append(((hkey or b"").decode(errors="replace"), hvalue))
         if p != end:
             raise CorruptRecordError("record length does not match its fields")
         timestamp = header.max_timestamp if log_append else header.base_timestamp + ts_delta

@@ -165,19 +165,21 @@ def load_segments(
         if i >= recover_from:
             report.recovered_segments += 1
             truncated = segment.recover(base, allow_gaps)
-            segments.append(segment)
-            if truncated:
-                report.truncated_bytes += truncated
-                logger.warning("truncated %d bytes of corrupt data in %s at segment %d", truncated, directory, base)
-                for later in bases[i + 1 :]:
-                    open_segment(later).delete()
-                    report.deleted_segments.append(later)
-                break
+        elif segment.load_indexes():
+            truncated = 0
         else:
-            if not segment.load_indexes():
-                report.rebuilt_indexes.append(base)
-                segment.rebuild_indexes()
-            segments.append(segment)
+            # A damaged index puts its log in doubt too: the segment is recovered, as Kafka's
+            # LogLoader recovers a segment whose sanity check fails, not re-indexed blindly.
+            report.rebuilt_indexes.append(base)
+            truncated = segment.recover(base, allow_gaps)
+        segments.append(segment)
+        if truncated:
+            report.truncated_bytes += truncated
+            logger.warning("truncated %d bytes of corrupt data in %s at segment %d", truncated, directory, base)
+            for later in bases[i + 1 :]:
+                open_segment(later).delete()
+                report.deleted_segments.append(later)
+            break
     for segment in segments[:-1]:
         segment.on_become_inactive()  # recovered segments need their final time entry
     return segments, report

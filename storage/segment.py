@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator
 
 from protocol import record_batch as rb
+from protocol.limits import INT32_MAX
 from protocol.record_batch import HEADER_SIZE, BatchHeader
 
 from .files import ByteStore, FileStore, MemoryStore
@@ -226,13 +227,6 @@ class LogSegment:
         self.offset_of_max_timestamp = -1
         self._bytes_since_index = 0
 
-    def rebuild_indexes(self) -> None:
-        """Rebuild both indexes from batch headers (the data itself is trusted)."""
-        self._reset_state()
-        for pos, header in self.iter_headers(0):
-            self._track(header, pos)
-        self.on_become_inactive()
-
     def recover(self, expected_next: int | None, allow_gaps: bool) -> int:
         """Validate every batch (header, length, CRC, offsets), truncate at the first bad
         one and rebuild the indexes. Returns the number of bytes truncated."""
@@ -254,6 +248,8 @@ class LogSegment:
                 break
             if header.base_offset < prev_next or (not allow_gaps and header.base_offset != prev_next):
                 break
+            if header.last_offset - self.base_offset > INT32_MAX:
+                break  # the log rolls before this (storage/log.py): indexes hold 32-bit deltas
             self._track(header, position)
             prev_next = header.next_offset
             position += header.size

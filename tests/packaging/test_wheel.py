@@ -22,7 +22,7 @@ from odradek.testing import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 # Development tools run from a checkout, not shipped.
-NOT_SHIPPED = {"tests", "bench", "faults"}
+NOT_SHIPPED = {"tests", "bench", "faults", "fuzz"}
 # What a source checkout holds that is no part of a build.
 NOT_SOURCE = shutil.ignore_patterns(
     ".git", ".venv", "data", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
@@ -67,7 +67,7 @@ def test_wheel_holds_every_package_and_no_tests(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     shipped = {n.removesuffix("/__init__.py").replace("/", ".") for n in names if n.endswith("/__init__.py")}
     assert shipped == _source_packages()
-    assert not any(n.startswith(("tests/", "bench/", "faults/")) for n in names)
+    assert not any(n.startswith(("tests/", "bench/", "faults/", "fuzz/")) for n in names)
     assert {"odradek/py.typed", "protocol/py.typed"} <= set(names)
 
 
