@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import structlog
 
@@ -39,6 +39,13 @@ from coordinator.group.api import (
     SyncResult,
 )
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer_group import ConsumerGroup
+from coordinator.group.consumer_heartbeat import (
+    ConsumerHeartbeat,
+    ConsumerHeartbeatHandler,
+    ConsumerHeartbeatResult,
+    TopicImage,
+)
 from coordinator.group.group import ClassicGroup
 from coordinator.group.join import JoinHandler
 from coordinator.group.members import MemberHandler
@@ -65,6 +72,7 @@ class GroupCoordinator:
         self.members = MemberHandler(self.rt, self.rebalance)
         self.offsets = OffsetManager(self.rt, self.rebalance)
         self.admin = GroupAdmin(self.rt, self.offsets)
+        self.consumers = ConsumerHeartbeatHandler(self.rt)
         self._runner: asyncio.Task[None] | None = None
         self._next_cleanup_ms = clock.monotonic_ms() + config.offsets_retention_check_interval_ms
         # Wall time of the last load from the log (operators watch it; not a protocol timer).
@@ -165,6 +173,19 @@ class GroupCoordinator:
 
     def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
         return self.members.leave_group(group_id, members)
+
+    # --- the consumer group protocol (KIP-848) -------------------------------------------------
+
+    def consumer_heartbeat(self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]) -> ConsumerHeartbeatResult:
+        return self.consumers.heartbeat(req, topics)
+
+    def consumer_group(self, group_id: str) -> tuple[ErrorCode, ConsumerGroup | None]:
+        """ConsumerGroupDescribe's lookup: GROUP_ID_NOT_FOUND for a missing or classic group."""
+        error = self.rt.validate(group_id, allow_empty=True)
+        if error is not None:
+            return error, None
+        group = self.rt.consumer_groups.get(group_id)
+        return (ErrorCode.GROUP_ID_NOT_FOUND, None) if group is None else (ErrorCode.NONE, group)
 
     # --- offsets -------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import structlog
 
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer_group import ConsumerGroup
 from coordinator.group.group import ClassicGroup
 from coordinator.group.states import GroupState
 from coordinator.group.timers import NamedTimers
@@ -36,6 +37,8 @@ class GroupRuntime:
         self.clock = clock
         self.config = config
         self.groups: dict[str, ClassicGroup] = {}
+        # KIP-848 groups; a classic group of the same id, if any, is empty and holds the offsets.
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
         self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
         self.tasks: set[asyncio.Task[Any]] = set()

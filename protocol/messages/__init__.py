@@ -18,6 +18,10 @@ from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirs
 from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
+from protocol.messages.consumer_group_describe_response import ConsumerGroupDescribeResponse
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
+from protocol.messages.consumer_group_heartbeat_response import ConsumerGroupHeartbeatResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.messages.control_record_type_schema import ControlRecordTypeSchema
@@ -148,6 +152,8 @@ API_SPECS: dict[int, ApiSpec] = {
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
     65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
     66: ApiSpec(66, 'ListTransactions', ListTransactionsRequest, ListTransactionsResponse),
+    68: ApiSpec(68, 'ConsumerGroupHeartbeat', ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
+    69: ApiSpec(69, 'ConsumerGroupDescribe', ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse),
     75: ApiSpec(75, 'DescribeTopicPartitions', DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
 }
 
@@ -164,6 +170,10 @@ __all__ = [
     'AlterReplicaLogDirsResponse',
     'ApiVersionsRequest',
     'ApiVersionsResponse',
+    'ConsumerGroupDescribeRequest',
+    'ConsumerGroupDescribeResponse',
+    'ConsumerGroupHeartbeatRequest',
+    'ConsumerGroupHeartbeatResponse',
     'ConsumerProtocolAssignment',
     'ConsumerProtocolSubscription',
     'ControlRecordTypeSchema',
