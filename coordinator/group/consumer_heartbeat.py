@@ -123,10 +123,13 @@ class ConsumerHeartbeatHandler:
         if member is None:
             assert failure is not None
             return failure
+        # A returning static member takes its old place: only a new member counts as a change.
+        joined = req.member_epoch == 0 and member.assignment.member_epoch == 0
         changed = self._update_member(member, req)
-        if changed or req.member_epoch == 0:
+        # One bump for whatever this heartbeat changed: a new member, its subscription, the
+        # partitions of the subscribed topics.
+        if self._refresh_metadata(group, topics) or changed or joined:
             group.bump_epoch()
-        self._refresh_metadata(group, topics)
         if group.group_epoch > group.assignment_epoch:
             self._assign(group, topics)
         before = member.assignment
@@ -216,7 +219,7 @@ class ConsumerHeartbeatHandler:
             changed = True
         return changed
 
-    def _refresh_metadata(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> None:
+    def _refresh_metadata(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> bool:
         """A change in the subscribed topics' partitions (created, deleted, grown) bumps
         the group epoch, as Kafka's subscription metadata does."""
         names = [t for t, image in topics.items() if not image.internal]
@@ -224,9 +227,10 @@ class ConsumerHeartbeatHandler:
         for m in group.members.values():
             subscribed |= m.subscribed_topics(names)
         metadata = {t: topics[t].num_partitions for t in subscribed if t in topics}
-        if metadata != group.subscription_metadata:
-            group.subscription_metadata = metadata
-            group.bump_epoch()
+        if metadata == group.subscription_metadata:
+            return False
+        group.subscription_metadata = metadata
+        return True
 
     def _assign(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> None:
         """Kafka's TargetAssignmentBuilder: the most used member assignor, else the default."""
