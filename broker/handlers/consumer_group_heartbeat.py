@@ -25,7 +25,7 @@ async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) ->
         owned = {}
         for tp in request.topic_partitions:
             owned.setdefault(tp.topic_id, []).extend(tp.partitions)
-    result = group_coordinator(ctx).consumer_heartbeat(ConsumerHeartbeat(
+    result = await group_coordinator(ctx).consumer_heartbeat(ConsumerHeartbeat(
         group_id=request.group_id,
         member_id=request.member_id,
         member_epoch=request.member_epoch,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import structlog
 
+from coordinator.group import consumer_records
 from coordinator.group.assignors import ASSIGNORS, AssignorMember, Partition
 from coordinator.group.consumer_group import (
     LEAVE_EPOCH,
@@ -21,9 +22,13 @@ from coordinator.group.consumer_group import (
 from coordinator.group.reconciliation import MemberState, reconcile
 from coordinator.group.runtime import GroupRuntime
 from coordinator.group.states import GroupState
+from coordinator.log import AppendErrorPolicy, Record
 from protocol.errors import ErrorCode
 
 log = structlog.get_logger("odradek.groups")
+
+# Kafka's coordinator runtime answers a failed write of the new protocol so.
+CONSUMER_GROUP_HEARTBEAT = AppendErrorPolicy(ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +73,13 @@ def _error(error: ErrorCode, message: str | None = None) -> ConsumerHeartbeatRes
 class ConsumerHeartbeatHandler:
     def __init__(self, rt: GroupRuntime) -> None:
         self.rt = rt
+        # The records of the state changes made by the call in progress (calls do not
+        # interleave: nothing here awaits); the caller appends them before answering.
+        self._outbox: list[Record] = []
+
+    def take_records(self) -> list[Record]:
+        records, self._outbox = self._outbox, []
+        return records
 
     # --- validation ------------------------------------------------------------------------
 
@@ -128,14 +140,19 @@ class ConsumerHeartbeatHandler:
         changed = self._update_member(member, req)
         # One bump for whatever this heartbeat changed: a new member, its subscription, the
         # partitions of the subscribed topics.
+        ids = {name: image.topic_id for name, image in topics.items()}
         if self._refresh_metadata(group, topics) or changed or joined:
             group.bump_epoch()
+            self._outbox.append(consumer_records.epoch_record(group))
         if group.group_epoch > group.assignment_epoch:
             self._assign(group, topics)
+            self._outbox.extend(consumer_records.target_records(group, ids))
         before = member.assignment
         after = reconcile(member.member_id, before, group.assignment_epoch,
                           group.target.get(member.member_id, frozenset()), group.owner_of, owned)
         group.set_assignment(member, after)
+        if req.member_epoch == 0 or changed or after != before:
+            self._outbox.extend(consumer_records.member_records(group.group_id, member, ids))
         self._schedule_timers(group, member)
         send = req.member_epoch == 0 or after.assigned != before.assigned or (
             owned is not None and owned != after.assigned)
@@ -163,6 +180,7 @@ class ConsumerHeartbeatHandler:
                     # The static member is back under a new id: it takes over its partitions
                     # and epoch, so the group does not rebalance.
                     group.remove(previous.member_id)
+                    self._outbox.extend(consumer_records.member_tombstones(group.group_id, previous.member_id))
                     self.rt.timers.cancel(("consumer-session", group.group_id, previous.member_id))
                     self.rt.timers.cancel(("consumer-revoke", group.group_id, previous.member_id))
                     member = replace(previous, member_id=req.member_id, static_left=False,
@@ -268,6 +286,8 @@ class ConsumerHeartbeatHandler:
     def _remove(self, group: ConsumerGroup, member_id: str) -> None:
         if group.remove(member_id) is not None:
             group.bump_epoch()
+            self._outbox.extend(consumer_records.member_tombstones(group.group_id, member_id))
+            self._outbox.append(consumer_records.epoch_record(group))
         self.rt.timers.cancel(("consumer-session", group.group_id, member_id))
         self.rt.timers.cancel(("consumer-revoke", group.group_id, member_id))
 
@@ -275,6 +295,16 @@ class ConsumerHeartbeatHandler:
         if self.rt.consumer_groups.get(group.group_id) is group and member_id in group.members:
             log.info("consumer group member fenced", group=group.group_id, member=member_id, reason=why)
             self._remove(group, member_id)
+            records = self.take_records()
+            if records:
+                self.rt.spawn(self.rt.append(group.group_id, records))
+
+    def loaded(self, groups: list[ConsumerGroup]) -> None:
+        """Groups rebuilt from the log: every member's session starts now."""
+        for group in groups:
+            self.rt.consumer_groups[group.group_id] = group
+            for member in group.members.values():
+                self._schedule_session(group, member)
 
     def _schedule_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
         self.rt.schedule(("consumer-session", group.group_id, member.member_id),

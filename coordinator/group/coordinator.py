@@ -41,6 +41,7 @@ from coordinator.group.api import (
 from coordinator.group.config import GroupConfig
 from coordinator.group.consumer_group import ConsumerGroup
 from coordinator.group.consumer_heartbeat import (
+    CONSUMER_GROUP_HEARTBEAT,
     ConsumerHeartbeat,
     ConsumerHeartbeatHandler,
     ConsumerHeartbeatResult,
@@ -55,7 +56,7 @@ from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.rebalance import Rebalancer
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.log import CoordinatorLog
+from coordinator.log import CoordinatorLog, CoordinatorLogError
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.topic_partition import TopicPartition
@@ -103,6 +104,7 @@ class GroupCoordinator:
         for group in loaded:
             for member in group.members.values():
                 self.rebalance.schedule_heartbeat(group, member)
+        self.consumers.loaded(self.metadata.consumer_groups)
         self.rt.status = CoordinatorStatus.ACTIVE
         self.offsets.apply_markers_seen_while_loading()
         self.load_seconds = time.perf_counter() - started
@@ -176,8 +178,18 @@ class GroupCoordinator:
 
     # --- the consumer group protocol (KIP-848) -------------------------------------------------
 
-    def consumer_heartbeat(self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]) -> ConsumerHeartbeatResult:
-        return self.consumers.heartbeat(req, topics)
+    async def consumer_heartbeat(
+        self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]
+    ) -> ConsumerHeartbeatResult:
+        """The state change is answered once its records are in the log."""
+        result = self.consumers.heartbeat(req, topics)
+        records = self.consumers.take_records()
+        if records:
+            try:
+                await self.rt.run_to_end(self.rt.append(req.group_id, records))
+            except CoordinatorLogError as exc:
+                return ConsumerHeartbeatResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), str(exc))
+        return result
 
     def consumer_group(self, group_id: str) -> tuple[ErrorCode, ConsumerGroup | None]:
         """ConsumerGroupDescribe's lookup: GROUP_ID_NOT_FOUND for a missing or classic group."""
