@@ -64,8 +64,9 @@ class ConsumerGroup:
     target: dict[str, frozenset[Partition]] = field(default_factory=dict)
     # Partition -> member holding it (assigned or being revoked).
     owners: dict[Partition, str] = field(default_factory=dict)
-    # Partition counts of the subscribed topics the target was computed from.
-    subscription_metadata: dict[str, int] = field(default_factory=dict)
+    # Partition counts of the subscribed topics the target was computed from; None after a
+    # load (not stored): the first heartbeat adopts the current counts.
+    subscription_metadata: dict[str, int] | None = field(default_factory=dict)
     static_members: dict[str, str] = field(default_factory=dict)
     assignor_name: str = ""
 

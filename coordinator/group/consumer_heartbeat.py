@@ -141,8 +141,11 @@ class ConsumerHeartbeatHandler:
         # One bump for whatever this heartbeat changed: a new member, its subscription, the
         # partitions of the subscribed topics.
         ids = {name: image.topic_id for name, image in topics.items()}
-        if self._refresh_metadata(group, topics) or changed or joined:
+        metadata_changed = self._refresh_metadata(group, topics)
+        if metadata_changed or changed or joined:
             group.bump_epoch()
+            log.debug("consumer group epoch bumped", group=group.group_id, epoch=group.group_epoch,
+                     member=member.member_id, joined=joined, subscription=changed, metadata=metadata_changed)
             self._outbox.append(consumer_records.epoch_record(group))
         if group.group_epoch > group.assignment_epoch:
             self._assign(group, topics)
@@ -190,8 +193,9 @@ class ConsumerHeartbeatHandler:
                         group.target[member.member_id] = group.target.pop(previous.member_id)
                     return member, None
             if member is not None:
-                # A member rejoining with epoch 0 starts over.
-                self._remove(group, member.member_id)
+                # The member id is the client's own (KIP-1082): epoch 0 again from a known
+                # member is a join retried, answered with its current state.
+                return member, None
             if len(group.members) >= self.rt.config.consumer_max_size:
                 return None, _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
                                     f"The consumer group has reached its maximum capacity of "
@@ -247,8 +251,9 @@ class ConsumerHeartbeatHandler:
         metadata = {t: topics[t].num_partitions for t in subscribed if t in topics}
         if metadata == group.subscription_metadata:
             return False
+        adopted = group.subscription_metadata is None
         group.subscription_metadata = metadata
-        return True
+        return not adopted
 
     def _assign(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> None:
         """Kafka's TargetAssignmentBuilder: the most used member assignor, else the default."""
@@ -259,7 +264,7 @@ class ConsumerHeartbeatHandler:
             m.member_id: AssignorMember(m.subscribed_topics(names), group.target.get(m.member_id, frozenset()))
             for m in group.members.values()
         }
-        target = ASSIGNORS[name](specs, group.subscription_metadata)
+        target = ASSIGNORS[name](specs, group.subscription_metadata or {})
         group.target = {m: frozenset(tps) for m, tps in target.items()}
         group.assignment_epoch = group.group_epoch
         group.assignor_name = name

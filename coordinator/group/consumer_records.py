@@ -178,7 +178,8 @@ class ConsumerGroupReplay:
         for gid, loaded in self.groups.items():
             if loaded.epoch is None:
                 continue
-            group = ConsumerGroup(gid, group_epoch=loaded.epoch, assignment_epoch=loaded.assignment_epoch)
+            group = ConsumerGroup(gid, group_epoch=loaded.epoch, assignment_epoch=loaded.assignment_epoch,
+                                  subscription_metadata=None)
             for mid, meta in loaded.members.items():
                 current = loaded.current.get(mid)
                 assignment = MemberAssignment()

@@ -14,9 +14,12 @@ from confluent_kafka import Consumer, ConsumerGroupState, ConsumerGroupType, Mes
 from confluent_kafka import TopicPartition as CTP
 from confluent_kafka.admin import AdminClient
 
+from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
+from protocol.messages.consumer_group_describe_response import ConsumerGroupDescribeResponse, DescribedGroup
 from tests.broker_process import BrokerProcess, own_broker
 from tests.groups.conftest import GROUP_OVERRIDES
 from tests.groups.test_groups_other_clients import make_topic
+from tests.kafka_wire import WireClient
 from tests.names import unique
 
 
@@ -202,3 +205,37 @@ def test_killed_member_expires_and_its_partitions_move(short_session_broker: Bro
         if proc.poll() is None:
             proc.kill()
         survivor.close()
+
+
+def describe(bs: str, group: str) -> DescribedGroup:
+    with WireClient(bs) as client:
+        response = client.call(69, 0, ConsumerGroupDescribeRequest(group_ids=[group]))
+    assert isinstance(response, ConsumerGroupDescribeResponse)
+    return response.groups[0]
+
+
+def test_the_group_survives_a_broker_restart(fresh_group_broker: BrokerProcess) -> None:
+    bs, topic, group = fresh_group_broker.bootstrap, unique("t"), unique("g")
+    make_topic(bs, topic, 4, 0)
+    members = [consumer(bs, group) for _ in range(3)]
+    try:
+        for c in members:
+            c.subscribe([topic])
+        poll_until(members, lambda: sorted(len(assigned(c)) for c in members) == [1, 1, 2])
+        members.pop().close()  # the group epoch moves on: 3 joins, 1 leave
+        poll_until(members, lambda: [len(assigned(c)) for c in members] == [2, 2])
+        before = describe(bs, group)
+        assert before.error_code == 0 and before.group_epoch == 4 and len(before.members) == 2
+        fresh_group_broker.restart()
+        after = describe(bs, group)
+        assert (after.group_state, after.group_epoch, after.assignment_epoch) == \
+            (before.group_state, before.group_epoch, before.assignment_epoch)
+        assert sorted((m.member_id, m.member_epoch) for m in after.members) == \
+            sorted((m.member_id, m.member_epoch) for m in before.members)
+        # The members carry on at their epochs: no rejoin, no new group epoch.
+        poll_until(members, lambda: [len(assigned(c)) for c in members] == [2, 2], seconds=5)
+        time.sleep(2)  # a few heartbeats at 500 ms
+        assert describe(bs, group).group_epoch == 4
+    finally:
+        for c in members:
+            c.close()

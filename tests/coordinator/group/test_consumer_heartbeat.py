@@ -194,3 +194,10 @@ async def test_the_group_survives_a_reload_from_the_log(h: Harness) -> None:
         group_id="g", member_id="b", member_epoch=b.member_epoch), TOPICS)).error is ErrorCode.NONE
     h.clock.advance(again.config.consumer_session_timeout_ms - half)
     assert set(again.rt.consumer_groups["g"].members) == {"b"}
+
+
+async def test_a_retried_join_is_answered_with_the_members_state(h: Harness) -> None:
+    first = await beat(h, "a", 0)
+    again = await beat(h, "a", 0)
+    assert (again.error, again.member_epoch, again.assignment) == (ErrorCode.NONE, first.member_epoch, first.assignment)
+    assert h.coord.rt.consumer_groups["g"].group_epoch == 1
