@@ -10,6 +10,7 @@ from coordinator.group.api import (
     ListedGroup,
     MemberDescription,
 )
+from coordinator.group.consumer_records import group_tombstones
 from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
@@ -81,9 +82,9 @@ class GroupAdmin:
                 if consumer_group.members:
                     error = ErrorCode.NON_EMPTY_GROUP
                 else:
-                    del self.rt.consumer_groups[group_id]
-                    if group is None:
-                        error = ErrorCode.NONE
+                    error = await self.rt.run_to_end(self._delete_consumer_group(group_id))
+                    if error is ErrorCode.NONE and group is not None:
+                        error = None  # its offsets go too
             if error is None:
                 if group is None or group.is_state(GroupState.DEAD):
                     error = ErrorCode.GROUP_ID_NOT_FOUND
@@ -93,6 +94,16 @@ class GroupAdmin:
                 error = await self.rt.run_to_end(self._delete_group(group))
             results.append((group_id, error if error is not None else ErrorCode.NONE))
         return results
+
+    async def _delete_consumer_group(self, group_id: str) -> ErrorCode:
+        try:
+            await self.rt.append(group_id, group_tombstones(group_id))
+        except CoordinatorLogError as exc:
+            return exc.client_error(OFFSET_COMMIT)
+        consumer_group = self.rt.consumer_groups.get(group_id)
+        if consumer_group is not None and not consumer_group.members:
+            del self.rt.consumer_groups[group_id]
+        return ErrorCode.NONE
 
     async def _delete_group(self, group: ClassicGroup) -> ErrorCode:
         recs: list[Record] = [(records.offset_key(group.group_id, tp[0], tp[1]), None) for tp in group.offsets.committed]

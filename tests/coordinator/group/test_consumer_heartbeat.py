@@ -201,3 +201,22 @@ async def test_a_retried_join_is_answered_with_the_members_state(h: Harness) -> 
     again = await beat(h, "a", 0)
     assert (again.error, again.member_epoch, again.assignment) == (ErrorCode.NONE, first.member_epoch, first.assignment)
     assert h.coord.rt.consumer_groups["g"].group_epoch == 1
+
+
+async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durably(h: Harness) -> None:
+    await beat(h, "a", 0)
+    joining = h.join("g")
+    await h.settle()
+    assert (await joining).error == ErrorCode.GROUP_ID_NOT_FOUND
+    assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NON_EMPTY_GROUP)]
+    await beat(h, "a", -1)
+    assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NONE)]
+    again = GroupCoordinator(h.log, h.clock, h.coord.config)
+    await again.load()
+    assert "g" not in again.rt.consumer_groups
+
+    await beat(h, "b", 0, group="g2")
+    await beat(h, "b", -1, group="g2")
+    await h.stable_group(1, group="g2")  # converted: a classic member joined and synced
+    assert "g2" not in h.coord.rt.consumer_groups
+    assert (await beat(h, "c", 0, group="g2")).error is ErrorCode.GROUP_ID_NOT_FOUND
