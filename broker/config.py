@@ -118,6 +118,10 @@ _SETTINGS = [
     Setting("group.min.session.timeout.ms", int, 6000, "The shortest session timeout a member may ask for."),
     Setting("group.max.session.timeout.ms", int, 1800000, "The longest session timeout a member may ask for."),
     Setting("group.max.size", int, 2147483647, "The most members a classic group may have."),
+    Setting("group.consumer.session.timeout.ms", int, 45000, "The session timeout of consumer group (KIP-848) members."),
+    Setting("group.consumer.heartbeat.interval.ms", int, 5000, "The heartbeat interval given to consumer group members."),
+    Setting("group.consumer.max.size", int, 2147483647, "The most members a consumer group may have."),
+    Setting("group.consumer.assignors", str, "uniform,range", "The server-side assignors; the first is the default."),
     # Not Kafka settings (Kafka exposes JMX): the Prometheus endpoint of broker.metrics.
     Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port.",
             kafka=False),

@@ -9,6 +9,8 @@ from broker.handlers import (
     alter_partition_reassignments,
     alter_replica_log_dirs,
     api_versions,
+    consumer_group_describe,
+    consumer_group_heartbeat,
     create_partitions,
     create_topics,
     delete_groups,
@@ -82,6 +84,8 @@ def build_router() -> Router:
     router.add(describe_groups.API_KEY, describe_groups.handle)
     router.add(list_groups.API_KEY, list_groups.handle)
     router.add(delete_groups.API_KEY, delete_groups.handle)
+    router.add(consumer_group_heartbeat.API_KEY, consumer_group_heartbeat.handle)
+    router.add(consumer_group_describe.API_KEY, consumer_group_describe.handle)
     # Topic and config administration.
     router.add(create_topics.API_KEY, create_topics.handle)
     router.add(delete_topics.API_KEY, delete_topics.handle)

@@ -49,6 +49,7 @@ async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCom
             group_instance_id=request.group_instance_id if v >= 7 else None,
             generation_id=request.generation_id_or_member_epoch if v >= 1 else -1,
             offsets=offsets,
+            api_version=v,
         )))
     return OffsetCommitResponse(
         topics=[

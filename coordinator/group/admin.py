@@ -5,10 +5,12 @@ from __future__ import annotations
 from coordinator.group import records
 from coordinator.group.api import (
     GROUP_TYPE_CLASSIC,
+    GROUP_TYPE_CONSUMER,
     GroupDescription,
     ListedGroup,
     MemberDescription,
 )
+from coordinator.group.consumer_records import group_tombstones
 from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
@@ -27,6 +29,9 @@ class GroupAdmin:
         error = self.rt.validate(group_id, allow_empty=True)
         if error is not None:
             return GroupDescription(group_id, error, None, "", "", [])
+        if group_id in self.rt.consumer_groups:
+            # Kafka: DescribeGroups describes classic groups only.
+            return GroupDescription(group_id, ErrorCode.GROUP_ID_NOT_FOUND, None, "", "", [])
         group = self.rt.groups.get(group_id)
         if group is None:
             return GroupDescription(group_id, ErrorCode.NONE, GroupState.DEAD, "", "", [])
@@ -51,11 +56,20 @@ class GroupAdmin:
         wanted_types = {t.lower() for t in types}
         out = []
         for group in self.rt.groups.values():
+            if group.group_id in self.rt.consumer_groups:
+                continue  # the offsets of a consumer group: listed as that group
             if wanted_states and group.state.value.lower() not in wanted_states:
                 continue
             if wanted_types and GROUP_TYPE_CLASSIC not in wanted_types:
                 continue
             out.append(ListedGroup(group.group_id, group.protocol_type or "", group.state, GROUP_TYPE_CLASSIC))
+        for consumer_group in self.rt.consumer_groups.values():
+            state = consumer_group.state()
+            if wanted_states and state.value.lower() not in wanted_states:
+                continue
+            if wanted_types and GROUP_TYPE_CONSUMER not in wanted_types:
+                continue
+            out.append(ListedGroup(consumer_group.group_id, CONSUMER_PROTOCOL_TYPE, state, GROUP_TYPE_CONSUMER))
         return error, out
 
     async def delete_groups(self, group_ids: list[str]) -> list[tuple[str, ErrorCode]]:
@@ -63,6 +77,14 @@ class GroupAdmin:
         for group_id in group_ids:
             error = self.rt.validate(group_id, allow_empty=True)
             group = self.rt.groups.get(group_id)
+            consumer_group = self.rt.consumer_groups.get(group_id)
+            if error is None and consumer_group is not None:
+                if consumer_group.members:
+                    error = ErrorCode.NON_EMPTY_GROUP
+                else:
+                    error = await self.rt.run_to_end(self._delete_consumer_group(group_id))
+                    if error is ErrorCode.NONE and group is not None:
+                        error = None  # its offsets go too
             if error is None:
                 if group is None or group.is_state(GroupState.DEAD):
                     error = ErrorCode.GROUP_ID_NOT_FOUND
@@ -72,6 +94,16 @@ class GroupAdmin:
                 error = await self.rt.run_to_end(self._delete_group(group))
             results.append((group_id, error if error is not None else ErrorCode.NONE))
         return results
+
+    async def _delete_consumer_group(self, group_id: str) -> ErrorCode:
+        try:
+            await self.rt.append(group_id, group_tombstones(group_id))
+        except CoordinatorLogError as exc:
+            return exc.client_error(OFFSET_COMMIT)
+        consumer_group = self.rt.consumer_groups.get(group_id)
+        if consumer_group is not None and not consumer_group.members:
+            del self.rt.consumer_groups[group_id]
+        return ErrorCode.NONE
 
     async def _delete_group(self, group: ClassicGroup) -> ErrorCode:
         recs: list[Record] = [(records.offset_key(group.group_id, tp[0], tp[1]), None) for tp in group.offsets.committed]

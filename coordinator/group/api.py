@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from coordinator.group.consumer_group import ConsumerGroupState
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
 
 GROUP_TYPE_CLASSIC = "classic"
+GROUP_TYPE_CONSUMER = "consumer"
 
 
 # --- membership -----------------------------------------------------------------------------
@@ -92,6 +94,8 @@ class CommitOffsets:
     group_instance_id: str | None
     generation_id: int
     offsets: dict[TopicPartition, OffsetAndMetadata]
+    # The OffsetCommit version (a consumer group member must use v9+); None: not checked.
+    api_version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,5 +150,5 @@ class GroupDescription:
 class ListedGroup:
     group_id: str
     protocol_type: str
-    state: GroupState
+    state: GroupState | ConsumerGroupState
     group_type: str

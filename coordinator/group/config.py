@@ -22,6 +22,11 @@ class GroupConfig:
     offsets_retention_check_interval_ms: int
     offset_metadata_max_bytes: int
     new_member_join_timeout_ms: int = NEW_MEMBER_JOIN_TIMEOUT_MS
+    # KIP-848 consumer groups.
+    consumer_session_timeout_ms: int = 45000
+    consumer_heartbeat_interval_ms: int = 5000
+    consumer_max_size: int = 2147483647
+    consumer_assignors: tuple[str, ...] = ("uniform", "range")
 
     @classmethod
     def from_config(cls, config: Settings) -> GroupConfig:
@@ -33,4 +38,10 @@ class GroupConfig:
             offsets_retention_ms=config.get_ms("offsets.retention.minutes"),
             offsets_retention_check_interval_ms=config.get_ms("offsets.retention.check.interval.ms"),
             offset_metadata_max_bytes=config.get_int("offset.metadata.max.bytes"),
+            consumer_session_timeout_ms=config.get_ms("group.consumer.session.timeout.ms"),
+            consumer_heartbeat_interval_ms=config.get_ms("group.consumer.heartbeat.interval.ms"),
+            consumer_max_size=config.get_int("group.consumer.max.size"),
+            consumer_assignors=tuple(
+                a.strip() for a in config.get_str("group.consumer.assignors").split(",") if a.strip()
+            ),
         )

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 import structlog
 
@@ -39,6 +39,14 @@ from coordinator.group.api import (
     SyncResult,
 )
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer_group import ConsumerGroup
+from coordinator.group.consumer_heartbeat import (
+    CONSUMER_GROUP_HEARTBEAT,
+    ConsumerHeartbeat,
+    ConsumerHeartbeatHandler,
+    ConsumerHeartbeatResult,
+    TopicImage,
+)
 from coordinator.group.group import ClassicGroup
 from coordinator.group.join import JoinHandler
 from coordinator.group.members import MemberHandler
@@ -48,7 +56,7 @@ from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.rebalance import Rebalancer
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.log import CoordinatorLog
+from coordinator.log import CoordinatorLog, CoordinatorLogError
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.topic_partition import TopicPartition
@@ -65,6 +73,7 @@ class GroupCoordinator:
         self.members = MemberHandler(self.rt, self.rebalance)
         self.offsets = OffsetManager(self.rt, self.rebalance)
         self.admin = GroupAdmin(self.rt, self.offsets)
+        self.consumers = ConsumerHeartbeatHandler(self.rt)
         self._runner: asyncio.Task[None] | None = None
         self._next_cleanup_ms = clock.monotonic_ms() + config.offsets_retention_check_interval_ms
         # Wall time of the last load from the log (operators watch it; not a protocol timer).
@@ -95,6 +104,7 @@ class GroupCoordinator:
         for group in loaded:
             for member in group.members.values():
                 self.rebalance.schedule_heartbeat(group, member)
+        self.consumers.loaded(self.metadata.consumer_groups)
         self.rt.status = CoordinatorStatus.ACTIVE
         self.offsets.apply_markers_seen_while_loading()
         self.load_seconds = time.perf_counter() - started
@@ -165,6 +175,29 @@ class GroupCoordinator:
 
     def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
         return self.members.leave_group(group_id, members)
+
+    # --- the consumer group protocol (KIP-848) -------------------------------------------------
+
+    async def consumer_heartbeat(
+        self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]
+    ) -> ConsumerHeartbeatResult:
+        """The state change is answered once its records are in the log."""
+        result = self.consumers.heartbeat(req, topics)
+        records = self.consumers.take_records()
+        if records:
+            try:
+                await self.rt.run_to_end(self.rt.append(req.group_id, records))
+            except CoordinatorLogError as exc:
+                return ConsumerHeartbeatResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), str(exc))
+        return result
+
+    def consumer_group(self, group_id: str) -> tuple[ErrorCode, ConsumerGroup | None]:
+        """ConsumerGroupDescribe's lookup: GROUP_ID_NOT_FOUND for a missing or classic group."""
+        error = self.rt.validate(group_id, allow_empty=True)
+        if error is not None:
+            return error, None
+        group = self.rt.consumer_groups.get(group_id)
+        return (ErrorCode.GROUP_ID_NOT_FOUND, None) if group is None else (ErrorCode.NONE, group)
 
     # --- offsets -------------------------------------------------------------------------------
 

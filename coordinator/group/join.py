@@ -8,6 +8,7 @@ import uuid
 from dataclasses import dataclass
 
 from coordinator.group.api import JoinMember, JoinResult
+from coordinator.group.consumer_records import group_tombstones
 from coordinator.group.group import ClassicGroup, Member
 from coordinator.group.metadata_manager import GroupMetadataManager
 from coordinator.group.rebalance import Rebalancer
@@ -41,6 +42,20 @@ class JoinHandler:
         config = self.rt.config
         if not config.min_session_timeout_ms <= req.session_timeout_ms <= config.max_session_timeout_ms:
             return JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, req.member_id)
+        consumer_group = self.rt.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            # Kafka: a consumer group (KIP-848) with members is no classic group; an empty
+            # one becomes classic on the first JoinGroup (its offsets stay).
+            if consumer_group.members:
+                return JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
+            try:
+                await self.rt.run_to_end(self.rt.append(req.group_id, group_tombstones(req.group_id)))
+            except CoordinatorLogError as exc:
+                return JoinResult(exc.client_error(GROUP_METADATA), req.member_id)
+            if self.rt.consumer_groups.get(req.group_id) is consumer_group:
+                if consumer_group.members:  # a member joined meanwhile
+                    return JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
+                del self.rt.consumer_groups[req.group_id]
         is_unknown = req.member_id == ""
         group = self.rt.groups.get(req.group_id)
         if group is None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import structlog
 
-from coordinator.group import records
+from coordinator.group import consumer_records, records
+from coordinator.group.consumer_group import ConsumerGroup
+from coordinator.group.consumer_records import ConsumerGroupReplay
 from coordinator.group.group import ClassicGroup, Member
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.runtime import GroupRuntime
@@ -28,6 +30,7 @@ class _Replay:
         self.metadata: dict[str, GroupMetadataValue | None] = {}
         self.offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
         self.open_txns: dict[str, _OpenTxns] = {}
+        self.consumer_groups = ConsumerGroupReplay()
 
     def apply(self, entry: LogRecord) -> None:
         if entry.control_commit is not None:
@@ -37,6 +40,13 @@ class _Replay:
                         self.offsets.setdefault(group_id, {})[tp] = om
             return
         if entry.key is None:
+            return
+        record_type = int.from_bytes(entry.key[:2], "big", signed=True) if len(entry.key) >= 2 else -1
+        if record_type in consumer_records.RECORD_TYPES:
+            try:
+                self.consumer_groups.apply(record_type, entry.key[2:], entry.value)
+            except ValueError:
+                log.warning("skipping unreadable __consumer_offsets record", offset=entry.offset)
             return
         try:
             key = records.parse_key(entry.key)
@@ -64,6 +74,8 @@ class _Replay:
 class GroupMetadataManager:
     def __init__(self, rt: GroupRuntime) -> None:
         self.rt = rt
+        # The consumer groups (KIP-848) the last load rebuilt.
+        self.consumer_groups: list[ConsumerGroup] = []
 
     async def ensure_log(self) -> ErrorCode:
         """Create the log's topic if it is missing (FindCoordinator does, as in Kafka)."""
@@ -93,6 +105,7 @@ class GroupMetadataManager:
                     group.offsets.prepare_txn(pid, tp, om)
             self.rt.groups[group_id] = group
             loaded.append(group)
+        self.consumer_groups = replay.consumer_groups.build(self.rt.topic_names())
         return loaded
 
     async def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:

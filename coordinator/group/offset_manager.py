@@ -87,7 +87,11 @@ class OffsetManager:
         offsets = req.offsets
         error = self.rt.validate(req.group_id, allow_empty=True)
         group = self.rt.groups.get(req.group_id)
-        if error is None:
+        consumer_group = self.rt.consumer_groups.get(req.group_id)
+        if error is None and consumer_group is not None:
+            # A KIP-848 group: member epochs, not generations (its classic twin holds the offsets).
+            error = consumer_group.validate_offset_commit(req.member_id, req.generation_id, req.api_version)
+        elif error is None:
             error = self._validate_commit(group, req.generation_id, req.member_id, req.group_instance_id,
                                           transactional=False)
         if error is not None:

@@ -4,13 +4,15 @@ its timers, the coordinator's status, and the background writes in flight."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Hashable
+import uuid
+from collections.abc import Callable, Coroutine, Hashable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
 import structlog
 
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer_group import ConsumerGroup
 from coordinator.group.group import ClassicGroup
 from coordinator.group.states import GroupState
 from coordinator.group.timers import NamedTimers
@@ -36,6 +38,11 @@ class GroupRuntime:
         self.clock = clock
         self.config = config
         self.groups: dict[str, ClassicGroup] = {}
+        # KIP-848 groups; a classic group of the same id, if any, is empty and holds the offsets.
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
+        # Topic id -> name, for the partitions consumer group records store by id (the
+        # broker sets it to its storage's topics).
+        self.topic_names: Callable[[], Mapping[uuid.UUID, str]] = dict
         self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
         self.tasks: set[asyncio.Task[Any]] = set()

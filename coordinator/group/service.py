@@ -20,5 +20,6 @@ async def start_group_coordinator(config: Settings, clock: Clock, storage: Stora
     log_store = StorageCoordinatorLog(storage, OFFSETS_TOPIC, config.get_int("offsets.topic.num.partitions"), clock)
     log_store.exists()
     coordinator = GroupCoordinator(log_store, clock, GroupConfig.from_config(config))
+    coordinator.rt.topic_names = lambda: {t.topic_id: t.name for t in storage.list_topics()}
     coordinator.start()
     return coordinator

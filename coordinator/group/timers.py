@@ -34,6 +34,9 @@ class NamedTimers:
         timer = self._clock.call_later(delay_ms, fire)
         self._live[key] = timer
 
+    def active(self, key: Hashable) -> bool:
+        return key in self._live
+
     def cancel(self, key: Hashable) -> None:
         timer = self._live.pop(key, None)
         if timer is not None:

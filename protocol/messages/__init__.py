@@ -18,6 +18,10 @@ from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirs
 from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
+from protocol.messages.consumer_group_describe_response import ConsumerGroupDescribeResponse
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
+from protocol.messages.consumer_group_heartbeat_response import ConsumerGroupHeartbeatResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.messages.control_record_type_schema import ControlRecordTypeSchema
@@ -98,6 +102,16 @@ from protocol.messages.update_features_request import UpdateFeaturesRequest
 from protocol.messages.update_features_response import UpdateFeaturesResponse
 from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
 from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
+from protocol.messages.consumer_group_current_member_assignment_key import ConsumerGroupCurrentMemberAssignmentKey
+from protocol.messages.consumer_group_current_member_assignment_value import ConsumerGroupCurrentMemberAssignmentValue
+from protocol.messages.consumer_group_member_metadata_key import ConsumerGroupMemberMetadataKey
+from protocol.messages.consumer_group_member_metadata_value import ConsumerGroupMemberMetadataValue
+from protocol.messages.consumer_group_metadata_key import ConsumerGroupMetadataKey
+from protocol.messages.consumer_group_metadata_value import ConsumerGroupMetadataValue
+from protocol.messages.consumer_group_target_assignment_member_key import ConsumerGroupTargetAssignmentMemberKey
+from protocol.messages.consumer_group_target_assignment_member_value import ConsumerGroupTargetAssignmentMemberValue
+from protocol.messages.consumer_group_target_assignment_metadata_key import ConsumerGroupTargetAssignmentMetadataKey
+from protocol.messages.consumer_group_target_assignment_metadata_value import ConsumerGroupTargetAssignmentMetadataValue
 from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
@@ -151,6 +165,8 @@ API_SPECS: dict[int, ApiSpec] = {
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
     65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
     66: ApiSpec(66, 'ListTransactions', ListTransactionsRequest, ListTransactionsResponse),
+    68: ApiSpec(68, 'ConsumerGroupHeartbeat', ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
+    69: ApiSpec(69, 'ConsumerGroupDescribe', ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse),
     75: ApiSpec(75, 'DescribeTopicPartitions', DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
 }
 
@@ -167,6 +183,20 @@ __all__ = [
     'AlterReplicaLogDirsResponse',
     'ApiVersionsRequest',
     'ApiVersionsResponse',
+    'ConsumerGroupCurrentMemberAssignmentKey',
+    'ConsumerGroupCurrentMemberAssignmentValue',
+    'ConsumerGroupDescribeRequest',
+    'ConsumerGroupDescribeResponse',
+    'ConsumerGroupHeartbeatRequest',
+    'ConsumerGroupHeartbeatResponse',
+    'ConsumerGroupMemberMetadataKey',
+    'ConsumerGroupMemberMetadataValue',
+    'ConsumerGroupMetadataKey',
+    'ConsumerGroupMetadataValue',
+    'ConsumerGroupTargetAssignmentMemberKey',
+    'ConsumerGroupTargetAssignmentMemberValue',
+    'ConsumerGroupTargetAssignmentMetadataKey',
+    'ConsumerGroupTargetAssignmentMetadataValue',
     'ConsumerProtocolAssignment',
     'ConsumerProtocolSubscription',
     'ControlRecordTypeSchema',

@@ -8,7 +8,8 @@ import pytest
 from tests.broker_process import BrokerProcess, own_broker, shared_broker
 
 # Fast groups: no initial rebalance delay, short sessions allowed.
-GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000"}
+GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000",
+                   "group.consumer.heartbeat.interval.ms": "500"}
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,54 @@
+"""ConsumerGroupHeartbeat (KIP-848): the consumer group protocol's one request."""
+
+from __future__ import annotations
+
+import uuid
+
+from broker.context import RequestContext
+from broker.group_support import client_host, group_coordinator
+from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, TopicImage
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
+from protocol.messages.consumer_group_heartbeat_response import (
+    Assignment,
+    ConsumerGroupHeartbeatResponse,
+    TopicPartitions,
+)
+
+API_KEY = 68
+
+
+async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse:
+    topics = {t.name: TopicImage(t.topic_id, t.num_partitions, t.internal)
+              for t in ctx.services.storage.list_topics()}
+    owned: dict[uuid.UUID, list[int]] | None = None
+    if request.topic_partitions is not None:
+        owned = {}
+        for tp in request.topic_partitions:
+            owned.setdefault(tp.topic_id, []).extend(tp.partitions)
+    result = await group_coordinator(ctx).consumer_heartbeat(ConsumerHeartbeat(
+        group_id=request.group_id,
+        member_id=request.member_id,
+        member_epoch=request.member_epoch,
+        instance_id=request.instance_id,
+        rack_id=request.rack_id,
+        rebalance_timeout_ms=request.rebalance_timeout_ms,
+        subscribed_topic_names=request.subscribed_topic_names,
+        subscribed_topic_regex=request.subscribed_topic_regex if ctx.api_version >= 1 else None,
+        server_assignor=request.server_assignor,
+        owned=owned,
+        client_id=ctx.client_id or "",
+        client_host=client_host(ctx),
+    ), topics)
+    assignment = None
+    if result.assignment is not None:
+        assignment = Assignment(topic_partitions=[
+            TopicPartitions(topic_id=tid, partitions=ps) for tid, ps in result.assignment.items()
+        ])
+    return ConsumerGroupHeartbeatResponse(
+        error_code=result.error,
+        error_message=result.message,
+        member_id=result.member_id,
+        member_epoch=result.member_epoch,
+        heartbeat_interval_ms=result.heartbeat_interval_ms,
+        assignment=assignment,
+    )

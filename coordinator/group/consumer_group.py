@@ -1,0 +1,128 @@
+"""A KIP-848 consumer group's state (Kafka's ConsumerGroup and ConsumerGroupMember): the
+group epoch, the target assignment and its epoch, the members with their epochs and
+assignments, and which member owns each partition."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+from coordinator.group.assignors import Partition
+from coordinator.group.reconciliation import MemberAssignment, MemberState
+from protocol.errors import ErrorCode
+
+# The epoch of a static member that left meaning to come back (Kafka's
+# LEAVE_GROUP_STATIC_MEMBER_EPOCH).
+STATIC_LEAVE_EPOCH = -2
+LEAVE_EPOCH = -1
+
+
+class ConsumerGroupState(Enum):
+    EMPTY = "Empty"
+    ASSIGNING = "Assigning"
+    RECONCILING = "Reconciling"
+    STABLE = "Stable"
+    DEAD = "Dead"
+
+
+@dataclass(slots=True)
+class ConsumerMember:
+    member_id: str
+    instance_id: str | None = None
+    rack_id: str | None = None
+    client_id: str = ""
+    client_host: str = ""
+    rebalance_timeout_ms: int = 300_000
+    subscribed_topic_names: tuple[str, ...] = ()
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    assignment: MemberAssignment = field(default_factory=MemberAssignment)
+    # A static member that left with epoch -2: its partitions wait for its return.
+    static_left: bool = False
+
+    @property
+    def member_epoch(self) -> int:
+        return STATIC_LEAVE_EPOCH if self.static_left else self.assignment.member_epoch
+
+    def subscribed_topics(self, topic_names: list[str]) -> frozenset[str]:
+        """Named topics plus the existing topics its regex matches (RE2/J `matches`: the
+        whole name; Python's `re` covers the syntax clients use)."""
+        topics = set(self.subscribed_topic_names)
+        if self.subscribed_topic_regex:
+            pattern = re.compile(self.subscribed_topic_regex)
+            topics.update(t for t in topic_names if pattern.fullmatch(t))
+        return frozenset(topics)
+
+
+@dataclass(slots=True)
+class ConsumerGroup:
+    group_id: str
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    members: dict[str, ConsumerMember] = field(default_factory=dict)
+    target: dict[str, frozenset[Partition]] = field(default_factory=dict)
+    # Partition -> member holding it (assigned or being revoked).
+    owners: dict[Partition, str] = field(default_factory=dict)
+    # Partition counts of the subscribed topics the target was computed from; None after a
+    # load (not stored): the first heartbeat adopts the current counts.
+    subscription_metadata: dict[str, int] | None = field(default_factory=dict)
+    static_members: dict[str, str] = field(default_factory=dict)
+    assignor_name: str = ""
+
+    def state(self) -> ConsumerGroupState:
+        if not self.members:
+            return ConsumerGroupState.EMPTY
+        if self.group_epoch > self.assignment_epoch:
+            return ConsumerGroupState.ASSIGNING
+        for m in self.members.values():
+            if m.assignment.member_epoch != self.assignment_epoch or m.assignment.state is not MemberState.STABLE:
+                return ConsumerGroupState.RECONCILING
+        return ConsumerGroupState.STABLE
+
+    def bump_epoch(self) -> None:
+        self.group_epoch += 1
+
+    def owner_of(self, tp: Partition) -> str | None:
+        return self.owners.get(tp)
+
+    def set_assignment(self, member: ConsumerMember, assignment: MemberAssignment) -> None:
+        for tp in member.assignment.assigned | member.assignment.pending_revocation:
+            if self.owners.get(tp) == member.member_id:
+                del self.owners[tp]
+        member.assignment = assignment
+        for tp in assignment.assigned | assignment.pending_revocation:
+            self.owners[tp] = member.member_id
+
+    def add(self, member: ConsumerMember) -> None:
+        self.members[member.member_id] = member
+        if member.instance_id is not None:
+            self.static_members[member.instance_id] = member.member_id
+        for tp in member.assignment.assigned | member.assignment.pending_revocation:
+            self.owners[tp] = member.member_id
+
+    def remove(self, member_id: str) -> ConsumerMember | None:
+        member = self.members.pop(member_id, None)
+        if member is None:
+            return None
+        for tp in member.assignment.assigned | member.assignment.pending_revocation:
+            if self.owners.get(tp) == member_id:
+                del self.owners[tp]
+        if member.instance_id is not None and self.static_members.get(member.instance_id) == member_id:
+            del self.static_members[member.instance_id]
+        self.target.pop(member_id, None)
+        return member
+
+    def validate_offset_commit(self, member_id: str, member_epoch: int, api_version: int | None) -> ErrorCode | None:
+        """Kafka's ConsumerGroup.validateOffsetCommit: without a member epoch only an empty
+        group takes commits; a member commits at its current epoch, with OffsetCommit v9+."""
+        if member_epoch < 0 and not self.members:
+            return None
+        member = self.members.get(member_id)
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        if api_version is not None and api_version < 9:
+            return ErrorCode.UNSUPPORTED_VERSION
+        if member_epoch != member.member_epoch:
+            return ErrorCode.STALE_MEMBER_EPOCH
+        return None

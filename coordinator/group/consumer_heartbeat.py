@@ -1,0 +1,353 @@
+"""ConsumerGroupHeartbeat (KIP-848; Kafka's GroupMetadataManager.consumerGroupHeartbeat):
+join, leave, epochs, the target assignment and the member's next reconciliation step.
+Sessions and rebalance timeouts are named timers of the injected clock."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import structlog
+
+from coordinator.group import consumer_records
+from coordinator.group.assignors import ASSIGNORS, AssignorMember, Partition
+from coordinator.group.consumer_group import (
+    LEAVE_EPOCH,
+    STATIC_LEAVE_EPOCH,
+    ConsumerGroup,
+    ConsumerMember,
+)
+from coordinator.group.reconciliation import MemberState, reconcile
+from coordinator.group.runtime import GroupRuntime
+from coordinator.group.states import GroupState
+from coordinator.log import AppendErrorPolicy, Record
+from protocol.errors import ErrorCode
+
+log = structlog.get_logger("odradek.groups")
+
+# Kafka's coordinator runtime answers a failed write of the new protocol so.
+CONSUMER_GROUP_HEARTBEAT = AppendErrorPolicy(ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicImage:
+    topic_id: uuid.UUID
+    num_partitions: int
+    internal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerHeartbeat:
+    group_id: str
+    member_id: str
+    member_epoch: int
+    instance_id: str | None = None
+    rack_id: str | None = None
+    rebalance_timeout_ms: int = -1
+    subscribed_topic_names: list[str] | None = None
+    subscribed_topic_regex: str | None = None
+    server_assignor: str | None = None
+    # What the member owns, by topic id (None: unchanged since the last heartbeat).
+    owned: dict[uuid.UUID, list[int]] | None = None
+    client_id: str = ""
+    client_host: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumerHeartbeatResult:
+    error: ErrorCode
+    message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    # By topic id; None when the member's assignment need not be sent.
+    assignment: dict[uuid.UUID, list[int]] | None = None
+
+
+def _error(error: ErrorCode, message: str | None = None) -> ConsumerHeartbeatResult:
+    return ConsumerHeartbeatResult(error, message)
+
+
+class ConsumerHeartbeatHandler:
+    def __init__(self, rt: GroupRuntime) -> None:
+        self.rt = rt
+        # The records of the state changes made by the call in progress (calls do not
+        # interleave: nothing here awaits); the caller appends them before answering.
+        self._outbox: list[Record] = []
+
+    def take_records(self) -> list[Record]:
+        records, self._outbox = self._outbox, []
+        return records
+
+    # --- validation ------------------------------------------------------------------------
+
+    def _validate(self, req: ConsumerHeartbeat) -> ConsumerHeartbeatResult | None:
+        """Kafka's throwIfConsumerGroupHeartbeatRequestIsInvalid."""
+        if not req.member_id:
+            return _error(ErrorCode.INVALID_REQUEST, "MemberId can't be empty.")
+        if req.member_epoch < STATIC_LEAVE_EPOCH:
+            return _error(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
+        if req.member_epoch == STATIC_LEAVE_EPOCH and req.instance_id is None:
+            return _error(ErrorCode.INVALID_REQUEST, "InstanceId can't be null.")
+        if req.member_epoch == 0:
+            if req.rebalance_timeout_ms == -1:
+                return _error(ErrorCode.INVALID_REQUEST, "RebalanceTimeoutMs must be provided in first request.")
+            if req.subscribed_topic_names is None and req.subscribed_topic_regex is None:
+                return _error(ErrorCode.INVALID_REQUEST,
+                              "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
+        if req.server_assignor is not None and req.server_assignor not in self._assignors():
+            return _error(ErrorCode.UNSUPPORTED_ASSIGNOR, f"ServerAssignor {req.server_assignor} is not supported.")
+        if req.subscribed_topic_regex:
+            try:
+                re.compile(req.subscribed_topic_regex)
+            except re.error as exc:
+                return _error(ErrorCode.INVALID_REGULAR_EXPRESSION, str(exc))
+        return None
+
+    def _assignors(self) -> tuple[str, ...]:
+        return tuple(a for a in self.rt.config.consumer_assignors if a in ASSIGNORS) or ("uniform",)
+
+    # --- the heartbeat ---------------------------------------------------------------------
+
+    def heartbeat(self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]) -> ConsumerHeartbeatResult:
+        status = self.rt.validate(req.group_id, allow_empty=False)
+        if status is not None:
+            return _error(status)
+        invalid = self._validate(req)
+        if invalid is not None:
+            return invalid
+        classic = self.rt.groups.get(req.group_id)
+        if classic is not None and not classic.is_state(GroupState.EMPTY) and not classic.is_state(GroupState.DEAD):
+            # Kafka converts only an empty classic group (its offsets stay).
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {req.group_id} is not a consumer group.")
+        group = self.rt.consumer_groups.get(req.group_id)
+        if req.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
+            return self._leave(group, req)
+        if group is None:
+            if req.member_epoch != 0:
+                return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of the group.")
+            group = ConsumerGroup(req.group_id)
+            self.rt.consumer_groups[req.group_id] = group
+        owned = self._owned_names(req.owned, topics)
+        member, failure = self._member(group, req, owned)
+        if member is None:
+            assert failure is not None
+            return failure
+        # A returning static member takes its old place: only a new member counts as a change.
+        joined = req.member_epoch == 0 and member.assignment.member_epoch == 0
+        changed = self._update_member(member, req)
+        # One bump for whatever this heartbeat changed: a new member, its subscription, the
+        # partitions of the subscribed topics.
+        ids = {name: image.topic_id for name, image in topics.items()}
+        metadata_changed = self._refresh_metadata(group, topics)
+        if metadata_changed or changed or joined:
+            group.bump_epoch()
+            log.debug("consumer group epoch bumped", group=group.group_id, epoch=group.group_epoch,
+                     member=member.member_id, joined=joined, subscription=changed, metadata=metadata_changed)
+            self._outbox.append(consumer_records.epoch_record(group))
+        if group.group_epoch > group.assignment_epoch:
+            self._assign(group, topics)
+            self._outbox.extend(consumer_records.target_records(group, ids))
+        before = member.assignment
+        after = reconcile(member.member_id, before, group.assignment_epoch,
+                          group.target.get(member.member_id, frozenset()), group.owner_of, owned)
+        group.set_assignment(member, after)
+        if req.member_epoch == 0 or changed or after != before:
+            self._outbox.extend(consumer_records.member_records(group.group_id, member, ids))
+        self._schedule_timers(group, member)
+        send = req.member_epoch == 0 or after.assigned != before.assigned or (
+            owned is not None and owned != after.assigned)
+        return ConsumerHeartbeatResult(
+            ErrorCode.NONE,
+            member_id=member.member_id,
+            member_epoch=after.member_epoch,
+            heartbeat_interval_ms=self.rt.config.consumer_heartbeat_interval_ms,
+            assignment=self._by_id(after.assigned, topics) if send else None,
+        )
+
+    def _member(
+        self, group: ConsumerGroup, req: ConsumerHeartbeat, owned: frozenset[Partition] | None
+    ) -> tuple[ConsumerMember | None, ConsumerHeartbeatResult | None]:
+        member = group.members.get(req.member_id)
+        if req.member_epoch == 0:
+            if req.instance_id is not None:
+                previous_id = group.static_members.get(req.instance_id)
+                previous = group.members.get(previous_id) if previous_id is not None else None
+                if previous is not None and previous.member_id != req.member_id:
+                    if not previous.static_left:
+                        return None, _error(ErrorCode.UNRELEASED_INSTANCE_ID,
+                                            f"Static member {previous_id} with instance id {req.instance_id} "
+                                            "is not released.")
+                    # The static member is back under a new id: it takes over its partitions
+                    # and epoch, so the group does not rebalance.
+                    group.remove(previous.member_id)
+                    self._outbox.extend(consumer_records.member_tombstones(group.group_id, previous.member_id))
+                    self.rt.timers.cancel(("consumer-session", group.group_id, previous.member_id))
+                    self.rt.timers.cancel(("consumer-revoke", group.group_id, previous.member_id))
+                    member = replace(previous, member_id=req.member_id, static_left=False,
+                                     client_id=req.client_id, client_host=req.client_host)
+                    group.add(member)
+                    if previous.member_id in group.target:
+                        group.target[member.member_id] = group.target.pop(previous.member_id)
+                    return member, None
+            if member is not None:
+                # The member id is the client's own (KIP-1082): epoch 0 again from a known
+                # member is a join retried, answered with its current state.
+                return member, None
+            if len(group.members) >= self.rt.config.consumer_max_size:
+                return None, _error(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                                    f"The consumer group has reached its maximum capacity of "
+                                    f"{self.rt.config.consumer_max_size} members.")
+            member = ConsumerMember(req.member_id, instance_id=req.instance_id,
+                                    client_id=req.client_id, client_host=req.client_host)
+            group.add(member)
+            return member, None
+        if member is None:
+            return None, _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of the group.")
+        # Kafka's throwIfMemberEpochIsInvalid: a lower epoch is accepted only as the
+        # previous one from a member that owns no more than it is assigned (a lost response).
+        epoch = member.assignment.member_epoch
+        if req.member_epoch > epoch:
+            return None, _error(ErrorCode.FENCED_MEMBER_EPOCH,
+                                f"The consumer group member has a greater member epoch ({req.member_epoch}) "
+                                f"than the one known by the group coordinator ({epoch}).")
+        lost_response = req.member_epoch == member.assignment.previous_member_epoch \
+            and owned is not None and owned <= member.assignment.assigned
+        if req.member_epoch < epoch and not lost_response:
+            return None, _error(ErrorCode.FENCED_MEMBER_EPOCH,
+                                f"The consumer group member has a smaller member epoch ({req.member_epoch}) "
+                                f"than the one known by the group coordinator ({epoch}).")
+        return member, None
+
+    def _update_member(self, member: ConsumerMember, req: ConsumerHeartbeat) -> bool:
+        """Apply what the heartbeat changed; True when the subscription did."""
+        changed = False
+        if req.rack_id is not None:
+            member.rack_id = req.rack_id
+        if req.rebalance_timeout_ms != -1:
+            member.rebalance_timeout_ms = req.rebalance_timeout_ms
+        if req.subscribed_topic_names is not None and tuple(sorted(req.subscribed_topic_names)) != \
+                member.subscribed_topic_names:
+            member.subscribed_topic_names = tuple(sorted(req.subscribed_topic_names))
+            changed = True
+        if req.subscribed_topic_regex is not None and (req.subscribed_topic_regex or None) != \
+                member.subscribed_topic_regex:
+            member.subscribed_topic_regex = req.subscribed_topic_regex or None
+            changed = True
+        if req.server_assignor is not None and req.server_assignor != member.server_assignor:
+            member.server_assignor = req.server_assignor
+            changed = True
+        return changed
+
+    def _refresh_metadata(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> bool:
+        """A change in the subscribed topics' partitions (created, deleted, grown) bumps
+        the group epoch, as Kafka's subscription metadata does."""
+        names = [t for t, image in topics.items() if not image.internal]
+        subscribed: set[str] = set()
+        for m in group.members.values():
+            subscribed |= m.subscribed_topics(names)
+        metadata = {t: topics[t].num_partitions for t in subscribed if t in topics}
+        if metadata == group.subscription_metadata:
+            return False
+        adopted = group.subscription_metadata is None
+        group.subscription_metadata = metadata
+        return not adopted
+
+    def _assign(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> None:
+        """Kafka's TargetAssignmentBuilder: the most used member assignor, else the default."""
+        names = [t for t, image in topics.items() if not image.internal]
+        chosen = [m.server_assignor for m in group.members.values() if m.server_assignor in ASSIGNORS]
+        name = max(sorted(set(chosen)), key=chosen.count) if chosen else self._assignors()[0]
+        specs = {
+            m.member_id: AssignorMember(m.subscribed_topics(names), group.target.get(m.member_id, frozenset()))
+            for m in group.members.values()
+        }
+        target = ASSIGNORS[name](specs, group.subscription_metadata or {})
+        group.target = {m: frozenset(tps) for m, tps in target.items()}
+        group.assignment_epoch = group.group_epoch
+        group.assignor_name = name
+
+    # --- leaving and timing out -----------------------------------------------------------
+
+    def _leave(self, group: ConsumerGroup | None, req: ConsumerHeartbeat) -> ConsumerHeartbeatResult:
+        member = group.members.get(req.member_id) if group is not None else None
+        if group is None or member is None:
+            if req.member_epoch == STATIC_LEAVE_EPOCH and group is not None and req.instance_id is not None \
+                    and req.instance_id in group.static_members:
+                return _error(ErrorCode.FENCED_INSTANCE_ID, f"Instance id {req.instance_id} is in use.")
+            return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of the group.")
+        if req.member_epoch == STATIC_LEAVE_EPOCH:
+            # Kept, partitions and all, until it returns or its session expires.
+            member.static_left = True
+            self.rt.timers.cancel(("consumer-revoke", group.group_id, member.member_id))
+            self._schedule_session(group, member)
+        else:
+            self._remove(group, member.member_id)
+        return ConsumerHeartbeatResult(ErrorCode.NONE, member_id=req.member_id, member_epoch=req.member_epoch,
+                                       heartbeat_interval_ms=0)
+
+    def _remove(self, group: ConsumerGroup, member_id: str) -> None:
+        if group.remove(member_id) is not None:
+            group.bump_epoch()
+            self._outbox.extend(consumer_records.member_tombstones(group.group_id, member_id))
+            self._outbox.append(consumer_records.epoch_record(group))
+        self.rt.timers.cancel(("consumer-session", group.group_id, member_id))
+        self.rt.timers.cancel(("consumer-revoke", group.group_id, member_id))
+
+    def _expire(self, group: ConsumerGroup, member_id: str, why: str) -> None:
+        if self.rt.consumer_groups.get(group.group_id) is group and member_id in group.members:
+            log.info("consumer group member fenced", group=group.group_id, member=member_id, reason=why)
+            self._remove(group, member_id)
+            records = self.take_records()
+            if records:
+                self.rt.spawn(self.rt.append(group.group_id, records))
+
+    def loaded(self, groups: list[ConsumerGroup]) -> None:
+        """Groups rebuilt from the log: every member's session starts now."""
+        for group in groups:
+            self.rt.consumer_groups[group.group_id] = group
+            for member in group.members.values():
+                self._schedule_session(group, member)
+
+    def _schedule_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+        self.rt.schedule(("consumer-session", group.group_id, member.member_id),
+                         self.rt.config.consumer_session_timeout_ms,
+                         lambda: self._expire(group, member.member_id, "session timeout"))
+
+    def _schedule_timers(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+        self._schedule_session(group, member)
+        key = ("consumer-revoke", group.group_id, member.member_id)
+        if member.assignment.state is MemberState.UNREVOKED_PARTITIONS:
+            # Started once per revocation: the member has its rebalance timeout to let go.
+            if not self.rt.timers.active(key):
+                epoch = member.assignment.member_epoch
+                self.rt.schedule(key, member.rebalance_timeout_ms,
+                                 lambda: self._revocation_timeout(group, member.member_id, epoch))
+        else:
+            self.rt.timers.cancel(key)
+
+    def _revocation_timeout(self, group: ConsumerGroup, member_id: str, epoch: int) -> None:
+        member = group.members.get(member_id)
+        if member is not None and member.assignment.state is MemberState.UNREVOKED_PARTITIONS \
+                and member.assignment.member_epoch == epoch:
+            self._expire(group, member_id, "rebalance timeout")
+
+    # --- topic ids ---------------------------------------------------------------------------
+
+    @staticmethod
+    def _owned_names(owned: dict[uuid.UUID, list[int]] | None,
+                     topics: Mapping[str, TopicImage]) -> frozenset[Partition] | None:
+        if owned is None:
+            return None
+        names = {image.topic_id: name for name, image in topics.items()}
+        return frozenset((names[tid], p) for tid, ps in owned.items() if tid in names for p in ps)
+
+    @staticmethod
+    def _by_id(partitions: frozenset[Partition], topics: Mapping[str, TopicImage]) -> dict[uuid.UUID, list[int]]:
+        out: dict[uuid.UUID, list[int]] = {}
+        for name, p in sorted(partitions):
+            if name in topics:
+                out.setdefault(topics[name].topic_id, []).append(p)
+        return out
