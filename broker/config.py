@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from broker.security.settings import SecuritySettings, is_security_setting
+
 
 class ConfigError(ValueError):
     """A setting that is unknown or holds a value of the wrong kind."""
@@ -153,8 +155,11 @@ class Config:
 
     def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
         self._values: dict[str, Any] = {name: s.default for name, s in SETTINGS.items()}
+        # TLS and SASL settings (broker/security/settings.py): kept as given, read per listener.
+        self._security: dict[str, str] = {}
         for name, value in (overrides or {}).items():
             self.set(name, value)
+        self.security = SecuritySettings(self._security)
         self.listeners = [Listener.parse(u) for u in self.get("listeners").split(",") if u.strip()]
         if not self.listeners:
             raise ConfigError("at least one listener is needed")
@@ -162,6 +167,14 @@ class Config:
         self.advertised_listeners = (
             [Listener.parse(u) for u in advertised.split(",") if u.strip()] if advertised else self.listeners
         )
+        try:
+            protocols = self.security.protocol_map()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        for listener in self.listeners:
+            if listener.name not in protocols:
+                raise ConfigError(f"no security protocol defined for listener {listener.name} in listener.security.protocol.map")
+        self.security_protocols = {listener.name: protocols[listener.name] for listener in self.listeners}
 
     @classmethod
     def load(
@@ -179,6 +192,9 @@ class Config:
 
     def set(self, name: str, value: Any) -> None:
         setting = SETTINGS.get(name)
+        if setting is None and is_security_setting(name):
+            self._security[name] = str(value)
+            return
         if setting is None:
             raise ConfigError(f"unknown setting {name!r}")
         if isinstance(value, str):

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, cast
 
 from broker.context import ConnectionInfo, RequestContext
 from broker.logging import get_logger
+from broker.security.tls import peer_principal_name
 from protocol.apis import API_VERSIONS_KEY
 from protocol.codec import DecodeError, Reader, RecordsData, Writer
 from protocol.frames import Frame, FrameReader
@@ -77,10 +78,22 @@ class KafkaConnection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         peer_text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
+        ssl_object = transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            # Kafka's DefaultKafkaPrincipalBuilder: the client certificate's subject, if any.
+            subject = peer_principal_name(ssl_object)
+            if subject is not None:
+                self.info.principal = f"User:{subject}"
         self.services.connections.add(self)
         self.queue.subscribe(self._update_reading)
         self.services.metrics.connections_opened.labels(self.listener).inc()
-        log.info("connection opened", conn=self.info.connection_id, peer=peer_text, listener=self.listener)
+        log.info(
+            "connection opened",
+            conn=self.info.connection_id,
+            peer=peer_text,
+            listener=self.listener,
+            principal=self.info.principal,
+        )
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True

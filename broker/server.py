@@ -14,6 +14,7 @@ from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
+from broker.security.listeners import tls_contexts
 from broker.services import Services
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
@@ -53,6 +54,7 @@ class Server:
 
     async def start(self) -> None:
         config = self.config
+        contexts = tls_contexts(config)
         config.data_dir.mkdir(parents=True, exist_ok=True)
         cluster_id = load_or_create_cluster_id(config)
         dynamic = DynamicConfigs.load(config.data_dir)
@@ -98,10 +100,15 @@ class Server:
                 host=listener.host,
                 port=listener.port,
                 reuse_address=True,
+                ssl=contexts[listener.name],
             )
             self.servers.append(server)
             bound = [s.getsockname() for s in server.sockets]
-            log.info("listening", listener=listener.name, addresses=[f"{a[0]}:{a[1]}" for a in bound])
+            log.info(
+                "listening",
+                listener=listener.name,
+                security_protocol=config.security_protocols[listener.name],
+                addresses=[f"{a[0]}:{a[1]}" for a in bound])
         log.info("broker started", node_id=config.node_id, cluster_id=cluster_id, data_dir=str(config.data_dir))
 
     async def _start_metrics(self, services: Services, storage: FileStorage) -> None:
