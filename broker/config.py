@@ -121,10 +121,16 @@ class Listener:
 
     @classmethod
     def parse(cls, url: str) -> Listener:
-        parts = urlsplit(url.strip())
-        if not parts.scheme or parts.port is None:
+        # Listener names such as SASL_PLAINTEXT are not URL schemes (no `_`): split by hand.
+        name, sep, rest = url.strip().partition("://")
+        try:
+            parts = urlsplit(f"//{rest}")
+            port = parts.port
+        except ValueError:
+            port = None
+        if not sep or not name or port is None:
             raise ConfigError(f"listener {url!r} is not of the form NAME://host:port")
-        return cls(parts.scheme.upper(), parts.hostname or "0.0.0.0", parts.port)
+        return cls(name.upper(), parts.hostname or "0.0.0.0", port)
 
 
 def read_properties(path: Path) -> dict[str, str]:

@@ -15,6 +15,8 @@ from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
 from broker.security.listeners import tls_contexts
+from broker.security.sasl.servers import SaslServers
+from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
@@ -56,6 +58,7 @@ class Server:
         config = self.config
         contexts = tls_contexts(config)
         config.data_dir.mkdir(parents=True, exist_ok=True)
+        sasl_servers = SaslServers(config, ScramCredentialStore.load(config.data_dir), self.clock)
         cluster_id = load_or_create_cluster_id(config)
         dynamic = DynamicConfigs.load(config.data_dir)
         storage = await FileStorage.open(
@@ -84,6 +87,7 @@ class Server:
             group_coordinator=groups,
             dynamic_configs=dynamic,
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
+            sasl_servers=sasl_servers,
         )
         # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
         dynamic.listeners.append(

@@ -40,6 +40,8 @@ from broker.handlers import (
     offset_fetch,
     offset_for_leader_epoch,
     produce,
+    sasl_authenticate,
+    sasl_handshake,
     sync_group,
     txn_offset_commit,
     write_txn_markers,
@@ -50,6 +52,8 @@ from broker.router import Router
 def build_router() -> Router:
     router = Router()
     router.add(api_versions.API_KEY, api_versions.handle)
+    router.add(sasl_handshake.API_KEY, sasl_handshake.handle)
+    router.add(sasl_authenticate.API_KEY, sasl_authenticate.handle)
     router.add(metadata.API_KEY, metadata.handle)
     router.add(
         produce.API_KEY,

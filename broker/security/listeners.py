@@ -29,7 +29,4 @@ def listener_tls_context(config: Config, listener: str) -> ssl.SSLContext | None
 def tls_contexts(config: Config) -> dict[str, ssl.SSLContext | None]:
     """Every listener's TLS context, built before anything else starts so that a bad
     setting stops the broker at once."""
-    for listener in config.listeners:
-        if uses_sasl(config.security_protocols[listener.name]):
-            raise ConfigError(f"listener {listener.name}: SASL listeners are not supported")
     return {listener.name: listener_tls_context(config, listener.name) for listener in config.listeners}

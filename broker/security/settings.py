@@ -31,7 +31,6 @@ DEFAULTS: dict[str, str | None] = {
     "ssl.endpoint.identification.algorithm": "https",
     "sasl.enabled.mechanisms": "GSSAPI",
     "sasl.jaas.config": None,
-    "connections.max.reauth.ms": "0",
 }
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
