@@ -8,6 +8,7 @@ from broker.handlers import (
     alter_configs,
     alter_partition_reassignments,
     alter_replica_log_dirs,
+    alter_user_scram_credentials,
     api_versions,
     create_partitions,
     create_topics,
@@ -21,6 +22,7 @@ from broker.handlers import (
     describe_producers,
     describe_topic_partitions,
     describe_transactions,
+    describe_user_scram_credentials,
     elect_leaders,
     end_txn,
     fetch,
@@ -54,6 +56,8 @@ def build_router() -> Router:
     router.add(api_versions.API_KEY, api_versions.handle)
     router.add(sasl_handshake.API_KEY, sasl_handshake.handle)
     router.add(sasl_authenticate.API_KEY, sasl_authenticate.handle)
+    router.add(describe_user_scram_credentials.API_KEY, describe_user_scram_credentials.handle)
+    router.add(alter_user_scram_credentials.API_KEY, alter_user_scram_credentials.handle)
     router.add(metadata.API_KEY, metadata.handle)
     router.add(
         produce.API_KEY,

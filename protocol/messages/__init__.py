@@ -16,6 +16,8 @@ from protocol.messages.alter_partition_reassignments_request import AlterPartiti
 from protocol.messages.alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
 from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
 from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
+from protocol.messages.alter_user_scram_credentials_request import AlterUserScramCredentialsRequest
+from protocol.messages.alter_user_scram_credentials_response import AlterUserScramCredentialsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
@@ -45,6 +47,8 @@ from protocol.messages.describe_topic_partitions_request import DescribeTopicPar
 from protocol.messages.describe_topic_partitions_response import DescribeTopicPartitionsResponse
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.describe_transactions_response import DescribeTransactionsResponse
+from protocol.messages.describe_user_scram_credentials_request import DescribeUserScramCredentialsRequest
+from protocol.messages.describe_user_scram_credentials_response import DescribeUserScramCredentialsResponse
 from protocol.messages.elect_leaders_request import ElectLeadersRequest
 from protocol.messages.elect_leaders_response import ElectLeadersResponse
 from protocol.messages.end_txn_marker import EndTxnMarker
@@ -144,6 +148,8 @@ API_SPECS: dict[int, ApiSpec] = {
     45: ApiSpec(45, 'AlterPartitionReassignments', AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
     46: ApiSpec(46, 'ListPartitionReassignments', ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
     47: ApiSpec(47, 'OffsetDelete', OffsetDeleteRequest, OffsetDeleteResponse),
+    50: ApiSpec(50, 'DescribeUserScramCredentials', DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse),
+    51: ApiSpec(51, 'AlterUserScramCredentials', AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse),
     60: ApiSpec(60, 'DescribeCluster', DescribeClusterRequest, DescribeClusterResponse),
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
     65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
@@ -162,6 +168,8 @@ __all__ = [
     'AlterPartitionReassignmentsResponse',
     'AlterReplicaLogDirsRequest',
     'AlterReplicaLogDirsResponse',
+    'AlterUserScramCredentialsRequest',
+    'AlterUserScramCredentialsResponse',
     'ApiVersionsRequest',
     'ApiVersionsResponse',
     'ConsumerProtocolAssignment',
@@ -191,6 +199,8 @@ __all__ = [
     'DescribeTopicPartitionsResponse',
     'DescribeTransactionsRequest',
     'DescribeTransactionsResponse',
+    'DescribeUserScramCredentialsRequest',
+    'DescribeUserScramCredentialsResponse',
     'ElectLeadersRequest',
     'ElectLeadersResponse',
     'EndTxnMarker',
