@@ -14,6 +14,7 @@ from broker.handlers import build_router
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
+from broker.security.authorization import build_authorizer
 from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.security.scram_credentials import ScramCredentialStore
@@ -88,6 +89,7 @@ class Server:
             dynamic_configs=dynamic,
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
+            authorizer=build_authorizer(config),
         )
         # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
         dynamic.listeners.append(

@@ -10,11 +10,14 @@ from broker.handlers import (
     alter_replica_log_dirs,
     alter_user_scram_credentials,
     api_versions,
+    create_acls,
     create_partitions,
     create_topics,
+    delete_acls,
     delete_groups,
     delete_records,
     delete_topics,
+    describe_acls,
     describe_cluster,
     describe_configs,
     describe_groups,
@@ -58,6 +61,9 @@ def build_router() -> Router:
     router.add(sasl_authenticate.API_KEY, sasl_authenticate.handle)
     router.add(describe_user_scram_credentials.API_KEY, describe_user_scram_credentials.handle)
     router.add(alter_user_scram_credentials.API_KEY, alter_user_scram_credentials.handle)
+    router.add(describe_acls.API_KEY, describe_acls.handle)
+    router.add(create_acls.API_KEY, create_acls.handle)
+    router.add(delete_acls.API_KEY, delete_acls.handle)
     router.add(metadata.API_KEY, metadata.handle)
     router.add(
         produce.API_KEY,

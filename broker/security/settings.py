@@ -31,6 +31,10 @@ DEFAULTS: dict[str, str | None] = {
     "ssl.endpoint.identification.algorithm": "https",
     "sasl.enabled.mechanisms": "GSSAPI",
     "sasl.jaas.config": None,
+    # Authorization (Kafka's StandardAuthorizer): on when authorizer.class.name is not empty.
+    "authorizer.class.name": "",
+    "super.users": None,
+    "allow.everyone.if.no.acl.found": "false",
 }
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -46,7 +50,7 @@ def is_security_setting(name: str) -> bool:
     if match is None:
         return False
     rest = match.group(2)
-    return (rest in DEFAULTS and rest != "listener.security.protocol.map") or bool(_MECHANISM_JAAS.match(rest))
+    return (rest.startswith(("ssl.", "sasl.")) and rest in DEFAULTS) or bool(_MECHANISM_JAAS.match(rest))
 
 
 class SecuritySettings:

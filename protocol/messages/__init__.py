@@ -23,16 +23,22 @@ from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.messages.control_record_type_schema import ControlRecordTypeSchema
+from protocol.messages.create_acls_request import CreateAclsRequest
+from protocol.messages.create_acls_response import CreateAclsResponse
 from protocol.messages.create_partitions_request import CreatePartitionsRequest
 from protocol.messages.create_partitions_response import CreatePartitionsResponse
 from protocol.messages.create_topics_request import CreateTopicsRequest
 from protocol.messages.create_topics_response import CreateTopicsResponse
+from protocol.messages.delete_acls_request import DeleteAclsRequest
+from protocol.messages.delete_acls_response import DeleteAclsResponse
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_groups_response import DeleteGroupsResponse
 from protocol.messages.delete_records_request import DeleteRecordsRequest
 from protocol.messages.delete_records_response import DeleteRecordsResponse
 from protocol.messages.delete_topics_request import DeleteTopicsRequest
 from protocol.messages.delete_topics_response import DeleteTopicsResponse
+from protocol.messages.describe_acls_request import DescribeAclsRequest
+from protocol.messages.describe_acls_response import DescribeAclsResponse
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterResponse
 from protocol.messages.describe_configs_request import DescribeConfigsRequest
@@ -136,6 +142,9 @@ API_SPECS: dict[int, ApiSpec] = {
     26: ApiSpec(26, 'EndTxn', EndTxnRequest, EndTxnResponse),
     27: ApiSpec(27, 'WriteTxnMarkers', WriteTxnMarkersRequest, WriteTxnMarkersResponse),
     28: ApiSpec(28, 'TxnOffsetCommit', TxnOffsetCommitRequest, TxnOffsetCommitResponse),
+    29: ApiSpec(29, 'DescribeAcls', DescribeAclsRequest, DescribeAclsResponse),
+    30: ApiSpec(30, 'CreateAcls', CreateAclsRequest, CreateAclsResponse),
+    31: ApiSpec(31, 'DeleteAcls', DeleteAclsRequest, DeleteAclsResponse),
     32: ApiSpec(32, 'DescribeConfigs', DescribeConfigsRequest, DescribeConfigsResponse),
     33: ApiSpec(33, 'AlterConfigs', AlterConfigsRequest, AlterConfigsResponse),
     34: ApiSpec(34, 'AlterReplicaLogDirs', AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse),
@@ -175,16 +184,22 @@ __all__ = [
     'ConsumerProtocolAssignment',
     'ConsumerProtocolSubscription',
     'ControlRecordTypeSchema',
+    'CreateAclsRequest',
+    'CreateAclsResponse',
     'CreatePartitionsRequest',
     'CreatePartitionsResponse',
     'CreateTopicsRequest',
     'CreateTopicsResponse',
+    'DeleteAclsRequest',
+    'DeleteAclsResponse',
     'DeleteGroupsRequest',
     'DeleteGroupsResponse',
     'DeleteRecordsRequest',
     'DeleteRecordsResponse',
     'DeleteTopicsRequest',
     'DeleteTopicsResponse',
+    'DescribeAclsRequest',
+    'DescribeAclsResponse',
     'DescribeClusterRequest',
     'DescribeClusterResponse',
     'DescribeConfigsRequest',
