@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from broker.security.settings import DEFAULTS as SECURITY_DEFAULTS
 from broker.security.settings import SecuritySettings, is_security_setting
 
 
@@ -149,7 +150,9 @@ def read_properties(path: Path) -> dict[str, str]:
 
 def env_overrides(environ: Mapping[str, str]) -> dict[str, str]:
     found = {}
-    for name in SETTINGS:
+    # The security settings too (`ODRADEK_LISTENER_SECURITY_PROTOCOL_MAP`, ...), though not
+    # their per-listener forms, whose listener names the variable names could not keep apart.
+    for name in [*SETTINGS, *SECURITY_DEFAULTS]:
         key = ENV_PREFIX + name.upper().replace(".", "_")
         if key in environ:
             found[name] = environ[key]

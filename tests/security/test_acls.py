@@ -11,16 +11,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from confluent_kafka import Consumer, KafkaError
 
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from protocol.messages.delete_topics_request import DeleteTopicsRequest, DeleteTopicState
 from protocol.messages.describe_acls_request import DescribeAclsRequest
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
+from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
+from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.offset_commit_request import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+)
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
 from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
@@ -225,3 +235,62 @@ def test_acl_apis_filters_deletion_and_durability(tmp_path: Path) -> None:
             assert _metadata(alice, ["pay-secret"]) == {"pay-secret": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
     finally:
         broker.process.close()
+
+
+def test_groups_and_topic_admin(acl_broker: AclBroker) -> None:
+    with acl_broker.login("alice") as alice, acl_broker.login("bob") as bob:
+        # Groups: everyone may use `g-*` (prefixed, User:*); nobody else's group.
+        joined: Any = bob.call(11, 5, JoinGroupRequest(
+            group_id="h-bob", session_timeout_ms=10_000, rebalance_timeout_ms=10_000, member_id="",
+            protocol_type="consumer", protocols=[JoinGroupRequestProtocol(name="range", metadata=b"")]))
+        assert (joined.error_code, joined.generation_id, joined.member_id) == (
+            ErrorCode.GROUP_AUTHORIZATION_FAILED, -1, "")
+        assert bob.call(12, 3, HeartbeatRequest(group_id="h-bob", generation_id=1, member_id="m")).error_code == (
+            ErrorCode.GROUP_AUTHORIZATION_FAILED)
+
+        def commit(c: WireClient, group: str, topic: str) -> int:
+            resp: Any = c.call(8, 8, OffsetCommitRequest(group_id=group, topics=[OffsetCommitRequestTopic(
+                name=topic, partitions=[OffsetCommitRequestPartition(partition_index=0, committed_offset=0)])]))
+            return int(resp.topics[0].partitions[0].error_code)
+
+        assert commit(bob, "h-bob", "pay-1") == ErrorCode.GROUP_AUTHORIZATION_FAILED
+        assert commit(bob, "g-bob", "pay-1") == ErrorCode.TOPIC_AUTHORIZATION_FAILED  # no READ on the topic
+        assert commit(alice, "g-alice", "pay-1") == 0
+
+        def list_offset(c: WireClient, topic: str) -> tuple[int, int]:
+            resp: Any = c.call(2, 7, ListOffsetsRequest(replica_id=-1, topics=[ListOffsetsTopic(
+                name=topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)])]))
+            p = resp.topics[0].partitions[0]
+            return int(p.error_code), int(p.offset)
+
+        assert list_offset(alice, "pay-1") == (0, 1)
+        assert list_offset(bob, "pay-1") == (ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1)
+
+        created: Any = bob.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
+            CreatableTopic(name="bobs", num_partitions=1, replication_factor=1)]))
+        assert [(t.name, t.error_code, t.error_message) for t in created.topics] == [
+            ("bobs", ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")]
+        deleted: Any = alice.call(20, 6, DeleteTopicsRequest(timeout_ms=10_000, topics=[
+            DeleteTopicState(name="orders"), DeleteTopicState(name="other")]))
+        assert sorted((r.name, r.error_code) for r in deleted.responses) == [
+            ("orders", ErrorCode.TOPIC_AUTHORIZATION_FAILED), ("other", ErrorCode.TOPIC_AUTHORIZATION_FAILED)]
+        assert _metadata(alice, ["orders"]) == {"orders": 0}
+
+
+def test_confluent_kafka_consumer_in_a_denied_group(acl_broker: AclBroker) -> None:
+    consumer = Consumer({
+        "bootstrap.servers": f"127.0.0.1:{acl_broker.sasl_port}", "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "PLAIN", "sasl.username": "alice", "sasl.password": "alice-pw",
+        "group.id": "not-g", "auto.offset.reset": "earliest",
+    })
+    consumer.subscribe(["pay-1"])
+    error = None
+    deadline = time.monotonic() + 30
+    try:
+        while error is None and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error() is not None:
+                error = msg.error()
+    finally:
+        consumer.close()
+    assert error is not None and error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED
