@@ -6,6 +6,8 @@ saved together."""
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from broker.security.scram_credentials import MAX_ITERATIONS, MECHANISMS, MIN_ITERATIONS, ScramCredential
 from protocol.errors import ErrorCode
 from protocol.messages.alter_user_scram_credentials_request import (
@@ -33,6 +35,12 @@ def _check_name_and_mechanism(name: str, mechanism: int) -> tuple[int, str] | No
 
 async def handle(ctx: RequestContext, request: AlterUserScramCredentialsRequest) -> AlterUserScramCredentialsResponse:
     store = ctx.services.sasl_servers.scram
+    if not cluster_allowed(ctx, AclOperation.ALTER):
+        users = dict.fromkeys([*(d.name for d in request.deletions), *(u.name for u in request.upsertions)])
+        return AlterUserScramCredentialsResponse(results=[
+            AlterUserScramCredentialsResult(user=u, error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
+            for u in users
+        ])
     deletions: dict[str, ScramCredentialDeletion] = {}
     upserts: dict[str, ScramCredentialUpsertion] = {}
     errors: dict[str, tuple[int, str]] = {}

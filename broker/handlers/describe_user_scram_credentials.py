@@ -4,6 +4,8 @@ for, and its iteration count; never the credential itself (Kafka's `ScramImage.d
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from broker.security.scram_credentials import MECHANISM_TYPES
 from protocol.errors import ErrorCode
 from protocol.messages.describe_user_scram_credentials_request import DescribeUserScramCredentialsRequest
@@ -19,6 +21,8 @@ API_KEY = 50
 async def handle(
     ctx: RequestContext, request: DescribeUserScramCredentialsRequest
 ) -> DescribeUserScramCredentialsResponse:
+    if not cluster_allowed(ctx, AclOperation.DESCRIBE):
+        return DescribeUserScramCredentialsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
     known = ctx.services.sasl_servers.scram.users()
     # user -> asked for more than once
     wanted: dict[str, bool] = {}

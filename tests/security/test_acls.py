@@ -15,11 +15,16 @@ from confluent_kafka import Consumer, KafkaError
 
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
+from protocol.messages.alter_user_scram_credentials_request import (
+    AlterUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+)
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
 from protocol.messages.delete_topics_request import DeleteTopicsRequest, DeleteTopicState
 from protocol.messages.describe_acls_request import DescribeAclsRequest
+from protocol.messages.describe_user_scram_credentials_request import DescribeUserScramCredentialsRequest
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
@@ -197,6 +202,11 @@ def test_producer_ids_and_cluster_actions(acl_broker: AclBroker) -> None:
             producer_id=1, producer_epoch=0, transaction_result=True, coordinator_epoch=0,
             topics=[WritableTxnMarkerTopic(name="orders", partition_indexes=[0])])]))
         assert markers.markers[0].topics[0].partitions[0].error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        scram: Any = alice.call(51, 0, AlterUserScramCredentialsRequest(
+            deletions=[ScramCredentialDeletion(name="admin", mechanism=1)]))
+        assert [(r.user, r.error_code) for r in scram.results] == [("admin", ErrorCode.CLUSTER_AUTHORIZATION_FAILED)]
+        users: Any = alice.call(50, 0, DescribeUserScramCredentialsRequest(users=None))
+        assert users.error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
         denied: Any = alice.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
                                                             operation=ANY, permission_type=ANY))
         assert denied.error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
