@@ -55,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         runner = asyncio.run
     else:
         runner = uvloop.run
-    runner(Server(config).serve_forever())
+    try:
+        runner(Server(config).serve_forever())
+    except ConfigError as exc:  # settings only checked at start, such as a listener's TLS files
+        print(f"odradek: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

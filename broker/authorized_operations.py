@@ -1,16 +1,21 @@
 """The operations a principal may perform on a resource, as the 32-bit field that
 Metadata, DescribeCluster and DescribeGroups carry (bit n set = AclOperation code n).
 
-No authorizer is configured, so, as in Kafka's `AuthHelper.authorizedOperations`, every
-operation a resource type supports (`AclEntry.supportedOperations`) is allowed. An
-authorizer would replace `authorized_operations` and nothing else.
+As Kafka's `AuthHelper.authorizedOperations`: of the operations a resource type supports
+(`AclEntry.supportedOperations`), those the authorizer allows; all of them without one.
 """
 
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
+from broker.security.acl import model
+from broker.security.authorization import allowed
 from protocol.limits import INT32_MIN
+
+if TYPE_CHECKING:
+    from broker.context import RequestContext
 
 
 class AclOperation(IntEnum):
@@ -52,6 +57,10 @@ def to_bitfield(operations: frozenset[AclOperation]) -> int:
     return sum(1 << op for op in operations)
 
 
-def authorized_operations(principal: str, resource_type: ResourceType, name: str) -> int:
-    """The bitfield of what `principal` may do on the named resource."""
-    return to_bitfield(SUPPORTED_OPERATIONS[resource_type])
+def authorized_operations(ctx: RequestContext, resource_type: ResourceType, name: str) -> int:
+    """The bitfield of what the connection's principal may do on the named resource."""
+    supported = SUPPORTED_OPERATIONS[resource_type]
+    if ctx.services.authorizer is None:
+        return to_bitfield(supported)
+    kind = model.ResourceType(resource_type)
+    return to_bitfield(frozenset(op for op in supported if allowed(ctx, model.AclOperation(op), kind, name)))

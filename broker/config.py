@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from broker.security.settings import DEFAULTS as SECURITY_DEFAULTS
+from broker.security.settings import SecuritySettings, is_security_setting
+
 
 class ConfigError(ValueError):
     """A setting that is unknown or holds a value of the wrong kind."""
@@ -143,10 +146,16 @@ class Listener:
 
     @classmethod
     def parse(cls, url: str) -> Listener:
-        parts = urlsplit(url.strip())
-        if not parts.scheme or parts.port is None:
+        # Listener names such as SASL_PLAINTEXT are not URL schemes (no `_`): split by hand.
+        name, sep, rest = url.strip().partition("://")
+        try:
+            parts = urlsplit(f"//{rest}")
+            port = parts.port
+        except ValueError:
+            port = None
+        if not sep or not name or port is None:
             raise ConfigError(f"listener {url!r} is not of the form NAME://host:port")
-        return cls(parts.scheme.upper(), parts.hostname or "0.0.0.0", parts.port)
+        return cls(name.upper(), parts.hostname or "0.0.0.0", port)
 
 
 def read_properties(path: Path) -> dict[str, str]:
@@ -165,7 +174,9 @@ def read_properties(path: Path) -> dict[str, str]:
 
 def env_overrides(environ: Mapping[str, str]) -> dict[str, str]:
     found = {}
-    for name in SETTINGS:
+    # The security settings too (`ODRADEK_LISTENER_SECURITY_PROTOCOL_MAP`, ...), though not
+    # their per-listener forms, whose listener names the variable names could not keep apart.
+    for name in [*SETTINGS, *SECURITY_DEFAULTS]:
         key = ENV_PREFIX + name.upper().replace(".", "_")
         if key in environ:
             found[name] = environ[key]
@@ -177,8 +188,11 @@ class Config:
 
     def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
         self._values: dict[str, Any] = {name: s.default for name, s in SETTINGS.items()}
+        # TLS and SASL settings (broker/security/settings.py): kept as given, read per listener.
+        self._security: dict[str, str] = {}
         for name, value in (overrides or {}).items():
             self.set(name, value)
+        self.security = SecuritySettings(self._security)
         self.listeners = [Listener.parse(u) for u in self.get("listeners").split(",") if u.strip()]
         if not self.listeners:
             raise ConfigError("at least one listener is needed")
@@ -186,6 +200,14 @@ class Config:
         self.advertised_listeners = (
             [Listener.parse(u) for u in advertised.split(",") if u.strip()] if advertised else self.listeners
         )
+        try:
+            protocols = self.security.protocol_map()
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        for listener in self.listeners:
+            if listener.name not in protocols:
+                raise ConfigError(f"no security protocol defined for listener {listener.name} in listener.security.protocol.map")
+        self.security_protocols = {listener.name: protocols[listener.name] for listener in self.listeners}
 
     @classmethod
     def load(
@@ -203,6 +225,9 @@ class Config:
 
     def set(self, name: str, value: Any) -> None:
         setting = SETTINGS.get(name)
+        if setting is None and is_security_setting(name):
+            self._security[name] = str(value)
+            return
         if setting is None:
             raise ConfigError(f"unknown setting {name!r}")
         if isinstance(value, str):

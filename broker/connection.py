@@ -20,6 +20,10 @@ from typing import TYPE_CHECKING, cast
 
 from broker.context import ConnectionInfo, RequestContext
 from broker.logging import get_logger
+from broker.security.listeners import uses_sasl
+from broker.security.sasl.mechanisms import SaslFailure
+from broker.security.sasl.session import MAX_RECEIVE_SIZE, SaslSession, SaslState
+from broker.security.tls import peer_principal_name
 from protocol.apis import API_VERSIONS_KEY
 from protocol.codec import DecodeError, Reader, RecordsData, Writer
 from protocol.frames import Frame, FrameReader
@@ -69,6 +73,8 @@ class KafkaConnection(asyncio.Protocol):
         self.closing = False
         self.draining = False
         self.flush_scheduled = False
+        # Set when SASL authentication failed: the connection closes once its answer is out.
+        self.close_after_flush: str | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -77,10 +83,28 @@ class KafkaConnection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         peer_text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
+        ssl_object = transport.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            # Kafka's DefaultKafkaPrincipalBuilder: the client certificate's subject, if any.
+            subject = peer_principal_name(ssl_object)
+            if subject is not None:
+                self.info.principal = f"User:{subject}"
+        if uses_sasl(self.services.config.security_protocols[self.listener]):
+            self.info.authenticated = False
+            self.info.sasl = SaslSession(
+                self.services.sasl_servers, self.listener, self._authenticated, self._authentication_failed
+            )
+            self.frames.max_frame_bytes = min(MAX_RECEIVE_SIZE, self.frames.max_frame_bytes)
         self.services.connections.add(self)
         self.queue.subscribe(self._update_reading)
         self.services.metrics.connections_opened.labels(self.listener).inc()
-        log.info("connection opened", conn=self.info.connection_id, peer=peer_text, listener=self.listener)
+        log.info(
+            "connection opened",
+            conn=self.info.connection_id,
+            peer=peer_text,
+            listener=self.listener,
+            principal=self.info.principal,
+        )
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
@@ -126,6 +150,8 @@ class KafkaConnection(asyncio.Protocol):
     def _dispatch(self, frame: Frame) -> bool:
         """Start the request's handler; False if no handler was started."""
         assert self.info is not None
+        if not self.info.authenticated and not self._allowed_before_authentication(frame):
+            return False
         if len(frame) < _HEADER_PREFIX.size:
             self.close("request shorter than its header", size=len(frame))
             return False
@@ -156,6 +182,50 @@ class KafkaConnection(asyncio.Protocol):
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
         return True
+
+    # -- SASL -----------------------------------------------------------------------------
+    def _allowed_before_authentication(self, frame: Frame) -> bool:
+        """Kafka's SaslServerAuthenticator: only ApiVersions and SaslHandshake, then only
+        SaslAuthenticate; any other request closes the connection."""
+        session = self.info.sasl if self.info is not None else None
+        if session is None:
+            self.close("unauthenticated connection")
+            return False
+        if session.bare_tokens and session.state is SaslState.AUTHENTICATE:
+            self._bare_token(session, bytes(frame))
+            return False
+        api_key = _HEADER_PREFIX.unpack_from(frame)[0] if len(frame) >= _HEADER_PREFIX.size else None
+        if api_key is None or not session.allows(api_key):
+            self.close("request before authentication", api_key=api_key, sasl_state=session.state.value)
+            return False
+        return True
+
+    def _bare_token(self, session: SaslSession, token: bytes) -> None:
+        """A SASL token after a v0 handshake: a bare frame, answered by a bare frame."""
+        try:
+            step = session.authenticate(token)
+        except SaslFailure:
+            self._schedule_flush()  # nothing to answer: v0 has no way to carry the error
+            return
+        slot = _Slot()
+        slot.payload = [struct.pack(">i", len(step.challenge)) + step.challenge]
+        slot.done = True
+        self.pending.append(slot)
+        self._schedule_flush()
+
+    def _authenticated(self, principal: str) -> None:
+        assert self.info is not None
+        self.info.principal = principal
+        self.info.authenticated = True
+        self.frames.max_frame_bytes = self.services.config.max_frame_bytes
+        log.info("authenticated", conn=self.info.connection_id, principal=principal, mechanism=self._mechanism())
+
+    def _authentication_failed(self, reason: str) -> None:
+        self.close_after_flush = reason
+        self._schedule_flush()
+
+    def _mechanism(self) -> str | None:
+        return self.info.sasl.mechanism if self.info is not None and self.info.sasl is not None else None
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
@@ -230,6 +300,9 @@ class KafkaConnection(asyncio.Protocol):
         if out:
             self.transport.writelines(out)
             self.services.metrics.bytes_out.inc(sum(len(b) for b in out))
+        if self.close_after_flush is not None and not pending:
+            self.close("authentication failed", detail=self.close_after_flush, mechanism=self._mechanism())
+            return
         if not self.draining:
             self._dispatch_backlog()
         self._update_reading()

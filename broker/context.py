@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from broker.security.sasl.session import SaslSession
     from broker.services import Services
 
 
@@ -19,6 +20,8 @@ class ConnectionInfo:
     principal: str = "User:ANONYMOUS"
     authenticated: bool = True
     attributes: dict[str, object] = field(default_factory=dict)
+    # The SASL exchange of a SASL listener's connection; None elsewhere.
+    sasl: SaslSession | None = None
 
 
 @dataclass

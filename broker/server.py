@@ -15,6 +15,10 @@ from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
+from broker.security.authorization import build_authorizer
+from broker.security.listeners import tls_contexts
+from broker.security.sasl.servers import SaslServers
+from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
@@ -54,7 +58,9 @@ class Server:
 
     async def start(self) -> None:
         config = self.config
+        contexts = tls_contexts(config)
         config.data_dir.mkdir(parents=True, exist_ok=True)
+        sasl_servers = SaslServers(config, ScramCredentialStore.load(config.data_dir), self.clock)
         cluster_id = load_or_create_cluster_id(config)
         dynamic = DynamicConfigs.load(config.data_dir)
         storage = await FileStorage.open(
@@ -84,6 +90,8 @@ class Server:
             group_coordinator=groups,
             dynamic_configs=dynamic,
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
+            sasl_servers=sasl_servers,
+            authorizer=build_authorizer(config),
         )
         # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
         dynamic.listeners.append(
@@ -100,10 +108,15 @@ class Server:
                 host=listener.host,
                 port=listener.port,
                 reuse_address=True,
+                ssl=contexts[listener.name],
             )
             self.servers.append(server)
             bound = [s.getsockname() for s in server.sockets]
-            log.info("listening", listener=listener.name, addresses=[f"{a[0]}:{a[1]}" for a in bound])
+            log.info(
+                "listening",
+                listener=listener.name,
+                security_protocol=config.security_protocols[listener.name],
+                addresses=[f"{a[0]}:{a[1]}" for a in bound])
         log.info("broker started", node_id=config.node_id, cluster_id=cluster_id, data_dir=str(config.data_dir))
 
     async def _start_metrics(self, services: Services, storage: FileStorage) -> None:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from broker.connection import KafkaConnection
     from broker.dynamic_config import DynamicConfigs
     from broker.fetch_sessions import FetchSessionCache
+    from broker.security.acl.authorizer import StandardAuthorizer
+    from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
     from coordinator.transaction import TransactionCoordinator
 
@@ -34,6 +36,9 @@ class Services:
     group_coordinator: GroupCoordinator
     dynamic_configs: DynamicConfigs
     fetch_sessions: FetchSessionCache
+    sasl_servers: SaslServers
+    # None without `authorizer.class.name`: every request is allowed (broker/security/authorization.py).
+    authorizer: StandardAuthorizer | None
     connections: set[KafkaConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)

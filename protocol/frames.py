@@ -35,6 +35,15 @@ class FrameReader:
         self._filled = 0
 
     @property
+    def max_frame_bytes(self) -> int:
+        return self._max
+
+    @max_frame_bytes.setter
+    def max_frame_bytes(self, value: int) -> None:
+        # Lowered while a connection is unauthenticated (Kafka's SaslServerAuthenticator cap).
+        self._max = value
+
+    @property
     def buffered(self) -> int:
         return len(self._prefix) + self._filled
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import struct
 import time
 from typing import Any
@@ -44,9 +45,10 @@ def decode_response(api_key: int, version: int, frame: bytes) -> tuple[int, Mess
 
 
 class WireClient:
-    def __init__(self, bootstrap: str, timeout: float = 10.0) -> None:
+    def __init__(self, bootstrap: str, timeout: float = 10.0, ssl_context: ssl.SSLContext | None = None) -> None:
         host, port = bootstrap.rsplit(":", 1)
-        self.sock = socket.create_connection((host, int(port)), timeout=timeout)
+        sock = socket.create_connection((host, int(port)), timeout=timeout)
+        self.sock = sock if ssl_context is None else ssl_context.wrap_socket(sock, server_hostname=host)
         self.correlation_id = 0
 
     def close(self) -> None:

@@ -8,14 +8,18 @@ from broker.handlers import (
     alter_configs,
     alter_partition_reassignments,
     alter_replica_log_dirs,
+    alter_user_scram_credentials,
     api_versions,
     consumer_group_describe,
     consumer_group_heartbeat,
+    create_acls,
     create_partitions,
     create_topics,
+    delete_acls,
     delete_groups,
     delete_records,
     delete_topics,
+    describe_acls,
     describe_cluster,
     describe_configs,
     describe_groups,
@@ -23,6 +27,7 @@ from broker.handlers import (
     describe_producers,
     describe_topic_partitions,
     describe_transactions,
+    describe_user_scram_credentials,
     elect_leaders,
     end_txn,
     fetch,
@@ -42,6 +47,8 @@ from broker.handlers import (
     offset_fetch,
     offset_for_leader_epoch,
     produce,
+    sasl_authenticate,
+    sasl_handshake,
     sync_group,
     txn_offset_commit,
     update_features,
@@ -53,6 +60,13 @@ from broker.router import Router
 def build_router() -> Router:
     router = Router()
     router.add(api_versions.API_KEY, api_versions.handle)
+    router.add(sasl_handshake.API_KEY, sasl_handshake.handle)
+    router.add(sasl_authenticate.API_KEY, sasl_authenticate.handle)
+    router.add(describe_user_scram_credentials.API_KEY, describe_user_scram_credentials.handle)
+    router.add(alter_user_scram_credentials.API_KEY, alter_user_scram_credentials.handle)
+    router.add(describe_acls.API_KEY, describe_acls.handle)
+    router.add(create_acls.API_KEY, create_acls.handle)
+    router.add(delete_acls.API_KEY, delete_acls.handle)
     router.add(metadata.API_KEY, metadata.handle)
     router.add(
         produce.API_KEY,

@@ -4,6 +4,8 @@ the EndTxn markers reach the group coordinator's pending transactional offsets."
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
@@ -16,6 +18,10 @@ OFFSETS_TOPIC = "__consumer_offsets"
 
 async def handle(ctx: RequestContext, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
     coordinator = ctx.services.transactions
+    if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
+        return AddOffsetsToTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return AddOffsetsToTxnResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     partition = partition_for(request.group_id, int(ctx.services.config.get("offsets.topic.num.partitions")))
     error = await coordinator.add_partitions(
         request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]

@@ -7,6 +7,8 @@ a Produce v12+, so they start a transaction of version 2 (Kafka's
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed, cluster_allowed
 from coordinator.transaction import TransactionCoordinator
 from protocol.errors import ErrorCode
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
@@ -61,11 +63,16 @@ async def _add(
     partitions: list[TopicPartition],
     client_transaction_version: int | None = None,
 ) -> dict[TopicPartition, int]:
-    missing = _missing(ctx, partitions)
-    if missing:
+    if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+        return dict.fromkeys(partitions, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    denied = {t for t, _ in partitions if not allowed(ctx, AclOperation.WRITE, ResourceType.TOPIC, t)}
+    missing = _missing(ctx, [tp for tp in partitions if tp[0] not in denied])
+    if missing or denied:
         # Nothing is added when any partition is refused; the others were not attempted.
         return {
-            tp: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if tp in missing else ErrorCode.OPERATION_NOT_ATTEMPTED
+            tp: ErrorCode.TOPIC_AUTHORIZATION_FAILED if tp[0] in denied
+            else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION if tp in missing
+            else ErrorCode.OPERATION_NOT_ATTEMPTED
             for tp in partitions
         }
     error = await coordinator.add_partitions(
@@ -91,6 +98,9 @@ async def handle(ctx: RequestContext, request: AddPartitionsToTxnRequest) -> Add
         )
         return AddPartitionsToTxnResponse(results_by_topic_v3_and_below=_results(errors))
 
+    # The batched form is for brokers only (KafkaApis: CLUSTER_ACTION on the cluster).
+    if not cluster_allowed(ctx, AclOperation.CLUSTER_ACTION):
+        return AddPartitionsToTxnResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
     results: list[AddPartitionsToTxnResult] = []
     for txn in request.transactions:
         partitions = _partitions(txn.topics)

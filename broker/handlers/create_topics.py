@@ -7,6 +7,8 @@ from collections import Counter
 
 from broker.context import RequestContext
 from broker.handlers.describe_configs import broker_layers, topic_config_rows
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed, cluster_allowed
 from broker.topic_names import CLUSTER_METADATA_TOPIC, collision_error, collision_index, topic_name_error
 from protocol.errors import ErrorCode
 from protocol.messages.create_topics_request import (
@@ -191,10 +193,14 @@ async def handle(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTop
     counts = Counter(t.name for t in request.topics)
     collisions = collision_index(t.name for t in ctx.services.storage.list_topics())
     results: list[CreatableTopicResult] = []
+    # CREATE on the cluster, or else on each topic (KafkaApis.handleCreateTopicsRequest).
+    may_create_any = cluster_allowed(ctx, AclOperation.CREATE)
     for topic in request.topics:
         if counts[topic.name] > 1:
             continue
-        if topic.name == CLUSTER_METADATA_TOPIC:
+        if topic.name == CLUSTER_METADATA_TOPIC or not (
+            may_create_any or allowed(ctx, AclOperation.CREATE, ResourceType.TOPIC, topic.name)
+        ):
             results.append(
                 CreatableTopicResult(
                     name=topic.name,

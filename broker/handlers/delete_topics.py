@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from broker.topic_names import is_internal
 from protocol.codec import ZERO_UUID
 from protocol.errors import ErrorCode
@@ -23,6 +25,9 @@ def _requested(ctx: RequestContext, request: DeleteTopicsRequest) -> list[Delete
     if ctx.api_version >= 6:
         return list(request.topics)
     return [DeleteTopicState(name=name) for name in request.topic_names]
+
+
+AUTHORIZATION_FAILED = "Authorization failed."
 
 
 async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
@@ -83,6 +88,9 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
         except UnknownTopicOrPartitionError:
             answer(None, topic_id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE)
     for name in names:
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            answer(name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, AUTHORIZATION_FAILED)
+            continue
         try:
             topic_id = storage.describe_topic(name).topic_id
         except UnknownTopicOrPartitionError:
@@ -101,6 +109,11 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
             to_delete[topic_id] = name
 
     for topic_id, name in to_delete.items():
+        if not allowed(ctx, AclOperation.DELETE, ResourceType.TOPIC, name):
+            # A topic the principal may not even describe keeps its name to itself.
+            shown = name if allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name) else None
+            answer(shown, topic_id, ErrorCode.TOPIC_AUTHORIZATION_FAILED, AUTHORIZATION_FAILED)
+            continue
         if is_internal(name):
             # Kafka would delete it, but the group and transaction coordinators keep these
             # logs open for the life of the broker, so they are refused here.

@@ -42,7 +42,7 @@ async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Descri
             )
         ],
         cluster_authorized_operations=(
-            authorized_operations(ctx.connection.principal, ResourceType.CLUSTER, CLUSTER_NAME)
+            authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
             if request.include_cluster_authorized_operations
             else OMITTED
         ),

@@ -39,7 +39,7 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
         # Kafka fills the operations of groups described without error only.
         if v >= 3 and request.include_authorized_operations and d.error is ErrorCode.NONE:
             described.authorized_operations = authorized_operations(
-                ctx.connection.principal, ResourceType.GROUP, group_id
+                ctx, ResourceType.GROUP, group_id
             )
         if v >= 6 and d.error is ErrorCode.NONE and d.state is GroupState.DEAD:
             described = DescribedGroup(error_code=ErrorCode.GROUP_ID_NOT_FOUND, group_id=group_id,

@@ -109,6 +109,6 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
         remaining -= max(0, stop - start)
     for topic in response.topics:
         topic.topic_authorized_operations = authorized_operations(
-            ctx.connection.principal, ResourceType.TOPIC, topic.name or ""
+            ctx, ResourceType.TOPIC, topic.name or ""
         )
     return response

@@ -4,6 +4,8 @@ producer epoch at every end and answers with the producer id and epoch to go on 
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from protocol.errors import ErrorCode
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.end_txn_response import EndTxnResponse
@@ -15,6 +17,8 @@ TRANSACTION_V2_MIN_VERSION = 5
 
 async def handle(ctx: RequestContext, request: EndTxnRequest) -> EndTxnResponse:
     coordinator = ctx.services.transactions
+    if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
+        return EndTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     version = 2 if ctx.api_version >= TRANSACTION_V2_MIN_VERSION else 0
     result = await coordinator.end_transaction(
         request.transactional_id, request.producer_id, request.producer_epoch, request.committed, version

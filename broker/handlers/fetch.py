@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from broker import fetch_sessions
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from broker.topics import TopicResolver
 from protocol.errors import ErrorCode
 from protocol.messages.fetch_request import FetchRequest
@@ -45,11 +47,16 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
     topics: list[TopicInfo | None] = [
         resolver.find_by_id(t.topic_id) if use_ids else resolver.find(t.topic) for t in request.topics
     ]
+    # READ on each topic, checked before whether a named topic exists (KafkaApis.handleFetchRequest).
+    denied = [
+        bool(name) and not allowed(ctx, AclOperation.READ, ResourceType.TOPIC, name)
+        for name in ((info.name if info is not None else t.topic) for t, info in zip(request.topics, topics, strict=True))
+    ]
     deadline = services.clock.monotonic_ms() + max(0, request.max_wait_ms)
     appended = services.storage.appended
     while True:
         seen = appended.changes
-        response, total_bytes, has_error = await _read(ctx, request, topics, use_ids)
+        response, total_bytes, has_error = await _read(ctx, request, topics, denied, use_ids)
         remaining_ms = deadline - services.clock.monotonic_ms()
         if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
             return response if context is None else context.respond(response)
@@ -67,7 +74,7 @@ def _partitions(request: FetchRequest, topics: list[TopicInfo | None]) -> list[t
 
 
 async def _read(
-    ctx: RequestContext, request: FetchRequest, topics: list[TopicInfo | None], use_ids: bool
+    ctx: RequestContext, request: FetchRequest, topics: list[TopicInfo | None], denied: list[bool], use_ids: bool
 ) -> tuple[FetchResponse, int, bool]:
     storage = ctx.services.storage
     read_committed = request.isolation_level == READ_COMMITTED
@@ -75,12 +82,16 @@ async def _read(
     total = 0
     has_error = False
     responses: list[FetchableTopicResponse] = []
-    for topic, info in zip(request.topics, topics, strict=True):
+    for topic, info, topic_denied in zip(request.topics, topics, denied, strict=True):
         partitions: list[PartitionData] = []
         responses.append(FetchableTopicResponse(topic=topic.topic, topic_id=topic.topic_id, partitions=partitions))
         for p in topic.partitions:
             out = PartitionData(partition_index=p.partition, aborted_transactions=None, records=b"")
             partitions.append(out)
+            if topic_denied:
+                _fail(out, ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+                has_error = True
+                continue
             # As Kafka's KafkaApis: an unknown id is UNKNOWN_TOPIC_ID, a known topic without
             # the partition UNKNOWN_TOPIC_OR_PARTITION.
             if info is None or not 0 <= p.partition < info.num_partitions:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.group.api import MemberHeartbeat
+from protocol.errors import ErrorCode
 from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.heartbeat_response import HeartbeatResponse
 
@@ -12,6 +15,8 @@ API_KEY = 12
 
 
 async def handle(ctx: RequestContext, request: HeartbeatRequest) -> HeartbeatResponse:
+    if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return HeartbeatResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     coordinator = group_coordinator(ctx)
     error = coordinator.heartbeat(MemberHeartbeat(
         group_id=request.group_id,

@@ -6,6 +6,8 @@ transaction's id and epoch. Kafka marks v6 unstable; it is served here as the sp
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed, allowed_any, cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.init_producer_id_response import InitProducerIdResponse
@@ -15,8 +17,23 @@ TWO_PHASE_COMMIT_MIN_VERSION = 6
 PRODUCER_FENCED_MIN_VERSION = 4  # KIP-588: older clients know only INVALID_PRODUCER_EPOCH
 
 
+def _authorization_error(ctx: RequestContext, transactional_id: str | None) -> ErrorCode | None:
+    """Kafka's KafkaApis.handleInitProducerIdRequest: WRITE on the transactional id; without
+    one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic."""
+    if transactional_id is not None:
+        if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+            return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        return None
+    if cluster_allowed(ctx, AclOperation.IDEMPOTENT_WRITE) or allowed_any(ctx, AclOperation.WRITE, ResourceType.TOPIC):
+        return None
+    return ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+
+
 async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> InitProducerIdResponse:
     coordinator = ctx.services.transactions
+    denied = _authorization_error(ctx, request.transactional_id)
+    if denied is not None:
+        return InitProducerIdResponse(error_code=denied, producer_id=-1, producer_epoch=-1)
     result = await coordinator.init_producer_id(
         request.transactional_id,
         request.transaction_timeout_ms,

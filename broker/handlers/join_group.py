@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.group.api import JoinMember
+from protocol.errors import ErrorCode
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse, JoinGroupResponseMember
 
@@ -13,6 +16,11 @@ API_KEY = 11
 
 async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupResponse:
     v = ctx.api_version
+    if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return JoinGroupResponse(
+            error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, generation_id=-1,
+            protocol_name=None if v >= 7 else "", leader="", member_id="",
+        )
     coordinator = group_coordinator(ctx)
     instance_id = request.group_instance_id if v >= 5 else None
     result = await coordinator.join_group(JoinMember(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.group.api import LeavingMember
 from protocol.errors import ErrorCode
 from protocol.messages.leave_group_request import LeaveGroupRequest
@@ -14,6 +16,8 @@ API_KEY = 13
 
 async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> LeaveGroupResponse:
     v = ctx.api_version
+    if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return LeaveGroupResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     coordinator = group_coordinator(ctx)
     if v >= 3:
         leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in request.members]

@@ -6,6 +6,8 @@ request's isolation level (storage.log.Log.list_offset)."""
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from broker.topics import TopicResolver
 from protocol.errors import ErrorCode
 from protocol.messages.list_offsets_request import ListOffsetsRequest
@@ -35,9 +37,13 @@ async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffset
         partitions_out: list[ListOffsetsPartitionResponse] = []
         topics_out.append(ListOffsetsTopicResponse(name=topic.name, partitions=partitions_out))
         info = resolver.find(topic.name)
+        denied = not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic.name)
         for p in topic.partitions:
             out = ListOffsetsPartitionResponse(partition_index=p.partition_index)
             partitions_out.append(out)
+            if denied:
+                out.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                continue
             if info is None or not 0 <= p.partition_index < info.num_partitions:
                 out.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
+
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.acl.model import ResourceType as AclResource
+from broker.security.authorization import allowed, cluster_allowed
 from broker.topics import TopicResolver
 from protocol.codec import ZERO_UUID
 from protocol.errors import ErrorCode
@@ -48,16 +53,22 @@ def describe_topic(info: TopicInfo, node_id: int) -> MetadataResponseTopic:
     )
 
 
+def _unauthorized(name: str | None, topic_id: uuid.UUID) -> MetadataResponseTopic:
+    return MetadataResponseTopic(
+        error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, topic_id=topic_id, partitions=[]
+    )
+
+
 def add_authorized_operations(ctx: RequestContext, request: MetadataRequest, response: MetadataResponse) -> None:
     """As Kafka: every topic of the response, answered or not, gets the operations when asked."""
-    version, principal = ctx.api_version, ctx.connection.principal
+    version = ctx.api_version
     if version < AUTHORIZED_OPERATIONS_MIN_VERSION:
         return
     if version <= CLUSTER_OPERATIONS_MAX_VERSION and request.include_cluster_authorized_operations:
-        response.cluster_authorized_operations = authorized_operations(principal, ResourceType.CLUSTER, CLUSTER_NAME)
+        response.cluster_authorized_operations = authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
     if request.include_topic_authorized_operations:
         for topic in response.topics:
-            topic.topic_authorized_operations = authorized_operations(principal, ResourceType.TOPIC, topic.name or "")
+            topic.topic_authorized_operations = authorized_operations(ctx, ResourceType.TOPIC, topic.name or "")
 
 
 async def handle(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
@@ -78,7 +89,12 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
     # v0 asks for every topic with an empty array; v1+ with a null one.
     all_topics = request.topics is None or (ctx.api_version == 0 and not request.topics)
     if all_topics:
-        response.topics = [describe_topic(info, node_id) for info in services.storage.list_topics()]
+        # Topics the principal may not describe are left out, as if they did not exist.
+        response.topics = [
+            describe_topic(info, node_id)
+            for info in services.storage.list_topics()
+            if allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, info.name)
+        ]
         return response
     assert request.topics is not None
     resolver = TopicResolver(services)
@@ -96,10 +112,23 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
                 response.topics.append(
                     MetadataResponseTopic(error_code=ErrorCode.UNKNOWN_TOPIC_ID, name=None, topic_id=wanted.topic_id)
                 )
+            elif not allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, info.name):
+                response.topics.append(_unauthorized(None, wanted.topic_id))
             else:
                 response.topics.append(describe_topic(info, node_id))
             continue
-        info, error = await resolver.find_or_create(wanted.name, allow_create)
+        if not allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, wanted.name):
+            response.topics.append(_unauthorized(wanted.name, ZERO_UUID))
+            continue
+        # Auto-creation needs CREATE on the cluster or the topic (KafkaApis.handleTopicMetadataRequest).
+        may_create = allow_create and (
+            cluster_allowed(ctx, AclOperation.CREATE)
+            or allowed(ctx, AclOperation.CREATE, AclResource.TOPIC, wanted.name)
+        )
+        if allow_create and not may_create and resolver.find(wanted.name) is None:
+            response.topics.append(_unauthorized(wanted.name, ZERO_UUID))
+            continue
+        info, error = await resolver.find_or_create(wanted.name, may_create)
         if info is None:
             code = error or ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             response.topics.append(MetadataResponseTopic(error_code=code, name=wanted.name, topic_id=ZERO_UUID))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator, topic_name_of, unknown_partition
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.group.api import CommitOffsets
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode
@@ -25,9 +27,18 @@ async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCom
     errors: dict[tuple[str, int], ErrorCode] = {}
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
     names = [topic_name_of(ctx, t.name, t.topic_id, by_id=v >= TOPIC_IDS_MIN_VERSION) for t in request.topics]
+    # KafkaApis.handleOffsetCommitRequest: READ on the group, then READ on each topic.
+    group_denied = not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id)
     for topic, name in zip(request.topics, names, strict=True):
+        topic_denied = name is not None and not allowed(ctx, AclOperation.READ, ResourceType.TOPIC, name)
         for p in topic.partitions:
             tp = (name or "", p.partition_index)
+            if group_denied:
+                errors[tp] = ErrorCode.GROUP_AUTHORIZATION_FAILED
+                continue
+            if topic_denied:
+                errors[tp] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                continue
             if name is None:
                 errors[tp] = ErrorCode.UNKNOWN_TOPIC_ID
                 continue

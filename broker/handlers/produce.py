@@ -20,6 +20,8 @@ import weakref
 
 from broker.context import RequestContext
 from broker.logging import get_logger
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from broker.services import Services
 from broker.topics import TOPIC_IDS_MIN_PRODUCE_VERSION, TopicResolver
 from protocol import record_batch as rb
@@ -84,7 +86,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             )
         return ProduceResponse(responses=topics_out)
 
-    txn_error = _transactional_request_error(request)
+    txn_error = _transactional_request_error(ctx, request)
     if txn_error is not None:
         for topic in request.topic_data:
             topics_out.append(
@@ -101,7 +103,14 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
         topics_out.append(
             TopicProduceResponse(name=topic.name, topic_id=topic.topic_id, partition_responses=partitions_out)
         )
-        info, topic_error = await resolver.for_produce(topic.name, topic.topic_id, version, ctx.client_id)
+        # Kafka checks WRITE on the topic before whether it exists (KafkaApis.handleProduceRequest).
+        topic_error: ErrorCode | None
+        if topic.name and not allowed(ctx, AclOperation.WRITE, ResourceType.TOPIC, topic.name):
+            info, topic_error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        else:
+            info, topic_error = await resolver.for_produce(topic.name, topic.topic_id, version, ctx.client_id)
+            if info is not None and not topic.name and not allowed(ctx, AclOperation.WRITE, ResourceType.TOPIC, info.name):
+                info, topic_error = None, ErrorCode.TOPIC_AUTHORIZATION_FAILED
         for partition in topic.partition_data:
             if topic_error is not None:
                 partitions_out.append(_partition_error(partition.index, topic_error))
@@ -188,7 +197,7 @@ def _peek_header(records: bytes | bytearray | memoryview) -> rb.BatchHeader | No
     return rb.BatchHeader.parse(records)
 
 
-def _transactional_request_error(request: ProduceRequest) -> ErrorCode | None:
+def _transactional_request_error(ctx: RequestContext, request: ProduceRequest) -> ErrorCode | None:
     """Request-wide refusals of transactional batches, answered for every partition."""
     producers: set[tuple[int, int]] = set()
     for topic in request.topic_data:
@@ -199,7 +208,9 @@ def _transactional_request_error(request: ProduceRequest) -> ErrorCode | None:
                 producers.add((header.producer_id, header.producer_epoch))
     if not producers:
         return None
-    if request.transactional_id is None:
+    if request.transactional_id is None or not allowed(
+        ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id
+    ):
         # Kafka's authorisation of the transactional id fails when there is none.
         return ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
     if len(producers) > 1:

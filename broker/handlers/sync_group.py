@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.group.api import SyncMember
+from protocol.errors import ErrorCode
 from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 
@@ -13,6 +16,8 @@ API_KEY = 14
 
 async def handle(ctx: RequestContext, request: SyncGroupRequest) -> SyncGroupResponse:
     v = ctx.api_version
+    if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return SyncGroupResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, assignment=b"")
     coordinator = group_coordinator(ctx)
     result = await coordinator.sync_group(SyncMember(
         group_id=request.group_id,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator, unknown_partition
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.group.api import CommitTxnOffsets
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.records import OFFSETS_TOPIC
@@ -65,9 +67,23 @@ async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOff
     now = ctx.services.clock.now_ms()
     errors: dict[tuple[str, int], ErrorCode] = {}
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
+    # KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id, READ on the group,
+    # then READ on each topic.
+    refused: ErrorCode | None = None
+    if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
+        refused = ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+    elif not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        refused = ErrorCode.GROUP_AUTHORIZATION_FAILED
     for topic in request.topics:
+        topic_denied = refused is None and not allowed(ctx, AclOperation.READ, ResourceType.TOPIC, topic.name)
         for p in topic.partitions:
             tp = (topic.name, p.partition_index)
+            if refused is not None:
+                errors[tp] = refused
+                continue
+            if topic_denied:
+                errors[tp] = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+                continue
             if unknown_partition(ctx, topic.name, p.partition_index):
                 errors[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue

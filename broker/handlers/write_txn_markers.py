@@ -8,6 +8,9 @@ the same code path as the in-process coordinator's (storage.txn_markers).
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
+from protocol.errors import ErrorCode
 from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
 from protocol.messages.write_txn_markers_response import (
     WritableTxnMarkerPartitionResult,
@@ -25,19 +28,24 @@ async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteT
     # Markers reaching `__consumer_offsets` settle the group coordinator's pending offsets.
     listeners: list[MarkerListener] = [services.group_coordinator.on_txn_marker]
     results: list[WritableTxnMarkerResult] = []
+    # Only brokers write markers (CLUSTER_ACTION on the cluster).
+    may_write = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
     for marker in request.markers:
         partitions = [(t.name, p) for t in marker.topics for p in t.partition_indexes]
-        errors = await write_txn_markers(
-            services.storage,
-            services.clock,
-            producer_id=marker.producer_id,
-            producer_epoch=marker.producer_epoch,
-            coordinator_epoch=marker.coordinator_epoch,
-            committed=marker.transaction_result,
-            partitions=partitions,
-            listeners=listeners,
-            transaction_version=marker.transaction_version if ctx.api_version >= 2 else 0,
-        )
+        if not may_write:
+            errors: dict[tuple[str, int], int] = dict.fromkeys(partitions, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+        else:
+            errors = await write_txn_markers(
+                services.storage,
+                services.clock,
+                producer_id=marker.producer_id,
+                producer_epoch=marker.producer_epoch,
+                coordinator_epoch=marker.coordinator_epoch,
+                committed=marker.transaction_result,
+                partitions=partitions,
+                listeners=listeners,
+                transaction_version=marker.transaction_version if ctx.api_version >= 2 else 0,
+            )
         results.append(
             WritableTxnMarkerResult(
                 producer_id=marker.producer_id,

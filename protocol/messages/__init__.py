@@ -16,6 +16,8 @@ from protocol.messages.alter_partition_reassignments_request import AlterPartiti
 from protocol.messages.alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
 from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
 from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
+from protocol.messages.alter_user_scram_credentials_request import AlterUserScramCredentialsRequest
+from protocol.messages.alter_user_scram_credentials_response import AlterUserScramCredentialsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
 from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
@@ -25,16 +27,22 @@ from protocol.messages.consumer_group_heartbeat_response import ConsumerGroupHea
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.messages.control_record_type_schema import ControlRecordTypeSchema
+from protocol.messages.create_acls_request import CreateAclsRequest
+from protocol.messages.create_acls_response import CreateAclsResponse
 from protocol.messages.create_partitions_request import CreatePartitionsRequest
 from protocol.messages.create_partitions_response import CreatePartitionsResponse
 from protocol.messages.create_topics_request import CreateTopicsRequest
 from protocol.messages.create_topics_response import CreateTopicsResponse
+from protocol.messages.delete_acls_request import DeleteAclsRequest
+from protocol.messages.delete_acls_response import DeleteAclsResponse
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_groups_response import DeleteGroupsResponse
 from protocol.messages.delete_records_request import DeleteRecordsRequest
 from protocol.messages.delete_records_response import DeleteRecordsResponse
 from protocol.messages.delete_topics_request import DeleteTopicsRequest
 from protocol.messages.delete_topics_response import DeleteTopicsResponse
+from protocol.messages.describe_acls_request import DescribeAclsRequest
+from protocol.messages.describe_acls_response import DescribeAclsResponse
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterResponse
 from protocol.messages.describe_configs_request import DescribeConfigsRequest
@@ -49,6 +57,8 @@ from protocol.messages.describe_topic_partitions_request import DescribeTopicPar
 from protocol.messages.describe_topic_partitions_response import DescribeTopicPartitionsResponse
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.describe_transactions_response import DescribeTransactionsResponse
+from protocol.messages.describe_user_scram_credentials_request import DescribeUserScramCredentialsRequest
+from protocol.messages.describe_user_scram_credentials_response import DescribeUserScramCredentialsResponse
 from protocol.messages.elect_leaders_request import ElectLeadersRequest
 from protocol.messages.elect_leaders_response import ElectLeadersResponse
 from protocol.messages.end_txn_marker import EndTxnMarker
@@ -148,6 +158,9 @@ API_SPECS: dict[int, ApiSpec] = {
     26: ApiSpec(26, 'EndTxn', EndTxnRequest, EndTxnResponse),
     27: ApiSpec(27, 'WriteTxnMarkers', WriteTxnMarkersRequest, WriteTxnMarkersResponse),
     28: ApiSpec(28, 'TxnOffsetCommit', TxnOffsetCommitRequest, TxnOffsetCommitResponse),
+    29: ApiSpec(29, 'DescribeAcls', DescribeAclsRequest, DescribeAclsResponse),
+    30: ApiSpec(30, 'CreateAcls', CreateAclsRequest, CreateAclsResponse),
+    31: ApiSpec(31, 'DeleteAcls', DeleteAclsRequest, DeleteAclsResponse),
     32: ApiSpec(32, 'DescribeConfigs', DescribeConfigsRequest, DescribeConfigsResponse),
     33: ApiSpec(33, 'AlterConfigs', AlterConfigsRequest, AlterConfigsResponse),
     34: ApiSpec(34, 'AlterReplicaLogDirs', AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse),
@@ -160,6 +173,8 @@ API_SPECS: dict[int, ApiSpec] = {
     45: ApiSpec(45, 'AlterPartitionReassignments', AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
     46: ApiSpec(46, 'ListPartitionReassignments', ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
     47: ApiSpec(47, 'OffsetDelete', OffsetDeleteRequest, OffsetDeleteResponse),
+    50: ApiSpec(50, 'DescribeUserScramCredentials', DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse),
+    51: ApiSpec(51, 'AlterUserScramCredentials', AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse),
     57: ApiSpec(57, 'UpdateFeatures', UpdateFeaturesRequest, UpdateFeaturesResponse),
     60: ApiSpec(60, 'DescribeCluster', DescribeClusterRequest, DescribeClusterResponse),
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
@@ -181,6 +196,8 @@ __all__ = [
     'AlterPartitionReassignmentsResponse',
     'AlterReplicaLogDirsRequest',
     'AlterReplicaLogDirsResponse',
+    'AlterUserScramCredentialsRequest',
+    'AlterUserScramCredentialsResponse',
     'ApiVersionsRequest',
     'ApiVersionsResponse',
     'ConsumerGroupCurrentMemberAssignmentKey',
@@ -200,16 +217,22 @@ __all__ = [
     'ConsumerProtocolAssignment',
     'ConsumerProtocolSubscription',
     'ControlRecordTypeSchema',
+    'CreateAclsRequest',
+    'CreateAclsResponse',
     'CreatePartitionsRequest',
     'CreatePartitionsResponse',
     'CreateTopicsRequest',
     'CreateTopicsResponse',
+    'DeleteAclsRequest',
+    'DeleteAclsResponse',
     'DeleteGroupsRequest',
     'DeleteGroupsResponse',
     'DeleteRecordsRequest',
     'DeleteRecordsResponse',
     'DeleteTopicsRequest',
     'DeleteTopicsResponse',
+    'DescribeAclsRequest',
+    'DescribeAclsResponse',
     'DescribeClusterRequest',
     'DescribeClusterResponse',
     'DescribeConfigsRequest',
@@ -224,6 +247,8 @@ __all__ = [
     'DescribeTopicPartitionsResponse',
     'DescribeTransactionsRequest',
     'DescribeTransactionsResponse',
+    'DescribeUserScramCredentialsRequest',
+    'DescribeUserScramCredentialsResponse',
     'ElectLeadersRequest',
     'ElectLeadersResponse',
     'EndTxnMarker',

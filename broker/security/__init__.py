@@ -1,0 +1,1 @@
+"""Listener security: TLS, SASL authentication and the settings they read."""

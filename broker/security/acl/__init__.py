@@ -1,0 +1,2 @@
+"""ACLs: what they are (`model`), where they are kept (`store`), how a request is judged
+(`authorizer`, Kafka's StandardAuthorizer)."""

@@ -1,0 +1,61 @@
+"""The one place handlers ask whether the connection's principal may do something.
+
+Without an authorizer (`authorizer.class.name` empty, the default) everything is allowed and
+a check costs one attribute test."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from broker.config import Config
+from broker.security.acl.authorizer import StandardAuthorizer
+from broker.security.acl.model import CLUSTER_NAME, AclOperation, ResourceType
+from broker.security.acl.store import AclStore
+
+if TYPE_CHECKING:
+    from broker.context import RequestContext
+
+
+def build_authorizer(config: Config) -> StandardAuthorizer | None:
+    if not (config.security.get("authorizer.class.name") or "").strip():
+        return None
+    super_users = [u.strip() for u in (config.security.get("super.users") or "").split(";") if u.strip()]
+    allow = (config.security.get("allow.everyone.if.no.acl.found") or "false").strip().lower() == "true"
+    return StandardAuthorizer(AclStore.load(config.data_dir), super_users, allow)
+
+
+def _host(peer: str) -> str:
+    host = peer.rsplit(":", 1)[0]
+    return host.strip("[]")
+
+
+def allowed(ctx: RequestContext, operation: AclOperation, resource_type: ResourceType, name: str) -> bool:
+    authorizer = ctx.services.authorizer
+    if authorizer is None:
+        return True
+    connection = ctx.connection
+    return authorizer.authorize(connection.principal, _host(connection.peer), operation, resource_type, name)
+
+
+def cluster_allowed(ctx: RequestContext, operation: AclOperation) -> bool:
+    return allowed(ctx, operation, ResourceType.CLUSTER, CLUSTER_NAME)
+
+
+def allowed_names(
+    ctx: RequestContext, operation: AclOperation, resource_type: ResourceType, names: Iterable[str]
+) -> set[str]:
+    """The names among `names` the principal may perform `operation` on."""
+    if ctx.services.authorizer is None:
+        return set(names)
+    return {name for name in names if allowed(ctx, operation, resource_type, name)}
+
+
+def allowed_any(ctx: RequestContext, operation: AclOperation, resource_type: ResourceType) -> bool:
+    """Whether the principal may perform `operation` on some resource of the type (Kafka's
+    `authorizeByResourceType`, KIP-679)."""
+    authorizer = ctx.services.authorizer
+    if authorizer is None:
+        return True
+    connection = ctx.connection
+    return authorizer.authorize_by_resource_type(connection.principal, _host(connection.peer), operation, resource_type)

@@ -1,0 +1,1 @@
+"""SASL authentication of a connection (Kafka's SaslServerAuthenticator) and its mechanisms."""

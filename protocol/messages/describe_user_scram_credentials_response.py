@@ -1,0 +1,111 @@
+"""DescribeUserScramCredentialsResponse (API key 50)
+
+Generated from `schemas/DescribeUserScramCredentialsResponse.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class CredentialInfo:
+    mechanism: int = 0
+    iterations: int = 0
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> CredentialInfo:
+        o = cls()
+        o.mechanism = r.int8()
+        o.iterations = r.int32()
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int8(self.mechanism)
+        w.int32(self.iterations)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DescribeUserScramCredentialsResult:
+    user: str = ''
+    error_code: int = 0
+    error_message: str | None = ''
+    credential_infos: list[CredentialInfo] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DescribeUserScramCredentialsResult:
+        o = cls()
+        o.user = r.compact_string()
+        o.error_code = r.int16()
+        o.error_message = r.compact_nullable_string()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array CredentialInfos')
+        else:
+            o.credential_infos = [CredentialInfo.read(r, v) for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.compact_string(self.user)
+        w.int16(self.error_code)
+        w.compact_nullable_string(self.error_message)
+        w.compact_array_length(self.credential_infos)
+        for credential_infos_item in self.credential_infos:
+            credential_infos_item.write(w, v)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DescribeUserScramCredentialsResponse(Message):
+    NAME: ClassVar[str] = 'DescribeUserScramCredentialsResponse'
+    API_KEY: ClassVar[int] = 50
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 0
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 0
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    throttle_time_ms: int = 0
+    error_code: int = 0
+    error_message: str | None = ''
+    results: list[DescribeUserScramCredentialsResult] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DescribeUserScramCredentialsResponse:
+        o = cls()
+        o.throttle_time_ms = r.int32()
+        o.error_code = r.int16()
+        o.error_message = r.compact_nullable_string()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array Results')
+        else:
+            o.results = [DescribeUserScramCredentialsResult.read(r, v) for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.throttle_time_ms)
+        w.int16(self.error_code)
+        w.compact_nullable_string(self.error_message)
+        w.compact_array_length(self.results)
+        for results_item in self.results:
+            results_item.write(w, v)
+        w.tagged_fields(self.unknown_tagged_fields)

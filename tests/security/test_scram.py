@@ -1,0 +1,259 @@
+"""SCRAM credentials managed over the wire (KIP-554) and used by stock clients to log in
+with SCRAM-SHA-256 and SCRAM-SHA-512; stored salted and hashed, kept across a restart."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka.errors import KafkaError as AIOKafkaError
+from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka.admin import (
+    AdminClient,
+    ScramCredentialInfo,
+    ScramMechanism,
+    UserScramCredentialDeletion,
+    UserScramCredentialUpsertion,
+)
+from kafka import KafkaConsumer, KafkaProducer
+
+from protocol.errors import ErrorCode
+from protocol.messages.alter_user_scram_credentials_request import (
+    AlterUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+    ScramCredentialUpsertion,
+)
+from protocol.messages.alter_user_scram_credentials_response import AlterUserScramCredentialsResponse
+from protocol.messages.describe_user_scram_credentials_request import (
+    DescribeUserScramCredentialsRequest,
+    UserName,
+)
+from protocol.messages.describe_user_scram_credentials_response import DescribeUserScramCredentialsResponse
+from tests.broker_process import BrokerProcess, free_port
+from tests.kafka_wire import WireClient
+
+
+class ScramBroker:
+    def __init__(self, root: Path) -> None:
+        self.port, self.sasl_port = free_port(), free_port()
+        self.process = BrokerProcess(
+            root / "data",
+            {
+                "listeners": f"PLAINTEXT://127.0.0.1:{self.port},SASL_PLAINTEXT://127.0.0.1:{self.sasl_port}",
+                "num.partitions": "1",
+                "sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
+            },
+            self.port,
+        )
+
+    @property
+    def sasl_bootstrap(self) -> str:
+        return f"127.0.0.1:{self.sasl_port}"
+
+
+@pytest.fixture(scope="module")
+def scram_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ScramBroker]:
+    broker = ScramBroker(tmp_path_factory.mktemp("scram"))
+    broker.process.start()
+    try:
+        yield broker
+    finally:
+        broker.process.close()
+
+
+def _add_users(broker: ScramBroker, *creds: tuple[str, ScramMechanism, str]) -> None:
+    admin = AdminClient({"bootstrap.servers": broker.process.bootstrap})
+    futures = admin.alter_user_scram_credentials([
+        UserScramCredentialUpsertion(user, ScramCredentialInfo(mechanism, 4096), password.encode())
+        for user, mechanism, password in creds
+    ])
+    for future in futures.values():
+        assert future.result(30) is None
+
+
+def _user() -> str:
+    return f"u{uuid.uuid4().hex[:8]}"
+
+
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])
+async def test_aiokafka_scram_produce_and_consume(scram_broker: ScramBroker, mechanism: str) -> None:
+    user, topic = _user(), f"scram-{uuid.uuid4().hex[:8]}"
+    kind = ScramMechanism.SCRAM_SHA_256 if mechanism == "SCRAM-SHA-256" else ScramMechanism.SCRAM_SHA_512
+    _add_users(scram_broker, (user, kind, "s3cret"))
+    auth = {
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": mechanism,
+        "sasl_plain_username": user,
+        "sasl_plain_password": "s3cret",
+    }
+    producer = AIOKafkaProducer(bootstrap_servers=scram_broker.sasl_bootstrap, **auth)
+    await producer.start()
+    try:
+        assert (await producer.send_and_wait(topic, b"scram")).offset == 0
+    finally:
+        await producer.stop()
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=scram_broker.sasl_bootstrap, auto_offset_reset="earliest", **auth)
+    await consumer.start()
+    try:
+        batch = await consumer.getmany(timeout_ms=10_000, max_records=1)
+    finally:
+        await consumer.stop()
+    assert [(r.offset, r.value) for rs in batch.values() for r in rs] == [(0, b"scram")]
+    wrong = AIOKafkaProducer(bootstrap_servers=scram_broker.sasl_bootstrap, **{**auth, "sasl_plain_password": "nope"})
+    with pytest.raises(AIOKafkaError):
+        await wrong.start()
+    await wrong.stop()
+
+
+def test_confluent_kafka_scram_512_transaction_and_refusals(scram_broker: ScramBroker) -> None:
+    user, topic = _user(), f"scram-{uuid.uuid4().hex[:8]}"
+    _add_users(scram_broker, (user, ScramMechanism.SCRAM_SHA_512, "pw-512"))
+    auth = {
+        "bootstrap.servers": scram_broker.sasl_bootstrap,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "SCRAM-SHA-512",
+        "sasl.username": user,
+        "sasl.password": "pw-512",
+    }
+    producer = Producer({**auth, "transactional.id": f"tx-{topic}"})
+    producer.init_transactions(30)
+    producer.begin_transaction()
+    producer.produce(topic, b"in-txn")
+    producer.commit_transaction(30)
+    consumer = Consumer({**auth, "group.id": f"g-{topic}", "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
+    consumer.subscribe([topic])
+    got: list[bytes | None] = []
+    deadline = time.monotonic() + 30
+    try:
+        while not got and time.monotonic() < deadline:
+            msg = consumer.poll(1.0)
+            if msg is not None and msg.error() is None:
+                got.append(msg.value())
+    finally:
+        consumer.close()
+    assert got == [b"in-txn"]
+    # The credential is for SCRAM-SHA-512 only; an unknown user fails the same way.
+    for name, mechanism in [(user, "SCRAM-SHA-256"), ("nobody", "SCRAM-SHA-512")]:
+        errors: list[KafkaError] = []
+        refused = Producer({**auth, "sasl.username": name, "sasl.mechanism": mechanism,
+                            "reconnect.backoff.ms": 2000, "error_cb": errors.append})
+        deadline = time.monotonic() + 20
+        while not errors and time.monotonic() < deadline:
+            refused.poll(0.2)
+        assert errors and errors[0].code() == KafkaError._AUTHENTICATION
+        assert (
+            f"Authentication failed during authentication due to invalid credentials with SASL mechanism {mechanism}"
+            in errors[0].str()
+        )
+
+
+def test_kafka_python_scram_256(scram_broker: ScramBroker) -> None:
+    user, topic = _user(), f"scram-{uuid.uuid4().hex[:8]}"
+    _add_users(scram_broker, (user, ScramMechanism.SCRAM_SHA_256, "kp-pw"))
+    auth = {
+        "security_protocol": "SASL_PLAINTEXT",
+        "sasl_mechanism": "SCRAM-SHA-256",
+        "sasl_plain_username": user,
+        "sasl_plain_password": "kp-pw",
+    }
+    producer = KafkaProducer(bootstrap_servers=scram_broker.sasl_bootstrap, **auth)
+    assert producer.send(topic, b"kp").get(timeout=30).offset == 0
+    producer.close()
+    consumer = KafkaConsumer(topic, bootstrap_servers=scram_broker.sasl_bootstrap, auto_offset_reset="earliest",
+                             consumer_timeout_ms=10_000, **auth)
+    try:
+        assert [(m.offset, m.value) for m in consumer] == [(0, b"kp")]
+    finally:
+        consumer.close()
+
+
+def _describe(client: WireClient, *users: str | None) -> DescribeUserScramCredentialsResponse:
+    request = DescribeUserScramCredentialsRequest(users=None if users == (None,) else [UserName(u or "") for u in users])
+    response = client.call(50, 0, request)
+    assert isinstance(response, DescribeUserScramCredentialsResponse)
+    return response
+
+
+def _alter(client: WireClient, request: AlterUserScramCredentialsRequest) -> dict[str, tuple[int, str | None]]:
+    response = client.call(51, 0, request)
+    assert isinstance(response, AlterUserScramCredentialsResponse)
+    return {r.user: (r.error_code, r.error_message) for r in response.results}
+
+
+def _upsert(name: str, mechanism: int = 1, iterations: int = 4096) -> ScramCredentialUpsertion:
+    salt = b"salt-" + name.encode()
+    digest = "sha256" if mechanism == 1 else "sha512"
+    salted = hashlib.pbkdf2_hmac(digest, b"pw", salt, max(iterations, 1))
+    return ScramCredentialUpsertion(name=name, mechanism=mechanism, iterations=iterations, salt=salt, salted_password=salted)
+
+
+def test_wire_alter_and_describe_rules(tmp_path: Path) -> None:
+    broker = ScramBroker(tmp_path)
+    broker.process.start()
+    try:
+        with WireClient(broker.process.bootstrap) as client:
+            assert _describe(client, None).results == []
+            results = _alter(client, AlterUserScramCredentialsRequest(
+                upsertions=[
+                    _upsert("alice", 1), _upsert("alice", 2),  # one user twice: refused as a whole
+                    _upsert("bob", 2, 8192),
+                    _upsert("carol", 1, 4095), _upsert("dave", 1, 16385), _upsert("", 1), _upsert("erin", 3),
+                ],
+                deletions=[ScramCredentialDeletion(name="frank", mechanism=1)],
+            ))
+            assert results == {
+                "alice": (ErrorCode.DUPLICATE_RESOURCE, "A user credential cannot be altered twice in the same request"),
+                "bob": (0, None),
+                "carol": (ErrorCode.UNACCEPTABLE_CREDENTIAL, "Too few iterations"),
+                "dave": (ErrorCode.UNACCEPTABLE_CREDENTIAL, "Too many iterations"),
+                "": (ErrorCode.UNACCEPTABLE_CREDENTIAL, "Username must not be empty"),
+                "erin": (ErrorCode.UNSUPPORTED_SASL_MECHANISM, "Unknown SCRAM mechanism"),
+                "frank": (ErrorCode.RESOURCE_NOT_FOUND, "Attempt to delete a user credential that does not exist"),
+            }
+            assert _alter(client, AlterUserScramCredentialsRequest(upsertions=[_upsert("bob", 1)])) == {"bob": (0, None)}
+            described = _describe(client, "bob", "alice", "bob")
+            assert [(r.user, r.error_code, r.error_message) for r in described.results] == [
+                ("bob", ErrorCode.DUPLICATE_RESOURCE,
+                 "Cannot describe SCRAM credentials for the same user twice in a single request: bob"),
+                ("alice", ErrorCode.RESOURCE_NOT_FOUND, "Attempt to describe a user credential that does not exist: alice"),
+            ]
+            (bob,) = _describe(client, None).results
+            assert (bob.user, bob.error_code) == ("bob", 0)
+            assert [(c.mechanism, c.iterations) for c in bob.credential_infos] == [(1, 4096), (2, 8192)]
+        # Stored salted and hashed: neither the password nor the salted password is in the file.
+        stored = (broker.process.data_dir / "scram-credentials.json").read_bytes()
+        salted = _upsert("bob", 1).salted_password
+        assert salted not in stored and base64.b64encode(salted) not in stored
+        assert {tuple(sorted(entry)) for entry in json.loads(stored)} == {
+            ("iterations", "mechanism", "salt", "server_key", "stored_key", "user")
+        }
+        broker.process.restart()
+        with WireClient(broker.process.bootstrap) as client:
+            (bob,) = _describe(client, None).results
+            assert [(c.mechanism, c.iterations) for c in bob.credential_infos] == [(1, 4096), (2, 8192)]
+            results = _alter(client, AlterUserScramCredentialsRequest(deletions=[ScramCredentialDeletion("bob", 1)]))
+            assert results == {"bob": (0, None)}
+            (bob,) = _describe(client, "bob").results
+            assert [(c.mechanism, c.iterations) for c in bob.credential_infos] == [(2, 8192)]
+    finally:
+        broker.process.close()
+
+
+def test_deleted_credential_no_longer_logs_in(scram_broker: ScramBroker) -> None:
+    user = _user()
+    _add_users(scram_broker, (user, ScramMechanism.SCRAM_SHA_256, "gone"))
+    admin = AdminClient({"bootstrap.servers": scram_broker.process.bootstrap})
+    for future in admin.alter_user_scram_credentials(
+        [UserScramCredentialDeletion(user, ScramMechanism.SCRAM_SHA_256)]
+    ).values():
+        assert future.result(30) is None
+    described = admin.describe_user_scram_credentials([user])
+    with pytest.raises(Exception, match="does not exist"):
+        described[user].result(30)
