@@ -63,6 +63,6 @@ async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> 
             ],
         )
         if request.include_authorized_operations:
-            out.authorized_operations = authorized_operations(ctx.connection.principal, ResourceType.GROUP, group_id)
+            out.authorized_operations = authorized_operations(ctx, ResourceType.GROUP, group_id)
         described.append(out)
     return ConsumerGroupDescribeResponse(groups=described)
