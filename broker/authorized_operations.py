@@ -7,34 +7,14 @@ As Kafka's `AuthHelper.authorizedOperations`: of the operations a resource type 
 
 from __future__ import annotations
 
-from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from broker.security.acl import model
+from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
 from protocol.limits import INT32_MIN
 
 if TYPE_CHECKING:
     from broker.context import RequestContext
-
-
-class AclOperation(IntEnum):
-    READ = 3
-    WRITE = 4
-    CREATE = 5
-    DELETE = 6
-    ALTER = 7
-    DESCRIBE = 8
-    CLUSTER_ACTION = 9
-    DESCRIBE_CONFIGS = 10
-    ALTER_CONFIGS = 11
-    IDEMPOTENT_WRITE = 12
-
-
-class ResourceType(IntEnum):
-    TOPIC = 2
-    GROUP = 3
-    CLUSTER = 4
 
 
 # The value sent when the client did not ask for the operations (the schemas' default).
@@ -62,5 +42,4 @@ def authorized_operations(ctx: RequestContext, resource_type: ResourceType, name
     supported = SUPPORTED_OPERATIONS[resource_type]
     if ctx.services.authorizer is None:
         return to_bitfield(supported)
-    kind = model.ResourceType(resource_type)
-    return to_bitfield(frozenset(op for op in supported if allowed(ctx, model.AclOperation(op), kind, name)))
+    return to_bitfield(frozenset(op for op in supported if allowed(ctx, op, resource_type, name)))

@@ -130,10 +130,10 @@ def sync_directory(path: str) -> None:
         os.close(fd)
 
 
-def write_atomically(path: str, data: bytes) -> None:
+def write_atomically(path: str, data: bytes, mode: int = 0o644) -> None:
     """write temp + fsync + rename + fsync dir: the file is either old or new, never torn."""
     tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         view = memoryview(data)
         while view:

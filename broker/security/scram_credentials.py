@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from storage.files import write_atomically
+
 FILE_NAME = "scram-credentials.json"
 
 # Kafka's ScramMechanism: the type byte of the wire protocol, the hash, and the name.
@@ -105,15 +107,5 @@ class ScramCredentialStore:
             for (user, mechanism), c in sorted(credentials.items())
         ]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(doc, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        dir_fd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        # Salted and hashed, and still readable by the broker's user alone.
+        write_atomically(os.fspath(self.path), json.dumps(doc).encode(), mode=0o600)

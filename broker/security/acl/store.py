@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from broker.security.acl.model import AclBinding
+from storage.files import write_atomically
 
 FILE_NAME = "acls.json"
 
@@ -31,15 +32,5 @@ class AclStore:
         """Saves the new set, then makes it the one in force: all or nothing."""
         doc = [acl.to_json() for acl in sorted(acls)]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w") as f:
-            json.dump(doc, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        dir_fd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        write_atomically(os.fspath(self.path), json.dumps(doc).encode())
         self._acls = frozenset(acls)
