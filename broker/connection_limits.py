@@ -18,7 +18,10 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from broker.config import Config, ConfigError
+from broker.logging import get_logger
 from storage.clock import Clock, Timer
+
+log = get_logger("odradek.connection_limits")
 
 
 class Expirable(Protocol):
@@ -60,6 +63,7 @@ def _address(host: str, resolve: Callable[[str], str]) -> str:
 class ConnectionLimits:
     def __init__(self, config: Config, clock: Clock) -> None:
         self.clock = clock
+        self.config = config
         self.max_connections = config.get_int("max.connections")
         self.max_per_ip = config.get_int("max.connections.per.ip")
         self.per_ip_overrides = parse_overrides(config.get_str("max.connections.per.ip.overrides"))
@@ -77,6 +81,22 @@ class ConnectionLimits:
         self.by_ip: Counter[str] = Counter()
         self._sweep_timer: Timer | None = None
         self._connections: Iterable[Expirable] = ()
+
+    def reconfigure(self, dynamic: Callable[[str], str | None]) -> None:
+        """Applies the dynamic values (AlterConfigs on the broker) of the broker-wide limits
+        over the static ones, as Kafka's `DynamicConnectionQuota` does; connections already
+        open stay open. A value that cannot be read leaves the limits as they were."""
+        try:
+            max_connections = int(dynamic("max.connections") or self.config.get_int("max.connections"))
+            max_per_ip = int(dynamic("max.connections.per.ip") or self.config.get_int("max.connections.per.ip"))
+            overrides_text = dynamic("max.connections.per.ip.overrides")
+            overrides = parse_overrides(
+                self.config.get_str("max.connections.per.ip.overrides") if overrides_text is None else overrides_text
+            )
+        except (ValueError, ConfigError) as exc:
+            log.warning("connection limits not changed", error=str(exc))
+            return
+        self.max_connections, self.max_per_ip, self.per_ip_overrides = max_connections, max_per_ip, overrides
 
     # -- admission ------------------------------------------------------------------------
     def admit(self, listener: str, ip: str) -> str | None:

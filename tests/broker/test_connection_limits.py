@@ -148,3 +148,19 @@ def test_negative_idle_ms_turns_expiry_off() -> None:
     clock.advance(10**9)
     assert not conn.transport.closed
     assert clock.next_deadline_ms() is None
+
+
+def test_dynamic_values_replace_the_static_limits_for_new_connections() -> None:
+    svc = services(ManualClock(), **{"max.connections.per.ip": 1})
+    limits = svc.connection_limits
+    first = connect(svc)
+    dynamic = {"max.connections.per.ip": "3", "max.connections.per.ip.overrides": "10.0.0.2:0"}
+    limits.reconfigure(dynamic.get)
+    assert [connect(svc).transport.closed for _ in range(3)] == [False, False, True]
+    assert connect(svc, ip="10.0.0.2").transport.closed
+    # An unreadable value changes nothing; removing the dynamic values restores the static ones.
+    limits.reconfigure({"max.connections.per.ip.overrides": "nonsense"}.get)
+    assert limits.max_per_ip == 3
+    limits.reconfigure({}.get)
+    assert (limits.max_per_ip, limits.per_ip_overrides) == (1, {})
+    assert not first.transport.closed
