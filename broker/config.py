@@ -64,6 +64,15 @@ _SETTINGS = [
         "Requests read from the network and not yet handled, over all connections; at this many "
         "every connection stops reading until one is handled.",
     ),
+    Setting("max.connections", int, 2147483647, "Connections over all listeners; further ones are closed at once."),
+    Setting("max.connections.per.ip", int, 2147483647, "Connections from one IP address; further ones are closed at once."),
+    Setting(
+        "max.connections.per.ip.overrides",
+        str,
+        "",
+        "Per-host exceptions to max.connections.per.ip, as `host:count,host:count`.",
+    ),
+    Setting("connections.max.idle.ms", int, 600000, "A connection with no request for this long is closed; -1: never."),
     # Kafka handles one request per connection at a time; this broker pipelines up to this many.
     Setting(
         "connection.max.in.flight.requests",

@@ -75,6 +75,10 @@ class KafkaConnection(asyncio.Protocol):
         self.flush_scheduled = False
         # Set when SASL authentication failed: the connection closes once its answer is out.
         self.close_after_flush: str | None = None
+        self.limits = services.connection_limits
+        # Counted in broker/connection_limits.py: released on close only if admitted.
+        self.admitted_ip: str | None = None
+        self.last_active_ms = 0
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -83,6 +87,16 @@ class KafkaConnection(asyncio.Protocol):
         peer = transport.get_extra_info("peername")
         peer_text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
+        ip = str(peer[0]) if isinstance(peer, tuple) else peer_text
+        refusal = self.limits.admit(self.listener, ip)
+        if refusal is not None:
+            self.closing = True
+            self.services.metrics.failed.labels("connection limit").inc()
+            log.warning("rejected connection", peer=peer_text, listener=self.listener, reason=refusal)
+            self.transport.close()
+            return
+        self.admitted_ip = ip
+        self.last_active_ms = self.limits.clock.monotonic_ms()
         ssl_object = transport.get_extra_info("ssl_object")
         if ssl_object is not None:
             # Kafka's DefaultKafkaPrincipalBuilder: the client certificate's subject, if any.
@@ -108,6 +122,10 @@ class KafkaConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
+        if self.admitted_ip is None:
+            return
+        self.limits.release(self.listener, self.admitted_ip)
+        self.admitted_ip = None
         # Frames never dispatched leave the queue here; dispatched ones when their task ends.
         self.queue.done(len(self.backlog))
         self.backlog.clear()
@@ -129,6 +147,7 @@ class KafkaConnection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.closing:
             return
+        self.last_active_ms = self.limits.clock.monotonic_ms()
         self.services.metrics.bytes_in.inc(len(data))
         try:
             frames = self.frames.feed(data)
@@ -298,6 +317,8 @@ class KafkaConnection(asyncio.Protocol):
             if payload is not None:
                 out.extend(payload)
         if out:
+            # Idle time counts from the last response too: a long poll just answered is fresh.
+            self.last_active_ms = self.limits.clock.monotonic_ms()
             self.transport.writelines(out)
             self.services.metrics.bytes_out.inc(sum(len(b) for b in out))
         if self.close_after_flush is not None and not pending:
@@ -317,6 +338,15 @@ class KafkaConnection(asyncio.Protocol):
         elif not should_pause and self.reading_paused:
             self.transport.resume_reading()
             self.reading_paused = False
+
+    # -- idle expiry (broker/connection_limits.py) ------------------------------------------
+    def idle_since_ms(self) -> int | None:
+        if self.pending or self.backlog or self.closing:
+            return None
+        return self.last_active_ms
+
+    def close_idle(self, idle_ms: int) -> None:
+        self.close("idle", idle_ms=idle_ms)
 
     # -- closing --------------------------------------------------------------------------
     def close(self, reason: str, exc: BaseException | None = None, **fields: object) -> None:

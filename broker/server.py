@@ -98,6 +98,10 @@ class Server:
             lambda: storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
         )
         await self._start_metrics(self.services, storage)
+        limits = self.services.connection_limits
+        limits.reconfigure(dynamic.value)
+        dynamic.listeners.append(lambda: limits.reconfigure(dynamic.value))
+        limits.start_idle_expiry(self.services.connections)
         self.background.append(asyncio.create_task(self._housekeeping(), name="housekeeping"))
         self.background.append(asyncio.create_task(run_ticks(transactions), name="transaction-coordinator"))
         loop = asyncio.get_running_loop()
@@ -134,6 +138,7 @@ class Server:
         for server in self.servers:
             server.close()
         if self.services is not None:
+            self.services.connection_limits.stop()
             connections = list(self.services.connections)
             await asyncio.gather(*(c.drain(SHUTDOWN_GRACE_SECONDS) for c in connections), return_exceptions=True)
         for server in self.servers:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
+from broker.connection_limits import ConnectionLimits
 from broker.features import TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.request_queue import RequestQueue
@@ -42,10 +43,12 @@ class Services:
     connections: set[KafkaConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
+    connection_limits: ConnectionLimits = field(init=False)
     features: Features = field(init=False)
 
     def __post_init__(self) -> None:
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
+        self.connection_limits = ConnectionLimits(self.config, self.clock)
         self.features = Features.load(
             self.config.data_dir, {TRANSACTION_VERSION: self.config.get_int("transaction.version")}
         )

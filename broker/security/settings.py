@@ -50,7 +50,8 @@ def is_security_setting(name: str) -> bool:
     if match is None:
         return False
     rest = match.group(2)
-    return (rest.startswith(("ssl.", "sasl.")) and rest in DEFAULTS) or bool(_MECHANISM_JAAS.match(rest))
+    # `listener.name.<l>.max.connections` is kept with them: read per listener the same way.
+    return rest == "max.connections" or (rest.startswith(("ssl.", "sasl.")) and rest in DEFAULTS) or bool(_MECHANISM_JAAS.match(rest))
 
 
 class SecuritySettings:

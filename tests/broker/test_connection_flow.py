@@ -15,6 +15,7 @@ import pytest
 
 from broker.config import Config
 from broker.connection import KafkaConnection
+from broker.connection_limits import ConnectionLimits
 from broker.context import RequestContext
 from broker.metrics import BrokerMetrics
 from broker.request_queue import RequestQueue
@@ -22,6 +23,7 @@ from broker.router import Router
 from protocol.message import Message
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from storage.clock import ManualClock
 from tests.kafka_wire import encode_request
 
 API_VERSIONS = 18
@@ -76,6 +78,7 @@ class FakeServices:
     request_queue: RequestQueue
     connections: set[KafkaConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
+    connection_limits: ConnectionLimits = field(default_factory=lambda: ConnectionLimits(Config(), ManualClock()))
 
 
 class HeldHandler:
