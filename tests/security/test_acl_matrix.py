@@ -1,0 +1,124 @@
+"""The ACL matrix of the APIs outside produce/consume/transactions: for each, one principal
+with the ACL Kafka's KafkaApis/AuthHelper asks for and one without, with the exact codes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from protocol.errors import ErrorCode
+from protocol.message import Message
+from protocol.messages.alter_partition_reassignments_request import (
+    AlterPartitionReassignmentsRequest,
+    ReassignablePartition,
+    ReassignableTopic,
+)
+from protocol.messages.alter_replica_log_dirs_request import (
+    AlterReplicaLogDir,
+    AlterReplicaLogDirsRequest,
+    AlterReplicaLogDirTopic,
+)
+from protocol.messages.create_acls_request import CreateAclsRequest
+from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
+from protocol.messages.delete_groups_request import DeleteGroupsRequest
+from protocol.messages.describe_groups_request import DescribeGroupsRequest
+from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
+from protocol.messages.elect_leaders_request import ElectLeadersRequest, TopicPartitions
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.list_partition_reassignments_request import ListPartitionReassignmentsRequest
+from protocol.messages.update_features_request import UpdateFeaturesRequest
+from tests.security.test_acls import (
+    ALLOW,
+    CLUSTER,
+    DESCRIBE,
+    GROUP,
+    LITERAL,
+    TOPIC,
+    TXN_ID,
+    AclBroker,
+    _acl,
+    _start,
+)
+
+DELETE, ALTER = 6, 7
+ACLS = [
+    _acl(GROUP, "ga", LITERAL, "User:alice", DESCRIBE, ALLOW),
+    _acl(GROUP, "ga", LITERAL, "User:alice", DELETE, ALLOW),
+    _acl(TXN_ID, "ta", LITERAL, "User:alice", DESCRIBE, ALLOW),
+    _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", DESCRIBE, ALLOW),
+    _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", ALTER, ALLOW),
+    _acl(TOPIC, "t", LITERAL, "User:*", DESCRIBE, ALLOW),
+]
+
+
+@dataclass(frozen=True)
+class Case:
+    api_key: int
+    version: int
+    request: Callable[[], Message]
+    code: Callable[[Any], int]
+    allowed: int  # alice's code
+    denied: int  # bob's code
+
+
+CASES = {
+    "find_coordinator_group": Case(10, 4, lambda: FindCoordinatorRequest(key_type=0, coordinator_keys=["ga"]),
+                                   lambda r: r.coordinators[0].error_code,
+                                   ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "find_coordinator_txn": Case(10, 4, lambda: FindCoordinatorRequest(key_type=1, coordinator_keys=["ta"]),
+                                 lambda r: r.coordinators[0].error_code,
+                                 ErrorCode.NONE, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+    "find_coordinator_v0": Case(10, 0, lambda: FindCoordinatorRequest(key="ga"), lambda r: r.error_code,
+                                ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "describe_groups": Case(15, 5, lambda: DescribeGroupsRequest(groups=["ga"]), lambda r: r.groups[0].error_code,
+                            ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "delete_groups": Case(42, 2, lambda: DeleteGroupsRequest(groups_names=["ga"]), lambda r: r.results[0].error_code,
+                          ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "list_partition_reassignments": Case(46, 0, lambda: ListPartitionReassignmentsRequest(), lambda r: r.error_code,
+                                         ErrorCode.NONE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "describe_log_dirs": Case(35, 4, lambda: DescribeLogDirsRequest(topics=None), lambda r: r.error_code,
+                              ErrorCode.NONE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "elect_leaders": Case(43, 2, lambda: ElectLeadersRequest(topic_partitions=[TopicPartitions(topic="t", partitions=[0])]),
+                          lambda r: r.error_code, ErrorCode.NONE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "update_features": Case(57, 1, lambda: UpdateFeaturesRequest(validate_only=True), lambda r: r.error_code,
+                            ErrorCode.NONE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "alter_replica_log_dirs": Case(
+        34, 2,
+        lambda: AlterReplicaLogDirsRequest(dirs=[AlterReplicaLogDir(path="/nowhere", topics=[
+            AlterReplicaLogDirTopic(name="t", partitions=[0])])]),
+        lambda r: r.results[0].partitions[0].error_code,
+        ErrorCode.LOG_DIR_NOT_FOUND, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "alter_partition_reassignments": Case(
+        45, 0,
+        lambda: AlterPartitionReassignmentsRequest(topics=[ReassignableTopic(name="t", partitions=[
+            ReassignablePartition(partition_index=0, replicas=None)])]),
+        lambda r: r.responses[0].partitions[0].error_code,
+        ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+}
+
+
+@pytest.fixture(scope="module")
+def matrix_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroker]:
+    broker = _start(tmp_path_factory.mktemp("acl-matrix"))
+    try:
+        with broker.login("admin") as admin:
+            created: Any = admin.call(30, 3, CreateAclsRequest(creations=ACLS))
+            assert [r.error_code for r in created.results] == [0] * len(ACLS)
+            topics: Any = admin.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
+                CreatableTopic(name="t", num_partitions=1, replication_factor=1)]))
+            assert topics.topics[0].error_code == 0
+        yield broker
+    finally:
+        broker.process.close()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_allowed_and_denied(matrix_broker: AclBroker, name: str) -> None:
+    case = CASES[name]
+    with matrix_broker.login("bob") as bob:
+        assert case.code(bob.call(case.api_key, case.version, case.request())) == case.denied
+    with matrix_broker.login("alice") as alice:
+        assert case.code(alice.call(case.api_key, case.version, case.request())) == case.allowed
