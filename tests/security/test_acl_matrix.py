@@ -22,13 +22,34 @@ from protocol.messages.alter_replica_log_dirs_request import (
     AlterReplicaLogDirTopic,
 )
 from protocol.messages.create_acls_request import CreateAclsRequest
+from protocol.messages.create_partitions_request import CreatePartitionsRequest, CreatePartitionsTopic
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
+from protocol.messages.delete_records_request import (
+    DeleteRecordsPartition,
+    DeleteRecordsRequest,
+    DeleteRecordsTopic,
+)
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
+from protocol.messages.describe_producers_request import DescribeProducersRequest, TopicRequest
+from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.elect_leaders_request import ElectLeadersRequest, TopicPartitions
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_partition_reassignments_request import ListPartitionReassignmentsRequest
+from protocol.messages.list_transactions_request import ListTransactionsRequest
+from protocol.messages.offset_commit_request import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+)
+from protocol.messages.offset_delete_request import (
+    OffsetDeleteRequest,
+    OffsetDeleteRequestPartition,
+    OffsetDeleteRequestTopic,
+)
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from tests.security.test_acls import (
     ALLOW,
@@ -36,6 +57,7 @@ from tests.security.test_acls import (
     DESCRIBE,
     GROUP,
     LITERAL,
+    READ,
     TOPIC,
     TXN_ID,
     AclBroker,
@@ -47,11 +69,18 @@ DELETE, ALTER = 6, 7
 ACLS = [
     _acl(GROUP, "ga", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(GROUP, "ga", LITERAL, "User:alice", DELETE, ALLOW),
+    _acl(GROUP, "gd", LITERAL, "User:alice", DELETE, ALLOW),
+    _acl(GROUP, "gz", LITERAL, "User:bob", DESCRIBE, ALLOW),
     _acl(TXN_ID, "ta", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", ALTER, ALLOW),
     _acl(TOPIC, "t", LITERAL, "User:*", DESCRIBE, ALLOW),
+    _acl(TOPIC, "t", LITERAL, "User:alice", READ, ALLOW),
+    _acl(TOPIC, "t", LITERAL, "User:alice", DELETE, ALLOW),
+    _acl(TOPIC, "t", LITERAL, "User:alice", ALTER, ALLOW),
 ]
+GROUPS = ["ga", "gz"]  # groups with committed offsets: alice lists both (cluster DESCRIBE), bob "gz" only
+TXN_IDS = ["ta", "tz"]  # transactional ids with a producer id; alice may describe "ta" only
 
 
 @dataclass(frozen=True)
@@ -59,9 +88,9 @@ class Case:
     api_key: int
     version: int
     request: Callable[[], Message]
-    code: Callable[[Any], int]
-    allowed: int  # alice's code
-    denied: int  # bob's code
+    code: Callable[[Any], Any]
+    allowed: Any  # alice's outcome
+    denied: Any  # bob's outcome
 
 
 CASES = {
@@ -75,7 +104,7 @@ CASES = {
                                 ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
     "describe_groups": Case(15, 5, lambda: DescribeGroupsRequest(groups=["ga"]), lambda r: r.groups[0].error_code,
                             ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
-    "delete_groups": Case(42, 2, lambda: DeleteGroupsRequest(groups_names=["ga"]), lambda r: r.results[0].error_code,
+    "delete_groups": Case(42, 2, lambda: DeleteGroupsRequest(groups_names=["gd"]), lambda r: r.results[0].error_code,
                           ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.GROUP_AUTHORIZATION_FAILED),
     "list_partition_reassignments": Case(46, 0, lambda: ListPartitionReassignmentsRequest(), lambda r: r.error_code,
                                          ErrorCode.NONE, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
@@ -97,6 +126,33 @@ CASES = {
             ReassignablePartition(partition_index=0, replicas=None)])]),
         lambda r: r.responses[0].partitions[0].error_code,
         ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "list_groups": Case(16, 4, lambda: ListGroupsRequest(), lambda r: sorted(g.group_id for g in r.groups),
+                        ["ga", "gz"], ["gz"]),
+    # alice may delete the group's offsets but not read topic "u"; bob may not touch the group.
+    "offset_delete": Case(
+        47, 0,
+        lambda: OffsetDeleteRequest(group_id="ga", topics=[OffsetDeleteRequestTopic(name="u", partitions=[
+            OffsetDeleteRequestPartition(partition_index=0)])]),
+        lambda r: (r.error_code, [p.error_code for t in r.topics for p in t.partitions]),
+        (ErrorCode.NONE, [ErrorCode.TOPIC_AUTHORIZATION_FAILED]), (ErrorCode.GROUP_AUTHORIZATION_FAILED, [])),
+    "delete_records": Case(
+        21, 2,
+        lambda: DeleteRecordsRequest(timeout_ms=10_000, topics=[DeleteRecordsTopic(name="t", partitions=[
+            DeleteRecordsPartition(partition_index=0, offset=0)])]),
+        lambda r: r.topics[0].partitions[0].error_code, ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+    "create_partitions": Case(
+        37, 3,
+        lambda: CreatePartitionsRequest(timeout_ms=10_000, validate_only=True, topics=[
+            CreatePartitionsTopic(name="t", count=1, assignments=None)]),
+        lambda r: r.results[0].error_code, ErrorCode.INVALID_PARTITIONS, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+    "describe_producers": Case(
+        61, 0, lambda: DescribeProducersRequest(topics=[TopicRequest(name="t", partition_indexes=[0])]),
+        lambda r: r.topics[0].partitions[0].error_code, ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+    "list_transactions": Case(66, 0, lambda: ListTransactionsRequest(),
+                              lambda r: sorted(t.transactional_id for t in r.transaction_states), ["ta"], []),
+    "describe_transactions": Case(65, 0, lambda: DescribeTransactionsRequest(transactional_ids=["ta"]),
+                                  lambda r: r.transaction_states[0].error_code,
+                                  ErrorCode.NONE, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
 }
 
 
@@ -110,6 +166,15 @@ def matrix_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroke
             topics: Any = admin.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
                 CreatableTopic(name="t", num_partitions=1, replication_factor=1)]))
             assert topics.topics[0].error_code == 0
+            for group in GROUPS:
+                committed: Any = admin.call(8, 2, OffsetCommitRequest(
+                    group_id=group, generation_id_or_member_epoch=-1, member_id="", retention_time_ms=-1,
+                    topics=[OffsetCommitRequestTopic(name="t", partitions=[
+                        OffsetCommitRequestPartition(partition_index=0, committed_offset=0)])]))
+                assert committed.topics[0].partitions[0].error_code == 0
+            for tid in TXN_IDS:
+                pid: Any = admin.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
+                assert pid.error_code == 0
         yield broker
     finally:
         broker.process.close()
