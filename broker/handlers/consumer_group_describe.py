@@ -6,6 +6,8 @@ from __future__ import annotations
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import allowed
 from coordinator.group.assignors import Partition
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
@@ -38,6 +40,9 @@ async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> 
     topics = {t.name: t for t in ctx.services.storage.list_topics()}
     described = []
     for group_id in request.group_ids:
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+            described.append(DescribedGroup(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, group_id=group_id))
+            continue
         error, group = coordinator.consumer_group(group_id)
         if group is None:
             message = f"Group {group_id} not found." if error is ErrorCode.GROUP_ID_NOT_FOUND else None

@@ -21,6 +21,8 @@ from protocol.messages.alter_replica_log_dirs_request import (
     AlterReplicaLogDirsRequest,
     AlterReplicaLogDirTopic,
 )
+from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.create_acls_request import CreateAclsRequest
 from protocol.messages.create_partitions_request import CreatePartitionsRequest, CreatePartitionsTopic
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
@@ -33,6 +35,12 @@ from protocol.messages.delete_records_request import (
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
 from protocol.messages.describe_producers_request import DescribeProducersRequest, TopicRequest
+from protocol.messages.describe_topic_partitions_request import (
+    DescribeTopicPartitionsRequest,
+)
+from protocol.messages.describe_topic_partitions_request import (
+    TopicRequest as PartitionsTopicRequest,
+)
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.elect_leaders_request import ElectLeadersRequest, TopicPartitions
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
@@ -49,6 +57,11 @@ from protocol.messages.offset_delete_request import (
     OffsetDeleteRequest,
     OffsetDeleteRequestPartition,
     OffsetDeleteRequestTopic,
+)
+from protocol.messages.offset_for_leader_epoch_request import (
+    OffsetForLeaderEpochRequest,
+    OffsetForLeaderPartition,
+    OffsetForLeaderTopic,
 )
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from tests.security.test_acls import (
@@ -71,6 +84,9 @@ ACLS = [
     _acl(GROUP, "ga", LITERAL, "User:alice", DELETE, ALLOW),
     _acl(GROUP, "gd", LITERAL, "User:alice", DELETE, ALLOW),
     _acl(GROUP, "gz", LITERAL, "User:bob", DESCRIBE, ALLOW),
+    _acl(GROUP, "gc", LITERAL, "User:alice", READ, ALLOW),
+    _acl(GROUP, "ge", LITERAL, "User:alice", DESCRIBE, ALLOW),
+    _acl(TOPIC, "u", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(TXN_ID, "ta", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", ALTER, ALLOW),
@@ -126,7 +142,7 @@ CASES = {
             ReassignablePartition(partition_index=0, replicas=None)])]),
         lambda r: r.responses[0].partitions[0].error_code,
         ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
-    "list_groups": Case(16, 4, lambda: ListGroupsRequest(), lambda r: sorted(g.group_id for g in r.groups),
+    "list_groups": Case(16, 5, lambda: ListGroupsRequest(types_filter=["classic"]), lambda r: sorted(g.group_id for g in r.groups),
                         ["ga", "gz"], ["gz"]),
     # alice may delete the group's offsets but not read topic "u"; bob may not touch the group.
     "offset_delete": Case(
@@ -153,6 +169,32 @@ CASES = {
     "describe_transactions": Case(65, 0, lambda: DescribeTransactionsRequest(transactional_ids=["ta"]),
                                   lambda r: r.transaction_states[0].error_code,
                                   ErrorCode.NONE, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED),
+    "offset_for_leader_epoch": Case(
+        23, 4,
+        lambda: OffsetForLeaderEpochRequest(topics=[OffsetForLeaderTopic(topic="u", partitions=[
+            OffsetForLeaderPartition(partition=0, leader_epoch=0)])]),
+        lambda r: r.topics[0].partitions[0].error_code, ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+    "describe_topic_partitions_named": Case(
+        75, 0, lambda: DescribeTopicPartitionsRequest(topics=[PartitionsTopicRequest(name="u")]),
+        lambda r: [(t.name, t.error_code) for t in r.topics],
+        [("u", ErrorCode.NONE)], [("u", ErrorCode.TOPIC_AUTHORIZATION_FAILED)]),
+    "describe_topic_partitions_all": Case(
+        75, 0, lambda: DescribeTopicPartitionsRequest(), lambda r: [t.name for t in r.topics], ["t", "u"], ["t"]),
+    "consumer_group_heartbeat": Case(
+        68, 0,
+        lambda: ConsumerGroupHeartbeatRequest(group_id="gc", member_id="m-alice", member_epoch=0,
+                                              rebalance_timeout_ms=60_000, subscribed_topic_names=["t"],
+                                              topic_partitions=[]),
+        lambda r: r.error_code, ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "consumer_group_heartbeat_hidden_topic": Case(
+        68, 0,
+        lambda: ConsumerGroupHeartbeatRequest(group_id="gc", member_id="m-alice-2", member_epoch=0,
+                                              rebalance_timeout_ms=60_000, subscribed_topic_names=["t", "secret"],
+                                              topic_partitions=[]),
+        lambda r: r.error_code, ErrorCode.TOPIC_AUTHORIZATION_FAILED, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "consumer_group_describe": Case(69, 0, lambda: ConsumerGroupDescribeRequest(group_ids=["ge"]),
+                                    lambda r: r.groups[0].error_code,
+                                    ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.GROUP_AUTHORIZATION_FAILED),
 }
 
 
@@ -164,8 +206,8 @@ def matrix_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroke
             created: Any = admin.call(30, 3, CreateAclsRequest(creations=ACLS))
             assert [r.error_code for r in created.results] == [0] * len(ACLS)
             topics: Any = admin.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
-                CreatableTopic(name="t", num_partitions=1, replication_factor=1)]))
-            assert topics.topics[0].error_code == 0
+                CreatableTopic(name=n, num_partitions=1, replication_factor=1) for n in ["t", "u"]]))
+            assert [t.error_code for t in topics.topics] == [0, 0]
             for group in GROUPS:
                 committed: Any = admin.call(8, 2, OffsetCommitRequest(
                     group_id=group, generation_id_or_member_epoch=-1, member_id="", retention_time_ms=-1,
