@@ -11,6 +11,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.message import Message
+from protocol.messages.alter_configs_request import AlterConfigsRequest, AlterConfigsResource
 from protocol.messages.alter_partition_reassignments_request import (
     AlterPartitionReassignmentsRequest,
     ReassignablePartition,
@@ -32,6 +33,7 @@ from protocol.messages.delete_records_request import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
+from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
 from protocol.messages.describe_producers_request import DescribeProducersRequest, TopicRequest
@@ -44,6 +46,13 @@ from protocol.messages.describe_topic_partitions_request import (
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.elect_leaders_request import ElectLeadersRequest, TopicPartitions
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.incremental_alter_configs_request import (
+    AlterableConfig,
+    IncrementalAlterConfigsRequest,
+)
+from protocol.messages.incremental_alter_configs_request import (
+    AlterConfigsResource as IncrementalResource,
+)
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_partition_reassignments_request import ListPartitionReassignmentsRequest
@@ -78,7 +87,9 @@ from tests.security.test_acls import (
     _start,
 )
 
-DELETE, ALTER = 6, 7
+DELETE, ALTER, DESCRIBE_CONFIGS, ALTER_CONFIGS = 6, 7, 10, 11
+# ConfigResource.Type ids.
+CONFIG_TOPIC, CONFIG_BROKER, CONFIG_GROUP = 2, 4, 32
 ACLS = [
     _acl(GROUP, "ga", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(GROUP, "ga", LITERAL, "User:alice", DELETE, ALLOW),
@@ -87,6 +98,10 @@ ACLS = [
     _acl(GROUP, "gc", LITERAL, "User:alice", READ, ALLOW),
     _acl(GROUP, "ge", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(TOPIC, "u", LITERAL, "User:alice", DESCRIBE, ALLOW),
+    _acl(TOPIC, "t", LITERAL, "User:alice", DESCRIBE_CONFIGS, ALLOW),
+    _acl(TOPIC, "t", LITERAL, "User:alice", ALTER_CONFIGS, ALLOW),
+    _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", DESCRIBE_CONFIGS, ALLOW),
+    _acl(GROUP, "gc", LITERAL, "User:alice", ALTER_CONFIGS, ALLOW),
     _acl(TXN_ID, "ta", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", ALTER, ALLOW),
@@ -195,6 +210,31 @@ CASES = {
     "consumer_group_describe": Case(69, 0, lambda: ConsumerGroupDescribeRequest(group_ids=["ge"]),
                                     lambda r: r.groups[0].error_code,
                                     ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    "describe_configs_topic": Case(
+        32, 4, lambda: DescribeConfigsRequest(resources=[DescribeConfigsResource(
+            resource_type=CONFIG_TOPIC, resource_name="t", configuration_keys=["cleanup.policy"])]),
+        lambda r: (r.results[0].error_code, [c.name for c in r.results[0].configs]),
+        (ErrorCode.NONE, ["cleanup.policy"]), (ErrorCode.TOPIC_AUTHORIZATION_FAILED, [])),
+    "describe_configs_broker": Case(
+        32, 4, lambda: DescribeConfigsRequest(resources=[DescribeConfigsResource(
+            resource_type=CONFIG_BROKER, resource_name="1", configuration_keys=["log.retention.ms"])]),
+        lambda r: (r.results[0].error_code, [c.name for c in r.results[0].configs]),
+        (ErrorCode.NONE, ["log.retention.ms"]), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, [])),
+    "alter_configs_topic": Case(
+        33, 2, lambda: AlterConfigsRequest(validate_only=True, resources=[AlterConfigsResource(
+            resource_type=CONFIG_TOPIC, resource_name="t", configs=[])]),
+        lambda r: r.responses[0].error_code, ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+    "incremental_alter_configs_group": Case(
+        44, 1, lambda: IncrementalAlterConfigsRequest(validate_only=True, resources=[IncrementalResource(
+            resource_type=CONFIG_GROUP, resource_name="gc",
+            configs=[AlterableConfig(name="consumer.session.timeout.ms", config_operation=0, value="45000")])]),
+        lambda r: r.responses[0].error_code, ErrorCode.NONE, ErrorCode.GROUP_AUTHORIZATION_FAILED),
+    # alice has ALTER_CONFIGS on topics and groups but not on the cluster, which broker resources need.
+    "incremental_alter_configs_broker": Case(
+        44, 1, lambda: IncrementalAlterConfigsRequest(validate_only=True, resources=[IncrementalResource(
+            resource_type=CONFIG_BROKER, resource_name="", configs=[])]),
+        lambda r: r.responses[0].error_code, ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
 }
 
 
