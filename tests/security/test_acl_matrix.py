@@ -67,6 +67,12 @@ from protocol.messages.offset_delete_request import (
     OffsetDeleteRequestPartition,
     OffsetDeleteRequestTopic,
 )
+from protocol.messages.offset_fetch_request import (
+    OffsetFetchRequest,
+    OffsetFetchRequestGroup,
+    OffsetFetchRequestTopic,
+    OffsetFetchRequestTopics,
+)
 from protocol.messages.offset_for_leader_epoch_request import (
     OffsetForLeaderEpochRequest,
     OffsetForLeaderPartition,
@@ -110,6 +116,7 @@ ACLS = [
     _acl(TOPIC, "t", LITERAL, "User:alice", DELETE, ALLOW),
     _acl(TOPIC, "t", LITERAL, "User:alice", ALTER, ALLOW),
 ]
+COMMITTED_TOPICS = ["t", "hidden"]  # alice may describe "t" only
 GROUPS = ["ga", "gz"]  # groups with committed offsets: alice lists both (cluster DESCRIBE), bob "gz" only
 TXN_IDS = ["ta", "tz"]  # transactional ids with a producer id; alice may describe "ta" only
 
@@ -122,6 +129,13 @@ class Case:
     code: Callable[[Any], Any]
     allowed: Any  # alice's outcome
     denied: Any  # bob's outcome
+
+
+def _fetched_v8(r: Any) -> tuple[int, list[tuple[str, int, int, int]]]:
+    group = r.groups[0]
+    return group.error_code, sorted(
+        (t.name, p.partition_index, p.committed_offset, p.error_code) for t in group.topics for p in t.partitions
+    )
 
 
 CASES = {
@@ -235,6 +249,21 @@ CASES = {
             resource_type=CONFIG_BROKER, resource_name="", configs=[])]),
         lambda r: r.responses[0].error_code, ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
         ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
+    "offset_fetch_named": Case(
+        9, 8,
+        lambda: OffsetFetchRequest(groups=[OffsetFetchRequestGroup(group_id="ga", topics=[
+            OffsetFetchRequestTopics(name=n, partition_indexes=[0]) for n in ["t", "secret"]])]),
+        _fetched_v8,
+        (ErrorCode.NONE, [("secret", 0, -1, ErrorCode.TOPIC_AUTHORIZATION_FAILED), ("t", 0, 0, ErrorCode.NONE)]),
+        (ErrorCode.GROUP_AUTHORIZATION_FAILED, [])),
+    "offset_fetch_all_topics": Case(
+        9, 8, lambda: OffsetFetchRequest(groups=[OffsetFetchRequestGroup(group_id="ga", topics=None)]),
+        _fetched_v8, (ErrorCode.NONE, [("t", 0, 0, ErrorCode.NONE)]), (ErrorCode.GROUP_AUTHORIZATION_FAILED, [])),
+    # Before v2 the group's error is carried by each partition asked for.
+    "offset_fetch_v1": Case(
+        9, 1, lambda: OffsetFetchRequest(group_id="ga", topics=[OffsetFetchRequestTopic(name="t", partition_indexes=[0])]),
+        lambda r: [(p.committed_offset, p.error_code) for t in r.topics for p in t.partitions],
+        [(0, ErrorCode.NONE)], [(-1, ErrorCode.GROUP_AUTHORIZATION_FAILED)]),
 }
 
 
@@ -246,14 +275,15 @@ def matrix_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroke
             created: Any = admin.call(30, 3, CreateAclsRequest(creations=ACLS))
             assert [r.error_code for r in created.results] == [0] * len(ACLS)
             topics: Any = admin.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
-                CreatableTopic(name=n, num_partitions=1, replication_factor=1) for n in ["t", "u"]]))
-            assert [t.error_code for t in topics.topics] == [0, 0]
+                CreatableTopic(name=n, num_partitions=1, replication_factor=1) for n in ["t", "u", "hidden"]]))
+            assert [t.error_code for t in topics.topics] == [0, 0, 0]
             for group in GROUPS:
                 committed: Any = admin.call(8, 2, OffsetCommitRequest(
                     group_id=group, generation_id_or_member_epoch=-1, member_id="", retention_time_ms=-1,
-                    topics=[OffsetCommitRequestTopic(name="t", partitions=[
-                        OffsetCommitRequestPartition(partition_index=0, committed_offset=0)])]))
-                assert committed.topics[0].partitions[0].error_code == 0
+                    topics=[OffsetCommitRequestTopic(name=name, partitions=[
+                        OffsetCommitRequestPartition(partition_index=0, committed_offset=0)])
+                        for name in COMMITTED_TOPICS]))
+                assert [t.partitions[0].error_code for t in committed.topics] == [0, 0]
             for tid in TXN_IDS:
                 pid: Any = admin.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
                 assert pid.error_code == 0
