@@ -33,6 +33,7 @@ from protocol.messages.delete_records_request import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
+from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
@@ -264,6 +265,11 @@ CASES = {
         9, 1, lambda: OffsetFetchRequest(group_id="ga", topics=[OffsetFetchRequestTopic(name="t", partition_indexes=[0])]),
         lambda r: [(p.committed_offset, p.error_code) for t in r.topics for p in t.partitions],
         [(0, ErrorCode.NONE)], [(-1, ErrorCode.GROUP_AUTHORIZATION_FAILED)]),
+    # No refusal: the cluster's operations are 0 without DESCRIBE on it; alice's are DESCRIBE,
+    # ALTER and DESCRIBE_CONFIGS (bits 8, 7, 10).
+    "describe_cluster": Case(60, 1, lambda: DescribeClusterRequest(include_cluster_authorized_operations=True),
+                             lambda r: (r.error_code, r.cluster_authorized_operations),
+                             (ErrorCode.NONE, 1 << 7 | 1 << 8 | 1 << 10), (ErrorCode.NONE, 0)),
 }
 
 
