@@ -104,6 +104,7 @@ ACLS = [
     _acl(GROUP, "gz", LITERAL, "User:bob", DESCRIBE, ALLOW),
     _acl(GROUP, "gc", LITERAL, "User:alice", READ, ALLOW),
     _acl(GROUP, "ge", LITERAL, "User:alice", DESCRIBE, ALLOW),
+    _acl(GROUP, "gh", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(TOPIC, "u", LITERAL, "User:alice", DESCRIBE, ALLOW),
     _acl(TOPIC, "t", LITERAL, "User:alice", DESCRIBE_CONFIGS, ALLOW),
     _acl(TOPIC, "t", LITERAL, "User:alice", ALTER_CONFIGS, ALLOW),
@@ -270,6 +271,10 @@ CASES = {
     "describe_cluster": Case(60, 1, lambda: DescribeClusterRequest(include_cluster_authorized_operations=True),
                              lambda r: (r.error_code, r.cluster_authorized_operations),
                              (ErrorCode.NONE, 1 << 7 | 1 << 8 | 1 << 10), (ErrorCode.NONE, 0)),
+    "consumer_group_describe_hidden_topic": Case(69, 0, lambda: ConsumerGroupDescribeRequest(group_ids=["gh"]),
+                                                 lambda r: (r.groups[0].error_code, r.groups[0].members),
+                                                 (ErrorCode.TOPIC_AUTHORIZATION_FAILED, []),
+                                                 (ErrorCode.GROUP_AUTHORIZATION_FAILED, [])),
 }
 
 
@@ -290,6 +295,11 @@ def matrix_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroke
                         OffsetCommitRequestPartition(partition_index=0, committed_offset=0)])
                         for name in COMMITTED_TOPICS]))
                 assert [t.partitions[0].error_code for t in committed.topics] == [0, 0]
+            # A consumer group whose member is assigned a topic alice may not describe.
+            joined: Any = admin.call(68, 0, ConsumerGroupHeartbeatRequest(
+                group_id="gh", member_id="m-admin", member_epoch=0, rebalance_timeout_ms=60_000,
+                subscribed_topic_names=["hidden"], topic_partitions=[]))
+            assert joined.error_code == 0
             for tid in TXN_IDS:
                 pid: Any = admin.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
                 assert pid.error_code == 0
