@@ -56,7 +56,7 @@ async def handle(ctx: RequestContext, request: CreatePartitionsRequest) -> Creat
         result = CreatePartitionsTopicResult(name=topic.name)
         if not allowed(ctx, AclOperation.ALTER, ResourceType.TOPIC, topic.name):
             result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
-            result.error_message = None
+            result.error_message = "The topic authorization is failed."
             results.append(result)
             continue
         try:

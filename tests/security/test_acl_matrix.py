@@ -191,7 +191,9 @@ CASES = {
         37, 3,
         lambda: CreatePartitionsRequest(timeout_ms=10_000, validate_only=True, topics=[
             CreatePartitionsTopic(name="t", count=1, assignments=None)]),
-        lambda r: r.results[0].error_code, ErrorCode.INVALID_PARTITIONS, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+        lambda r: (r.results[0].error_code, r.results[0].error_message),
+        (ErrorCode.INVALID_PARTITIONS, "Topic already has 1 partition(s)."),
+        (ErrorCode.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")),
     "describe_producers": Case(
         61, 0, lambda: DescribeProducersRequest(topics=[TopicRequest(name="t", partition_indexes=[0])]),
         lambda r: r.topics[0].partitions[0].error_code, ErrorCode.NONE, ErrorCode.TOPIC_AUTHORIZATION_FAILED),
