@@ -15,6 +15,8 @@ from broker.config import SETTINGS
 from broker.context import RequestContext
 from broker.dynamic_config import DynamicConfigError, validate_broker_configs
 from broker.handlers.describe_configs import BROKER, TOPIC
+from broker.security.acl.model import AclOperation
+from broker.security.config_resources import config_denied
 from broker.topic_names import topic_name_error
 from protocol.errors import ErrorCode
 from protocol.messages.alter_configs_request import AlterConfigsRequest
@@ -138,6 +140,9 @@ async def handle(ctx: RequestContext, request: AlterConfigsRequest) -> AlterConf
         try:
             if (resource.resource_type, resource.resource_name) in duplicates:
                 raise ResourceError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+            denied = config_denied(ctx, AclOperation.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
+            if denied is not None:
+                raise ResourceError(denied, None)
             check_keys(
                 (c.name for c in resource.configs), (c.name for c in resource.configs if c.value is None)
             )

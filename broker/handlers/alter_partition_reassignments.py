@@ -6,6 +6,8 @@ any other replica list is refused, with the checks and messages of Kafka's
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.alter_partition_reassignments_request import (
     AlterPartitionReassignmentsRequest,
@@ -69,6 +71,14 @@ def _reassign(ctx: RequestContext, topic: str, target: ReassignablePartition) ->
 async def handle(
     ctx: RequestContext, request: AlterPartitionReassignmentsRequest
 ) -> AlterPartitionReassignmentsResponse:
+    if not cluster_allowed(ctx, AclOperation.ALTER):
+        # Kafka's AlterPartitionReassignmentsRequest.getErrorResponse: the error everywhere.
+        code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return AlterPartitionReassignmentsResponse(error_code=code, error_message=None, responses=[
+            ReassignableTopicResponse(name=t.name, partitions=[
+                ReassignablePartitionResponse(partition_index=p.partition_index, error_code=code, error_message=None)
+                for p in t.partitions])
+            for t in request.topics])
     responses = []
     for topic in request.topics:
         partitions = []

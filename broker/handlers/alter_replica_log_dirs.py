@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
 from protocol.messages.alter_replica_log_dirs_response import (
@@ -33,8 +35,11 @@ async def handle(ctx: RequestContext, request: AlterReplicaLogDirsRequest) -> Al
             for p in t.partitions:
                 destinations[(t.name, p)] = d.path
     results: dict[str, list[AlterReplicaLogDirPartitionResult]] = defaultdict(list)
+    authorized = cluster_allowed(ctx, AclOperation.ALTER)
     for (topic, partition), path in destinations.items():
-        if path != log_dir:
+        if not authorized:
+            error = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        elif path != log_dir:
             error = ErrorCode.LOG_DIR_NOT_FOUND
         else:
             try:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import allowed, allowed_names
 from coordinator.group.assignors import Partition
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
@@ -21,6 +23,7 @@ from storage.engine import TopicInfo
 API_KEY = 69
 # Kafka's MemberType: the member speaks the consumer protocol.
 CONSUMER_MEMBER = 1
+UNDESCRIBABLE_TOPICS = "The group has described topic(s) that the client is not authorized to describe."
 
 
 def _assignment(partitions: frozenset[Partition], topics: dict[str, TopicInfo]) -> Assignment:
@@ -38,6 +41,9 @@ async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> 
     topics = {t.name: t for t in ctx.services.storage.list_topics()}
     described = []
     for group_id in request.group_ids:
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+            described.append(DescribedGroup(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, group_id=group_id))
+            continue
         error, group = coordinator.consumer_group(group_id)
         if group is None:
             message = f"Group {group_id} not found." if error is ErrorCode.GROUP_ID_NOT_FOUND else None
@@ -62,6 +68,15 @@ async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> 
                 for m in group.members.values()
             ],
         )
+        # Kafka refuses the whole group when its assignments name a topic the principal may not describe.
+        named = set() if ctx.services.authorizer is None else {tp.topic_name for m in out.members for a in (m.assignment, m.target_assignment)
+                 for tp in a.topic_partitions}
+        if ctx.services.authorizer is not None and allowed_names(
+            ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, named
+        ) != named:
+            described.append(DescribedGroup(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, group_id=group_id,
+                                            error_message=UNDESCRIBABLE_TOPICS))
+            continue
         if request.include_authorized_operations:
             out.authorized_operations = authorized_operations(ctx, ResourceType.GROUP, group_id)
         described.append(out)

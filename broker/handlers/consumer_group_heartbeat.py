@@ -6,7 +6,10 @@ import uuid
 
 from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed, allowed_names
 from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, TopicImage
+from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.consumer_group_heartbeat_response import (
     Assignment,
@@ -18,6 +21,12 @@ API_KEY = 68
 
 
 async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse:
+    if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return ConsumerGroupHeartbeatResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    # Kafka's KafkaApis: a subscription naming a topic the member may not describe is refused.
+    subscribed = set(request.subscribed_topic_names or ())
+    if subscribed and allowed_names(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, subscribed) != subscribed:
+        return ConsumerGroupHeartbeatResponse(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     topics = {t.name: TopicImage(t.topic_id, t.num_partitions, t.internal)
               for t in ctx.services.storage.list_topics()}
     owned: dict[uuid.UUID, list[int]] | None = None

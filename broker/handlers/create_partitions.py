@@ -6,6 +6,8 @@ from collections import Counter
 
 from broker.context import RequestContext
 from broker.handlers.create_topics import TopicError, check_replica_list
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from protocol.errors import ErrorCode
 from protocol.messages.create_partitions_request import CreatePartitionsRequest, CreatePartitionsTopic
 from protocol.messages.create_partitions_response import CreatePartitionsResponse, CreatePartitionsTopicResult
@@ -52,6 +54,11 @@ async def handle(ctx: RequestContext, request: CreatePartitionsRequest) -> Creat
         if counts[topic.name] > 1:
             continue
         result = CreatePartitionsTopicResult(name=topic.name)
+        if not allowed(ctx, AclOperation.ALTER, ResourceType.TOPIC, topic.name):
+            result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            result.error_message = "The topic authorization is failed."
+            results.append(result)
+            continue
         try:
             await _grow(ctx, topic, request.validate_only)
         except TopicError as exc:

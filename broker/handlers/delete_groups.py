@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed_names
+from protocol.errors import ErrorCode
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_groups_response import DeletableGroupResult, DeleteGroupsResponse
 
@@ -12,5 +15,9 @@ API_KEY = 42
 
 async def handle(ctx: RequestContext, request: DeleteGroupsRequest) -> DeleteGroupsResponse:
     coordinator = group_coordinator(ctx)
-    results = await coordinator.delete_groups(list(request.groups_names))
-    return DeleteGroupsResponse(results=[DeletableGroupResult(group_id=g, error_code=e) for g, e in results])
+    names = list(request.groups_names)
+    permitted = allowed_names(ctx, AclOperation.DELETE, ResourceType.GROUP, names)
+    denied = [DeletableGroupResult(group_id=g, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
+              for g in names if g not in permitted]
+    results = await coordinator.delete_groups([g for g in names if g in permitted])
+    return DeleteGroupsResponse(results=denied + [DeletableGroupResult(group_id=g, error_code=e) for g, e in results])

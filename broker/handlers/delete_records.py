@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from broker.topic_names import is_internal
 from protocol.errors import ErrorCode
 from protocol.messages.delete_records_request import DeleteRecordsPartition, DeleteRecordsRequest
@@ -25,6 +27,9 @@ async def _delete(
     result = DeleteRecordsPartitionResult(
         partition_index=partition.partition_index, low_watermark=INVALID_LOW_WATERMARK
     )
+    if not allowed(ctx, AclOperation.DELETE, ResourceType.TOPIC, topic):
+        result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        return result
     if is_internal(topic):
         result.error_code = ErrorCode.INVALID_TOPIC_EXCEPTION
         return result

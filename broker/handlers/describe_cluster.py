@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from broker.authorized_operations import OMITTED, ResourceType, authorized_operations
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterBroker, DescribeClusterResponse
@@ -42,7 +44,9 @@ async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Descri
             )
         ],
         cluster_authorized_operations=(
-            authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
+            # Kafka's AuthHelper.computeDescribeClusterResponse: 0 without DESCRIBE on the cluster.
+            (authorized_operations(ctx, ResourceType.CLUSTER, CLUSTER_NAME)
+             if cluster_allowed(ctx, AclOperation.DESCRIBE) else 0)
             if request.include_cluster_authorized_operations
             else OMITTED
         ),

@@ -24,6 +24,8 @@ from broker.dynamic_config import (
     is_sensitive,
 )
 from broker.group_config import GROUP_CONFIG_DEFS
+from broker.security.acl.model import AclOperation
+from broker.security.config_resources import config_denied
 from broker.topic_names import topic_name_error
 from protocol.errors import ErrorCode
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
@@ -341,6 +343,11 @@ async def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> Descri
         result = DescribeConfigsResult(
             resource_type=resource.resource_type, resource_name=resource.resource_name, error_message=None
         )
+        denied = config_denied(ctx, AclOperation.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
+        if denied is not None:
+            result.error_code = denied
+            results.append(result)
+            continue
         try:
             rows = _rows_for(ctx, resource)
         except RequestError as exc:

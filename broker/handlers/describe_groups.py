@@ -5,6 +5,8 @@ from __future__ import annotations
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import allowed
 from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
@@ -22,6 +24,9 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
     coordinator = group_coordinator(ctx)
     groups = []
     for group_id in request.groups:
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+            groups.append(DescribedGroup(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, group_id=group_id))
+            continue
         d = coordinator.describe_group(group_id)
         described = DescribedGroup(
             error_code=d.error,

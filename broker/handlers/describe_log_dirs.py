@@ -13,6 +13,8 @@ from collections import defaultdict
 
 from broker.context import RequestContext
 from broker.logging import get_logger
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
 from protocol.messages.describe_log_dirs_response import (
@@ -38,6 +40,9 @@ def _wanted(ctx: RequestContext, request: DescribeLogDirsRequest) -> dict[str, s
 
 
 async def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> DescribeLogDirsResponse:
+    if not cluster_allowed(ctx, AclOperation.DESCRIBE):
+        # Kafka's KafkaApis.handleDescribeLogDirs: no directories, and the error from v3.
+        return DescribeLogDirsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[])
     storage = ctx.services.storage
     log_dir = ctx.services.config.data_dir.absolute()
     result = DescribeLogDirsResult(error_code=ErrorCode.NONE, log_dir=str(log_dir))

@@ -5,6 +5,8 @@ a hanging transaction is found, to be aborted with WriteTxnMarkers."""
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from protocol.errors import ErrorCode
 from protocol.messages.describe_producers_request import DescribeProducersRequest
 from protocol.messages.describe_producers_response import (
@@ -19,6 +21,8 @@ API_KEY = 61
 
 
 def _describe(ctx: RequestContext, topic: str, partition: int) -> PartitionResponse:
+    if not allowed(ctx, AclOperation.READ, ResourceType.TOPIC, topic):
+        return PartitionResponse(partition_index=partition, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     try:
         log = ctx.services.storage.log(topic, partition)
     except StorageError as exc:

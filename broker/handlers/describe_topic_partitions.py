@@ -11,6 +11,8 @@ from __future__ import annotations
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
 from broker.handlers.metadata import LEADER_EPOCH
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import allowed
 from protocol.codec import ZERO_UUID
 from protocol.errors import ErrorCode
 from protocol.messages.describe_topic_partitions_request import DescribeTopicPartitionsRequest
@@ -86,6 +88,12 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
             # The previous topic used the last of the limit: go on at the start of this one.
             response.next_cursor = Cursor(topic_name=name, partition_index=0)
             break
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            # Hidden as Metadata hides them: left out of "every topic", refused when named.
+            if not every_topic:
+                response.topics.append(DescribeTopicPartitionsResponseTopic(
+                    error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, topic_id=ZERO_UUID))
+            continue
         try:
             info = services.storage.describe_topic(name)
         except UnknownTopicOrPartitionError:

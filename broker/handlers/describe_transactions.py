@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from protocol.errors import ErrorCode
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.describe_transactions_response import (
@@ -18,12 +20,19 @@ async def handle(ctx: RequestContext, request: DescribeTransactionsRequest) -> D
     coordinator = ctx.services.transactions
     states: list[TransactionState] = []
     for tid in request.transactional_ids:
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, tid):
+            states.append(TransactionState(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+                                           transactional_id=tid))
+            continue
         error, found = coordinator.describe(tid)
         if found is None:
             states.append(TransactionState(error_code=error, transactional_id=tid))
             continue
         by_topic: dict[str, list[int]] = {}
         for topic, partition in sorted(found.partitions):
+            # Kafka lists only the partitions of topics the principal may describe.
+            if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
+                continue
             by_topic.setdefault(topic, []).append(partition)
         states.append(
             TransactionState(

@@ -9,6 +9,8 @@ list, every topic is listed and partitions needing no election are left out."""
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.elect_leaders_request import ElectLeadersRequest
 from protocol.messages.elect_leaders_response import (
@@ -37,6 +39,12 @@ def _elect(ctx: RequestContext, topic: str, partition: int) -> PartitionResult:
 
 
 async def handle(ctx: RequestContext, request: ElectLeadersRequest) -> ElectLeadersResponse:
+    if not cluster_allowed(ctx, AclOperation.ALTER):
+        # Kafka's ElectLeadersRequest.getErrorResponse: the error at the top and per partition.
+        code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        return ElectLeadersResponse(error_code=code, replica_election_results=[
+            ReplicaElectionResult(topic=t.topic, partition_result=[PartitionResult(p, code, None) for p in t.partitions])
+            for t in request.topic_partitions or []])
     if request.election_type not in (PREFERRED, UNCLEAN):
         return ElectLeadersResponse(error_code=ErrorCode.INVALID_REQUEST)
     if request.topic_partitions is None:

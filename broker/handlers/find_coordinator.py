@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
@@ -24,7 +26,16 @@ def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
     return partition_for(key, ctx.services.config.get_int(_PARTITION_COUNT_SETTING[key_type]))
 
 
+def _failed(key: str, code: ErrorCode) -> Coordinator:
+    return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=code, error_message=None)
+
+
 async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
+    # Kafka's KafkaApis.getCoordinator: DESCRIBE on the group or the transactional id.
+    if key_type == KEY_TYPE_GROUP and not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, key):
+        return _failed(key, ErrorCode.GROUP_AUTHORIZATION_FAILED)
+    if key_type == KEY_TYPE_TRANSACTION and not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key):
+        return _failed(key, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     if key_type not in _PARTITION_COUNT_SETTING:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
                            error_message=f"Invalid coordinator type {key_type}")

@@ -16,6 +16,8 @@ from broker.handlers.alter_configs import (
     duplicate_resources,
 )
 from broker.handlers.describe_configs import BROKER, GROUP, TOPIC
+from broker.security.acl.model import AclOperation
+from broker.security.config_resources import config_denied
 from protocol.errors import ErrorCode
 from protocol.messages.incremental_alter_configs_request import (
     AlterableConfig,
@@ -152,6 +154,9 @@ async def handle(
         try:
             if (resource.resource_type, resource.resource_name) in duplicates:
                 raise ResourceError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
+            denied = config_denied(ctx, AclOperation.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
+            if denied is not None:
+                raise ResourceError(denied, None)
             check_keys(
                 (c.name for c in resource.configs),
                 (c.name for c in resource.configs if c.config_operation != DELETE and c.value is None),

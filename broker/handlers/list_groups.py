@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed, cluster_allowed
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_groups_response import ListedGroup, ListGroupsResponse
 
@@ -17,6 +19,10 @@ async def handle(ctx: RequestContext, request: ListGroupsRequest) -> ListGroupsR
         list(request.states_filter) if v >= 4 else [],
         list(request.types_filter) if v >= 5 else [],
     )
+    # Kafka's KafkaApis.handleListGroupsRequest: all groups with DESCRIBE on the cluster,
+    # otherwise only those the principal may describe.
+    if not cluster_allowed(ctx, AclOperation.DESCRIBE):
+        groups = [g for g in groups if allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.group_id)]
     return ListGroupsResponse(
         error_code=error,
         groups=[

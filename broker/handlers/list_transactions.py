@@ -4,6 +4,8 @@ v2 the transactional id pattern."""
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from protocol.messages.list_transactions_request import ListTransactionsRequest
 from protocol.messages.list_transactions_response import ListTransactionsResponse, TransactionState
 
@@ -32,5 +34,6 @@ async def handle(ctx: RequestContext, request: ListTransactionsRequest) -> ListT
                 transaction_state=t.state.state_name,
             )
             for t in result.transactions
+            if allowed(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, t.transactional_id)
         ],
     )

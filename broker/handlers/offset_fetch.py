@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.group_support import group_coordinator, topic_id_of, topic_name_of
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed, allowed_names
 from coordinator.group.api import FetchedOffset
 from protocol.codec import ZERO_UUID
 from protocol.errors import ErrorCode
@@ -27,9 +29,21 @@ Wanted = list[tuple[str, list[int]]] | None
 def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: bool
            ) -> tuple[ErrorCode, dict[str, dict[int, FetchedOffset]]]:
     coordinator = group_coordinator(ctx)
+    # Kafka's KafkaApis.handleOffsetFetchRequest: DESCRIBE on the group, then on each topic;
+    # named topics the principal may not describe answer TOPIC_AUTHORIZATION_FAILED, and
+    # "all topics" leaves them out.
+    requested = wanted
+    denied: list[tuple[str, list[int]]] = []
+    if wanted is not None and ctx.services.authorizer is not None:
+        describable = allowed_names(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, {t for t, _ in wanted})
+        denied = [(t, ps) for t, ps in wanted if t not in describable]
+        wanted = [(t, ps) for t, ps in wanted if t in describable]
     partitions = None if wanted is None else [(t, p) for t, ps in wanted for p in ps]
     found: dict[tuple[str, int], FetchedOffset]
-    error, found = coordinator.fetch_offsets(group_id, partitions, require_stable)
+    if allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
+        error, found = coordinator.fetch_offsets(group_id, partitions, require_stable)
+    else:
+        error, found, wanted = ErrorCode.GROUP_AUTHORIZATION_FAILED, {}, requested
     by_topic: dict[str, dict[int, FetchedOffset]] = {}
     if error is not ErrorCode.NONE:
         # Groups with an error list no partitions, except v0/v1 which carry errors per partition.
@@ -38,7 +52,11 @@ def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: b
                 by_topic[topic] = {p: FetchedOffset(-1, -1, "", error) for p in ps}
         return error, by_topic
     for (topic, partition), fetched in found.items():
+        if wanted is None and not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
+            continue
         by_topic.setdefault(topic, {})[partition] = fetched
+    for topic, ps in denied:
+        by_topic[topic] = {p: FetchedOffset(-1, -1, "", ErrorCode.TOPIC_AUTHORIZATION_FAILED) for p in ps}
     return error, by_topic
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.handlers.metadata import LEADER_EPOCH
+from broker.security.acl.model import AclOperation, ResourceType
+from broker.security.authorization import allowed
 from protocol.errors import ErrorCode
 from protocol.messages.offset_for_leader_epoch_request import (
     OffsetForLeaderEpochRequest,
@@ -60,6 +62,8 @@ def _check_current_epoch(current: int) -> ErrorCode:
 
 
 def _answer(ctx: RequestContext, topic: str, p: OffsetForLeaderPartition) -> EpochEndOffset:
+    if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
+        return EpochEndOffset(partition=p.partition, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     try:
         log = ctx.services.storage.log(topic, p.partition)
     except StorageError as exc:

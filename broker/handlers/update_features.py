@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.features import UpgradeType
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from protocol.messages.update_features_response import UpdatableFeatureResult, UpdateFeaturesResponse
@@ -15,6 +17,8 @@ PER_FEATURE_RESULTS_MAX_VERSION = 1  # v2 answers with the top-level error only
 
 
 async def handle(ctx: RequestContext, request: UpdateFeaturesRequest) -> UpdateFeaturesResponse:
+    if not cluster_allowed(ctx, AclOperation.ALTER):
+        return UpdateFeaturesResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
     features = ctx.services.features
     v = ctx.api_version
     outcomes: dict[str, tuple[int, str | None]] = {}
