@@ -26,7 +26,8 @@ TOPIC_IDS_MIN_VERSION = 10
 Wanted = list[tuple[str, list[int]]] | None
 
 
-def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: bool
+def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: bool,
+           member_id: str | None = None, member_epoch: int = -1,
            ) -> tuple[ErrorCode, dict[str, dict[int, FetchedOffset]]]:
     coordinator = group_coordinator(ctx)
     # Kafka's KafkaApis.handleOffsetFetchRequest: DESCRIBE on the group, then on each topic;
@@ -41,7 +42,7 @@ def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: b
     partitions = None if wanted is None else [(t, p) for t, ps in wanted for p in ps]
     found: dict[tuple[str, int], FetchedOffset]
     if allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
-        error, found = coordinator.fetch_offsets(group_id, partitions, require_stable)
+        error, found = coordinator.fetch_offsets(group_id, partitions, require_stable, member_id, member_epoch)
     else:
         error, found, wanted = ErrorCode.GROUP_AUTHORIZATION_FAILED, {}, requested
     by_topic: dict[str, dict[int, FetchedOffset]] = {}
@@ -81,7 +82,8 @@ async def handle(ctx: RequestContext, request: OffsetFetchRequest) -> OffsetFetc
                         ]))
                     else:
                         wanted.append((name, list(t.partition_indexes)))
-            error, by_topic = _fetch(ctx, g.group_id, wanted, require_stable)
+            member_id, member_epoch = (g.member_id, g.member_epoch) if v >= 9 else (None, -1)
+            error, by_topic = _fetch(ctx, g.group_id, wanted, require_stable, member_id, member_epoch)
             groups.append(OffsetFetchResponseGroup(
                 group_id=g.group_id,
                 error_code=error,

@@ -126,3 +126,15 @@ class ConsumerGroup:
         if member_epoch != member.member_epoch:
             return ErrorCode.STALE_MEMBER_EPOCH
         return None
+
+    def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> ErrorCode | None:
+        """Kafka's ConsumerGroup.validateOffsetFetch: a fetch without member id and epoch
+        (admin clients, OffsetFetch before v9) is answered; a member's at its current epoch."""
+        if member_id is None and member_epoch < 0:
+            return None
+        member = self.members.get(member_id) if member_id is not None else None
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        if member_epoch != member.member_epoch:
+            return ErrorCode.STALE_MEMBER_EPOCH
+        return None

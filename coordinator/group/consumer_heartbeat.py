@@ -124,7 +124,7 @@ class ConsumerHeartbeatHandler:
             return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {req.group_id} is not a consumer group.")
         group = self.rt.consumer_groups.get(req.group_id)
         if req.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
-            return self._leave(group, req)
+            return self._leave(group, req, topics)
         if group is None:
             if req.member_epoch != 0:
                 return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of the group.")
@@ -271,7 +271,8 @@ class ConsumerHeartbeatHandler:
 
     # --- leaving and timing out -----------------------------------------------------------
 
-    def _leave(self, group: ConsumerGroup | None, req: ConsumerHeartbeat) -> ConsumerHeartbeatResult:
+    def _leave(self, group: ConsumerGroup | None, req: ConsumerHeartbeat,
+               topics: Mapping[str, TopicImage]) -> ConsumerHeartbeatResult:
         member = group.members.get(req.member_id) if group is not None else None
         if group is None or member is None:
             if req.member_epoch == STATIC_LEAVE_EPOCH and group is not None and req.instance_id is not None \
@@ -279,8 +280,13 @@ class ConsumerHeartbeatHandler:
                 return _error(ErrorCode.FENCED_INSTANCE_ID, f"Instance id {req.instance_id} is in use.")
             return _error(ErrorCode.UNKNOWN_MEMBER_ID, f"Member {req.member_id} is not a member of the group.")
         if req.member_epoch == STATIC_LEAVE_EPOCH:
-            # Kept, partitions and all, until it returns or its session expires.
+            # Kept with its assigned partitions until it returns or its session expires; what
+            # it was revoking is free (Kafka's consumerGroupStaticMemberGroupLeave), and the
+            # leave is in the log so that it outlives a restart.
             member.static_left = True
+            group.set_assignment(member, replace(member.assignment, pending_revocation=frozenset()))
+            self._outbox.append(consumer_records.current_assignment_record(
+                group.group_id, member, {name: image.topic_id for name, image in topics.items()}))
             self.rt.timers.cancel(("consumer-revoke", group.group_id, member.member_id))
             self._schedule_session(group, member)
         else:

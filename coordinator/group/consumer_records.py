@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from coordinator.group.assignors import Partition
-from coordinator.group.consumer_group import ConsumerGroup, ConsumerMember
+from coordinator.group.consumer_group import STATIC_LEAVE_EPOCH, ConsumerGroup, ConsumerMember
 from coordinator.group.reconciliation import MemberAssignment, MemberState
 from coordinator.log import Record
 from protocol.messages.consumer_group_current_member_assignment_key import (
@@ -82,18 +82,26 @@ def member_records(group_id: str, member: ConsumerMember, ids: Mapping[str, uuid
         subscribed_topic_regex=member.subscribed_topic_regex, rebalance_timeout_ms=member.rebalance_timeout_ms,
         server_assignor=member.server_assignor,
     )
-    a = member.assignment
-    current = ConsumerGroupCurrentMemberAssignmentValue(
-        member_epoch=a.member_epoch, previous_member_epoch=a.previous_member_epoch, state=_STATE_IDS[a.state],
-        assigned_partitions=[CurrentTopic(t, ps) for t, ps in _by_id(a.assigned, ids).items()],
-        partitions_pending_revocation=[CurrentTopic(t, ps) for t, ps in _by_id(a.pending_revocation, ids).items()],
-    )
     return [
         (_key(MEMBER_METADATA, ConsumerGroupMemberMetadataKey(group_id, member.member_id).encode(0)),
          _value(meta.encode(0))),
-        (_key(CURRENT_ASSIGNMENT, ConsumerGroupCurrentMemberAssignmentKey(group_id, member.member_id).encode(0)),
-         _value(current.encode(0))),
+        current_assignment_record(group_id, member, ids),
     ]
+
+
+def current_assignment_record(group_id: str, member: ConsumerMember, ids: Mapping[str, uuid.UUID]) -> Record:
+    """A static member that left is written at epoch -2, as Kafka does; the epoch it left
+    at goes in the previous epoch, which is what it resumes from when it returns."""
+    a = member.assignment
+    epoch, previous = (STATIC_LEAVE_EPOCH, a.member_epoch) if member.static_left \
+        else (a.member_epoch, a.previous_member_epoch)
+    current = ConsumerGroupCurrentMemberAssignmentValue(
+        member_epoch=epoch, previous_member_epoch=previous, state=_STATE_IDS[a.state],
+        assigned_partitions=[CurrentTopic(t, ps) for t, ps in _by_id(a.assigned, ids).items()],
+        partitions_pending_revocation=[CurrentTopic(t, ps) for t, ps in _by_id(a.pending_revocation, ids).items()],
+    )
+    return (_key(CURRENT_ASSIGNMENT, ConsumerGroupCurrentMemberAssignmentKey(group_id, member.member_id).encode(0)),
+            _value(current.encode(0)))
 
 
 def target_records(group: ConsumerGroup, ids: Mapping[str, uuid.UUID]) -> list[Record]:
@@ -183,17 +191,20 @@ class ConsumerGroupReplay:
             for mid, meta in loaded.members.items():
                 current = loaded.current.get(mid)
                 assignment = MemberAssignment()
+                static_left = current is not None and current.member_epoch == STATIC_LEAVE_EPOCH
                 if current is not None:
+                    epoch, previous = (current.previous_member_epoch, -1) if static_left \
+                        else (current.member_epoch, current.previous_member_epoch)
                     assignment = MemberAssignment(
-                        _STATES.get(current.state, MemberState.UNKNOWN), current.member_epoch,
-                        current.previous_member_epoch, _names(current.assigned_partitions, names),
+                        _STATES.get(current.state, MemberState.UNKNOWN), epoch, previous,
+                        _names(current.assigned_partitions, names),
                         _names(current.partitions_pending_revocation, names))
                 group.add(ConsumerMember(
                     mid, instance_id=meta.instance_id, rack_id=meta.rack_id, client_id=meta.client_id,
                     client_host=meta.client_host, rebalance_timeout_ms=meta.rebalance_timeout_ms,
                     subscribed_topic_names=tuple(meta.subscribed_topic_names),
                     subscribed_topic_regex=meta.subscribed_topic_regex, server_assignor=meta.server_assignor,
-                    assignment=assignment))
+                    assignment=assignment, static_left=static_left))
             for mid, target in loaded.target.items():
                 if mid in group.members:
                     group.target[mid] = _names(target.topic_partitions, names)

@@ -210,9 +210,10 @@ class GroupCoordinator:
         return await self.offsets.commit_txn_offsets(req, verify)
 
     def fetch_offsets(
-        self, group_id: str, partitions: list[TopicPartition] | None, require_stable: bool
+        self, group_id: str, partitions: list[TopicPartition] | None, require_stable: bool,
+        member_id: str | None = None, member_epoch: int = -1,
     ) -> tuple[ErrorCode, dict[TopicPartition, FetchedOffset]]:
-        return self.offsets.fetch_offsets(group_id, partitions, require_stable)
+        return self.offsets.fetch_offsets(group_id, partitions, require_stable, member_id, member_epoch)
 
     def prepare_txn_offsets(
         self, group_id: str, producer_id: int, offsets: dict[TopicPartition, OffsetAndMetadata]

@@ -232,10 +232,15 @@ class OffsetManager:
     # --- OffsetFetch -----------------------------------------------------------------------
 
     def fetch_offsets(
-        self, group_id: str, partitions: list[TopicPartition] | None, require_stable: bool
+        self, group_id: str, partitions: list[TopicPartition] | None, require_stable: bool,
+        member_id: str | None = None, member_epoch: int = -1,
     ) -> tuple[ErrorCode, dict[TopicPartition, FetchedOffset]]:
-        """Committed offsets of `partitions` (None: every partition with one)."""
+        """Committed offsets of `partitions` (None: every partition with one); a member of
+        a KIP-848 group names itself and its epoch (OffsetFetch v9+)."""
         error = self.rt.validate(group_id, allow_empty=True)
+        consumer_group = self.rt.consumer_groups.get(group_id)
+        if error is None and consumer_group is not None:
+            error = consumer_group.validate_offset_fetch(member_id, member_epoch)
         if error is not None:
             return error, {}
         group = self.rt.groups.get(group_id)
