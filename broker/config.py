@@ -33,6 +33,13 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
+def _migration_policy(text: str) -> str:
+    policy = text.strip().lower()
+    if policy not in ("disabled", "upgrade", "downgrade", "bidirectional"):
+        raise ValueError(f"not a migration policy: {text!r}")
+    return policy
+
+
 @dataclass(frozen=True)
 class Setting:
     name: str
@@ -134,6 +141,9 @@ _SETTINGS = [
     Setting("group.consumer.heartbeat.interval.ms", int, 5000, "The heartbeat interval given to consumer group members."),
     Setting("group.consumer.max.size", int, 2147483647, "The most members a consumer group may have."),
     Setting("group.consumer.assignors", str, "uniform,range", "The server-side assignors; the first is the default."),
+    Setting("group.consumer.migration.policy", _migration_policy, "bidirectional",
+            "Which conversions between classic and consumer groups are allowed: disabled, upgrade, downgrade "
+            "or bidirectional."),
     # Not Kafka settings (Kafka exposes JMX): the Prometheus endpoint of broker.metrics.
     Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port.",
             kafka=False),

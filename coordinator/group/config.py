@@ -27,6 +27,16 @@ class GroupConfig:
     consumer_heartbeat_interval_ms: int = 5000
     consumer_max_size: int = 2147483647
     consumer_assignors: tuple[str, ...] = ("uniform", "range")
+    # group.consumer.migration.policy (Kafka's ConsumerGroupMigrationPolicy).
+    migration_policy: str = "bidirectional"
+
+    @property
+    def upgrade_enabled(self) -> bool:
+        return self.migration_policy in ("upgrade", "bidirectional")
+
+    @property
+    def downgrade_enabled(self) -> bool:
+        return self.migration_policy in ("downgrade", "bidirectional")
 
     @classmethod
     def from_config(cls, config: Settings) -> GroupConfig:
@@ -44,4 +54,5 @@ class GroupConfig:
             consumer_assignors=tuple(
                 a.strip() for a in config.get_str("group.consumer.assignors").split(",") if a.strip()
             ),
+            migration_policy=config.get_str("group.consumer.migration.policy"),
         )

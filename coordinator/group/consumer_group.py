@@ -5,6 +5,7 @@ assignments, and which member owns each partition."""
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -26,6 +27,27 @@ class ConsumerGroupState(Enum):
     DEAD = "Dead"
 
 
+@dataclass(frozen=True, slots=True)
+class TopicImage:
+    topic_id: uuid.UUID
+    num_partitions: int
+    internal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClassicMetadata:
+    """What a member speaking the classic protocol (JoinGroup/SyncGroup/Heartbeat) joined
+    with (Kafka's ClassicMemberMetadata)."""
+
+    session_timeout_ms: int
+    protocols: tuple[tuple[str, bytes], ...]
+
+    @property
+    def protocol_name(self) -> str:
+        """The protocol it is answered with: its first choice, as Kafka does."""
+        return self.protocols[0][0]
+
+
 @dataclass(slots=True)
 class ConsumerMember:
     member_id: str
@@ -40,6 +62,8 @@ class ConsumerMember:
     assignment: MemberAssignment = field(default_factory=MemberAssignment)
     # A static member that left with epoch -2: its partitions wait for its return.
     static_left: bool = False
+    # Set for a member of the classic protocol in a mixed group.
+    classic: ClassicMetadata | None = None
 
     @property
     def member_epoch(self) -> int:
@@ -79,6 +103,15 @@ class ConsumerGroup:
             if m.assignment.member_epoch != self.assignment_epoch or m.assignment.state is not MemberState.STABLE:
                 return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
+
+    def classic_only(self) -> bool:
+        """Members left, all of the classic protocol: the group may become classic again."""
+        return bool(self.members) and all(m.classic is not None for m in self.members.values())
+
+    def waiting_on_unreleased(self, member: ConsumerMember) -> bool:
+        """Whether a partition of its target is still held by another member."""
+        return any(self.owners.get(tp) not in (None, member.member_id)
+                   for tp in self.target.get(member.member_id, frozenset()) - member.assignment.assigned)
 
     def bump_epoch(self) -> None:
         self.group_epoch += 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 import structlog
@@ -18,8 +18,10 @@ from coordinator.group.consumer_group import (
     STATIC_LEAVE_EPOCH,
     ConsumerGroup,
     ConsumerMember,
+    TopicImage,
 )
-from coordinator.group.reconciliation import MemberState, reconcile
+from coordinator.group.group import ClassicGroup
+from coordinator.group.reconciliation import MemberAssignment, MemberState, reconcile
 from coordinator.group.runtime import GroupRuntime
 from coordinator.group.states import GroupState
 from coordinator.log import AppendErrorPolicy, Record
@@ -29,13 +31,6 @@ log = structlog.get_logger("odradek.groups")
 
 # Kafka's coordinator runtime answers a failed write of the new protocol so.
 CONSUMER_GROUP_HEARTBEAT = AppendErrorPolicy(ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR)
-
-
-@dataclass(frozen=True, slots=True)
-class TopicImage:
-    topic_id: uuid.UUID
-    num_partitions: int
-    internal: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +71,11 @@ class ConsumerHeartbeatHandler:
         # The records of the state changes made by the call in progress (calls do not
         # interleave: nothing here awaits); the caller appends them before answering.
         self._outbox: list[Record] = []
+        # Conversions between the protocols need the classic side; the coordinator sets them
+        # (`coordinator/group/conversion.py`). upgrade: records, or None when refused;
+        # downgrade: records, none when refused.
+        self.upgrade: Callable[[ClassicGroup, Mapping[str, TopicImage]], list[Record] | None] | None = None
+        self.downgrade: Callable[[ConsumerGroup], list[Record]] | None = None
 
     def take_records(self) -> list[Record]:
         records, self._outbox = self._outbox, []
@@ -120,8 +120,12 @@ class ConsumerHeartbeatHandler:
             return invalid
         classic = self.rt.groups.get(req.group_id)
         if classic is not None and not classic.is_state(GroupState.EMPTY) and not classic.is_state(GroupState.DEAD):
-            # Kafka converts only an empty classic group (its offsets stay).
-            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {req.group_id} is not a consumer group.")
+            # An empty classic group simply gives way (its offsets stay); one with members is
+            # converted when a member joins and the migration policy allows it.
+            converted = self.upgrade(classic, topics) if req.member_epoch == 0 and self.upgrade else None
+            if converted is None:
+                return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {req.group_id} is not a consumer group.")
+            self._outbox.extend(converted)
         group = self.rt.consumer_groups.get(req.group_id)
         if req.member_epoch in (LEAVE_EPOCH, STATIC_LEAVE_EPOCH):
             return self._leave(group, req, topics)
@@ -138,25 +142,7 @@ class ConsumerHeartbeatHandler:
         # A returning static member takes its old place: only a new member counts as a change.
         joined = req.member_epoch == 0 and member.assignment.member_epoch == 0
         changed = self._update_member(member, req)
-        # One bump for whatever this heartbeat changed: a new member, its subscription, the
-        # partitions of the subscribed topics.
-        ids = {name: image.topic_id for name, image in topics.items()}
-        metadata_changed = self._refresh_metadata(group, topics)
-        if metadata_changed or changed or joined:
-            group.bump_epoch()
-            log.debug("consumer group epoch bumped", group=group.group_id, epoch=group.group_epoch,
-                     member=member.member_id, joined=joined, subscription=changed, metadata=metadata_changed)
-            self._outbox.append(consumer_records.epoch_record(group))
-        if group.group_epoch > group.assignment_epoch:
-            self._assign(group, topics)
-            self._outbox.extend(consumer_records.target_records(group, ids))
-        before = member.assignment
-        after = reconcile(member.member_id, before, group.assignment_epoch,
-                          group.target.get(member.member_id, frozenset()), group.owner_of, owned)
-        group.set_assignment(member, after)
-        if req.member_epoch == 0 or changed or after != before:
-            self._outbox.extend(consumer_records.member_records(group.group_id, member, ids))
-        self._schedule_timers(group, member)
+        before, after = self.advance(group, member, joined, changed, owned, topics, write=req.member_epoch == 0)
         send = req.member_epoch == 0 or after.assigned != before.assigned or (
             owned is not None and owned != after.assigned)
         return ConsumerHeartbeatResult(
@@ -166,6 +152,55 @@ class ConsumerHeartbeatHandler:
             heartbeat_interval_ms=self.rt.config.consumer_heartbeat_interval_ms,
             assignment=self._by_id(after.assigned, topics) if send else None,
         )
+
+    def replace_static(self, group: ConsumerGroup, previous: ConsumerMember, member_id: str) -> ConsumerMember:
+        """The static member is back under a new id: it takes over its partitions and
+        epoch, so the group does not rebalance."""
+        group.remove(previous.member_id)
+        self._outbox.extend(consumer_records.member_tombstones(group.group_id, previous.member_id))
+        self.rt.timers.cancel(("consumer-session", group.group_id, previous.member_id))
+        self.rt.timers.cancel(("consumer-revoke", group.group_id, previous.member_id))
+        member = replace(previous, member_id=member_id, static_left=False)
+        group.add(member)
+        if previous.member_id in group.target:
+            group.target[member.member_id] = group.target.pop(previous.member_id)
+        return member
+
+    def touch(self, group: ConsumerGroup, member: ConsumerMember) -> None:
+        """A sign of life from a classic member: its session starts again."""
+        self._schedule_session(group, member)
+
+    def advance(
+        self, group: ConsumerGroup, member: ConsumerMember, joined: bool, changed: bool,
+        owned: frozenset[Partition] | None, topics: Mapping[str, TopicImage], write: bool,
+    ) -> tuple[MemberAssignment, MemberAssignment]:
+        """Kafka's steps after a member's update: bump the group epoch for a new member, a
+        subscription change or new partitions; recompute the target if the epoch moved;
+        reconcile the member. Returns its assignment before and after."""
+        ids = {name: image.topic_id for name, image in topics.items()}
+        metadata_changed = self._refresh_metadata(group, topics)
+        if metadata_changed or changed or joined:
+            group.bump_epoch()
+            log.debug("consumer group epoch bumped", group=group.group_id, epoch=group.group_epoch,
+                      member=member.member_id, joined=joined, subscription=changed, metadata=metadata_changed)
+            self._outbox.append(consumer_records.epoch_record(group))
+        if group.group_epoch > group.assignment_epoch:
+            self._assign(group, topics)
+            self._outbox.extend(consumer_records.target_records(group, ids))
+        before = member.assignment
+        target = group.target.get(member.member_id, frozenset())
+        after = reconcile(member.member_id, before, group.assignment_epoch, target, group.owner_of, owned)
+        if member.classic is not None and after.state is MemberState.UNREVOKED_PARTITIONS \
+                and owned is not None and not owned & after.pending_revocation:
+            # A classic member reports what it owns when it joins: what it gave up already
+            # needs no second round.
+            group.set_assignment(member, after)
+            after = reconcile(member.member_id, after, group.assignment_epoch, target, group.owner_of, owned)
+        group.set_assignment(member, after)
+        if write or changed or after != before:
+            self._outbox.extend(consumer_records.member_records(group.group_id, member, ids))
+        self._schedule_timers(group, member)
+        return before, after
 
     def _member(
         self, group: ConsumerGroup, req: ConsumerHeartbeat, owned: frozenset[Partition] | None
@@ -180,17 +215,8 @@ class ConsumerHeartbeatHandler:
                         return None, _error(ErrorCode.UNRELEASED_INSTANCE_ID,
                                             f"Static member {previous_id} with instance id {req.instance_id} "
                                             "is not released.")
-                    # The static member is back under a new id: it takes over its partitions
-                    # and epoch, so the group does not rebalance.
-                    group.remove(previous.member_id)
-                    self._outbox.extend(consumer_records.member_tombstones(group.group_id, previous.member_id))
-                    self.rt.timers.cancel(("consumer-session", group.group_id, previous.member_id))
-                    self.rt.timers.cancel(("consumer-revoke", group.group_id, previous.member_id))
-                    member = replace(previous, member_id=req.member_id, static_left=False,
-                                     client_id=req.client_id, client_host=req.client_host)
-                    group.add(member)
-                    if previous.member_id in group.target:
-                        group.target[member.member_id] = group.target.pop(previous.member_id)
+                    member = self.replace_static(group, previous, req.member_id)
+                    member.client_id, member.client_host = req.client_id, req.client_host
                     return member, None
             if member is not None:
                 # The member id is the client's own (KIP-1082): epoch 0 again from a known
@@ -290,22 +316,26 @@ class ConsumerHeartbeatHandler:
             self.rt.timers.cancel(("consumer-revoke", group.group_id, member.member_id))
             self._schedule_session(group, member)
         else:
-            self._remove(group, member.member_id)
+            self.remove(group, member.member_id)
         return ConsumerHeartbeatResult(ErrorCode.NONE, member_id=req.member_id, member_epoch=req.member_epoch,
                                        heartbeat_interval_ms=0)
 
-    def _remove(self, group: ConsumerGroup, member_id: str) -> None:
+    def remove(self, group: ConsumerGroup, member_id: str) -> None:
+        """A member leaves or is fenced; a group left with classic members only may become
+        classic again."""
         if group.remove(member_id) is not None:
             group.bump_epoch()
             self._outbox.extend(consumer_records.member_tombstones(group.group_id, member_id))
             self._outbox.append(consumer_records.epoch_record(group))
         self.rt.timers.cancel(("consumer-session", group.group_id, member_id))
         self.rt.timers.cancel(("consumer-revoke", group.group_id, member_id))
+        if group.classic_only() and self.downgrade is not None:
+            self._outbox.extend(self.downgrade(group))
 
     def _expire(self, group: ConsumerGroup, member_id: str, why: str) -> None:
         if self.rt.consumer_groups.get(group.group_id) is group and member_id in group.members:
             log.info("consumer group member fenced", group=group.group_id, member=member_id, reason=why)
-            self._remove(group, member_id)
+            self.remove(group, member_id)
             records = self.take_records()
             if records:
                 self.rt.spawn(self.rt.append(group.group_id, records))
@@ -318,8 +348,9 @@ class ConsumerHeartbeatHandler:
                 self._schedule_session(group, member)
 
     def _schedule_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
-        self.rt.schedule(("consumer-session", group.group_id, member.member_id),
-                         self.rt.config.consumer_session_timeout_ms,
+        timeout = self.rt.config.consumer_session_timeout_ms if member.classic is None \
+            else member.classic.session_timeout_ms
+        self.rt.schedule(("consumer-session", group.group_id, member.member_id), timeout,
                          lambda: self._expire(group, member.member_id, "session timeout"))
 
     def _schedule_timers(self, group: ConsumerGroup, member: ConsumerMember) -> None:

@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from coordinator.group.assignors import Partition
-from coordinator.group.consumer_group import STATIC_LEAVE_EPOCH, ConsumerGroup, ConsumerMember
+from coordinator.group.consumer_group import (
+    STATIC_LEAVE_EPOCH,
+    ClassicMetadata,
+    ConsumerGroup,
+    ConsumerMember,
+)
 from coordinator.group.reconciliation import MemberAssignment, MemberState
 from coordinator.log import Record
 from protocol.messages.consumer_group_current_member_assignment_key import (
@@ -26,7 +31,11 @@ from protocol.messages.consumer_group_current_member_assignment_value import (
 )
 from protocol.messages.consumer_group_current_member_assignment_value import TopicPartitions as CurrentTopic
 from protocol.messages.consumer_group_member_metadata_key import ConsumerGroupMemberMetadataKey
-from protocol.messages.consumer_group_member_metadata_value import ConsumerGroupMemberMetadataValue
+from protocol.messages.consumer_group_member_metadata_value import (
+    ClassicMemberMetadata,
+    ClassicProtocol,
+    ConsumerGroupMemberMetadataValue,
+)
 from protocol.messages.consumer_group_metadata_key import ConsumerGroupMetadataKey
 from protocol.messages.consumer_group_metadata_value import ConsumerGroupMetadataValue
 from protocol.messages.consumer_group_target_assignment_member_key import (
@@ -81,6 +90,8 @@ def member_records(group_id: str, member: ConsumerMember, ids: Mapping[str, uuid
         client_host=member.client_host, subscribed_topic_names=list(member.subscribed_topic_names),
         subscribed_topic_regex=member.subscribed_topic_regex, rebalance_timeout_ms=member.rebalance_timeout_ms,
         server_assignor=member.server_assignor,
+        classic_member_metadata=None if member.classic is None else ClassicMemberMetadata(
+            member.classic.session_timeout_ms, [ClassicProtocol(n, m) for n, m in member.classic.protocols]),
     )
     return [
         (_key(MEMBER_METADATA, ConsumerGroupMemberMetadataKey(group_id, member.member_id).encode(0)),
@@ -204,7 +215,7 @@ class ConsumerGroupReplay:
                     client_host=meta.client_host, rebalance_timeout_ms=meta.rebalance_timeout_ms,
                     subscribed_topic_names=tuple(meta.subscribed_topic_names),
                     subscribed_topic_regex=meta.subscribed_topic_regex, server_assignor=meta.server_assignor,
-                    assignment=assignment, static_left=static_left))
+                    assignment=assignment, static_left=static_left, classic=_classic(meta)))
             for mid, target in loaded.target.items():
                 if mid in group.members:
                     group.target[mid] = _names(target.topic_partitions, names)
@@ -214,3 +225,10 @@ class ConsumerGroupReplay:
 
 def _names(topics: Iterable[CurrentTopic | TopicPartition], names: Mapping[uuid.UUID, str]) -> frozenset[Partition]:
     return frozenset((names[t.topic_id], p) for t in topics if t.topic_id in names for p in t.partitions)
+
+
+def _classic(meta: ConsumerGroupMemberMetadataValue) -> ClassicMetadata | None:
+    c = meta.classic_member_metadata
+    if c is None:
+        return None
+    return ClassicMetadata(c.session_timeout_ms, tuple((p.name, p.metadata) for p in c.supported_protocols))

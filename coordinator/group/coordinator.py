@@ -38,6 +38,7 @@ from coordinator.group.api import (
     SyncMember,
     SyncResult,
 )
+from coordinator.group.classic_members import ClassicMemberHandler
 from coordinator.group.config import GroupConfig
 from coordinator.group.consumer_group import ConsumerGroup
 from coordinator.group.consumer_heartbeat import (
@@ -47,6 +48,7 @@ from coordinator.group.consumer_heartbeat import (
     ConsumerHeartbeatResult,
     TopicImage,
 )
+from coordinator.group.conversion import GroupConversion
 from coordinator.group.group import ClassicGroup
 from coordinator.group.join import JoinHandler
 from coordinator.group.members import MemberHandler
@@ -74,6 +76,10 @@ class GroupCoordinator:
         self.offsets = OffsetManager(self.rt, self.rebalance)
         self.admin = GroupAdmin(self.rt, self.offsets)
         self.consumers = ConsumerHeartbeatHandler(self.rt)
+        self.conversion = GroupConversion(self.rt, self.rebalance)
+        self.consumers.upgrade = self.conversion.upgrade
+        self.consumers.downgrade = self.conversion.downgrade
+        self.classic_members = ClassicMemberHandler(self.rt, self.consumers)
         self._runner: asyncio.Task[None] | None = None
         self._next_cleanup_ms = clock.monotonic_ms() + config.offsets_retention_check_interval_ms
         # Wall time of the last load from the log (operators watch it; not a protocol timer).
@@ -164,16 +170,39 @@ class GroupCoordinator:
 
     # --- the rebalance protocol -------------------------------------------------------------
 
+    # A consumer group with members takes the classic protocol's requests too: its classic
+    # members (`classic_members`).
+
+    def _mixed(self, group_id: str) -> ConsumerGroup | None:
+        if self.rt.validate(group_id, allow_empty=False) is not None:
+            return None
+        group = self.rt.consumer_groups.get(group_id)
+        return group if group is not None and group.members else None
+
     async def join_group(self, req: JoinMember) -> JoinResult:
+        config = self.rt.config
+        mixed = self._mixed(req.group_id)
+        if mixed is not None and config.min_session_timeout_ms <= req.session_timeout_ms <= \
+                config.max_session_timeout_ms:
+            return await self.classic_members.join(mixed, req, self.rt.topic_images())
         return await self.joins.join_group(req)
 
     async def sync_group(self, req: SyncMember) -> SyncResult:
+        mixed = self._mixed(req.group_id)
+        if mixed is not None:
+            return self.classic_members.sync(mixed, req)
         return await self.members.sync_group(req)
 
     def heartbeat(self, req: MemberHeartbeat) -> ErrorCode:
+        mixed = self._mixed(req.group_id)
+        if mixed is not None:
+            return self.classic_members.heartbeat(mixed, req)
         return self.members.heartbeat(req)
 
     def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
+        mixed = self._mixed(group_id)
+        if mixed is not None:
+            return ErrorCode.NONE, self.classic_members.leave(mixed, members)
         return self.members.leave_group(group_id, members)
 
     # --- the consumer group protocol (KIP-848) -------------------------------------------------

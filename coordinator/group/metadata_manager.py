@@ -12,7 +12,7 @@ from coordinator.group.group import ClassicGroup, Member
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.runtime import GroupRuntime
 from coordinator.group.states import GroupState
-from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord
+from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord, Record
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
 from storage.topic_partition import TopicPartition
@@ -110,34 +110,39 @@ class GroupMetadataManager:
 
     async def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
         """Append the group's metadata with this assignment; raises CoordinatorLogError."""
-        protocol = group.protocol_name
-        value = GroupMetadataValue(
-            protocol_type=group.protocol_type or "",
-            generation=group.generation_id,
-            protocol=protocol,
-            leader=group.leader_id,
-            current_state_timestamp=group.current_state_timestamp if group.current_state_timestamp else -1,
-            members=[
-                MemberMetadata(
-                    member_id=m.member_id,
-                    group_instance_id=m.group_instance_id,
-                    client_id=m.client_id,
-                    client_host=m.client_host,
-                    rebalance_timeout=m.rebalance_timeout_ms,
-                    session_timeout=m.session_timeout_ms,
-                    subscription=m.metadata(protocol) if protocol is not None else b"",
-                    assignment=assignment.get(m.member_id, b""),
-                )
-                for m in group.members.values()
-            ],
-        )
-        await self.rt.append(group.group_id, [(records.group_key(group.group_id), records.group_value(value))])
+        await self.rt.append(group.group_id, [group_record(group, assignment)])
 
     async def store_empty_group(self, group: ClassicGroup) -> None:
         try:
             await self.store_group(group, {})
         except CoordinatorLogError as exc:
             log.warning("failed to write the empty generation", group=group.group_id, error=exc.error.name)
+
+
+def group_record(group: ClassicGroup, assignment: dict[str, bytes]) -> Record:
+    """The group's metadata record with this assignment."""
+    protocol = group.protocol_name
+    value = GroupMetadataValue(
+        protocol_type=group.protocol_type or "",
+        generation=group.generation_id,
+        protocol=protocol,
+        leader=group.leader_id,
+        current_state_timestamp=group.current_state_timestamp if group.current_state_timestamp else -1,
+        members=[
+            MemberMetadata(
+                member_id=m.member_id,
+                group_instance_id=m.group_instance_id,
+                client_id=m.client_id,
+                client_host=m.client_host,
+                rebalance_timeout=m.rebalance_timeout_ms,
+                session_timeout=m.session_timeout_ms,
+                subscription=m.metadata(protocol) if protocol is not None else b"",
+                assignment=assignment.get(m.member_id, b""),
+            )
+            for m in group.members.values()
+        ],
+    )
+    return records.group_key(group.group_id), records.group_value(value)
 
 
 def _group_from_record(group_id: str, value: GroupMetadataValue | None, now: int) -> ClassicGroup:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import structlog
 
 from coordinator.group.config import GroupConfig
-from coordinator.group.consumer_group import ConsumerGroup
+from coordinator.group.consumer_group import ConsumerGroup, TopicImage
 from coordinator.group.group import ClassicGroup
 from coordinator.group.states import GroupState
 from coordinator.group.timers import NamedTimers
@@ -43,6 +43,8 @@ class GroupRuntime:
         # Topic id -> name, for the partitions consumer group records store by id (the
         # broker sets it to its storage's topics).
         self.topic_names: Callable[[], Mapping[uuid.UUID, str]] = dict
+        # The topics by name, for assigning to classic members of consumer groups (set as above).
+        self.topic_images: Callable[[], Mapping[str, TopicImage]] = dict
         self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
         self.tasks: set[asyncio.Task[Any]] = set()

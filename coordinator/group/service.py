@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer_group import TopicImage
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.log import StorageCoordinatorLog
@@ -21,5 +22,7 @@ async def start_group_coordinator(config: Settings, clock: Clock, storage: Stora
     log_store.exists()
     coordinator = GroupCoordinator(log_store, clock, GroupConfig.from_config(config))
     coordinator.rt.topic_names = lambda: {t.topic_id: t.name for t in storage.list_topics()}
+    coordinator.rt.topic_images = lambda: {t.name: TopicImage(t.topic_id, t.num_partitions, t.internal)
+                                           for t in storage.list_topics()}
     coordinator.start()
     return coordinator

@@ -15,6 +15,56 @@ from protocol.message import Message, _tag_order
 
 
 @dataclass(slots=True)
+class ClassicProtocol:
+    name: str = ''
+    metadata: bytes = b''
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> ClassicProtocol:
+        o = cls()
+        o.name = r.compact_string()
+        o.metadata = r.compact_blob()
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.compact_string(self.name)
+        w.compact_blob(self.metadata)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class ClassicMemberMetadata:
+    session_timeout_ms: int = 0
+    supported_protocols: list[ClassicProtocol] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> ClassicMemberMetadata:
+        o = cls()
+        o.session_timeout_ms = r.int32()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array SupportedProtocols')
+        else:
+            o.supported_protocols = [ClassicProtocol.read(r, v) for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.session_timeout_ms)
+        w.compact_array_length(self.supported_protocols)
+        for supported_protocols_item in self.supported_protocols:
+            supported_protocols_item.write(w, v)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
 class ConsumerGroupMemberMetadataValue(Message):
     NAME: ClassVar[str] = 'ConsumerGroupMemberMetadataValue'
     API_KEY: ClassVar[int] = 5
@@ -31,6 +81,7 @@ class ConsumerGroupMemberMetadataValue(Message):
     subscribed_topic_regex: str | None = ''
     rebalance_timeout_ms: int = -1
     server_assignor: str | None = ''
+    classic_member_metadata: ClassicMemberMetadata | None = None
     unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
 
     @classmethod
@@ -50,7 +101,12 @@ class ConsumerGroupMemberMetadataValue(Message):
         o.server_assignor = r.compact_nullable_string()
         for _ in range(r.uvarint()):
             tag, sub = r.tagged_field_header()
-            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+            if tag == 0:
+                _r, r = r, sub
+                o.classic_member_metadata = ClassicMemberMetadata.read(r, v) if r.struct_presence() else None
+                r = _r
+            else:
+                o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
         return o
 
     def write(self, w: Writer, v: int) -> None:
@@ -64,4 +120,14 @@ class ConsumerGroupMemberMetadataValue(Message):
         w.compact_nullable_string(self.subscribed_topic_regex)
         w.int32(self.rebalance_timeout_ms)
         w.compact_nullable_string(self.server_assignor)
-        w.tagged_fields(self.unknown_tagged_fields)
+        tagged = list(self.unknown_tagged_fields)
+        if self.classic_member_metadata != None:
+            t = Writer()
+            if self.classic_member_metadata is None:
+                t.int8(-1)
+            else:
+                t.int8(1)
+                self.classic_member_metadata.write(t, v)
+            tagged.append(RawTaggedField(0, bytes(t.buf)))
+        tagged.sort(key=_tag_order)
+        w.tagged_fields(tagged)

@@ -4,8 +4,9 @@ assignment, static members, regex subscriptions, sessions and offset commits."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
-from coordinator.group.api import CommitOffsets
+from coordinator.group.api import CommitOffsets, LeavingMember
 from coordinator.group.consumer_group import ConsumerGroupState
 from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
 from coordinator.group.coordinator import GroupCoordinator
@@ -153,9 +154,16 @@ async def test_group_types_and_conversion_rules(h: Harness) -> None:
     assert [(g.group_id, g.group_type, g.state.value) for g in listed] == [("g", "consumer", "Stable")]
     assert h.coord.list_groups([], ["classic"])[1] == []
     assert h.coord.describe_group("g").error is ErrorCode.GROUP_ID_NOT_FOUND
-    # A classic group with members is not converted; an empty one is.
+    # A classic group with members is converted only as group.consumer.migration.policy allows
+    # (its members stay, as classic members); an empty one always is.
     await h.stable_group(1, group="classic")
+    allowed = h.coord.rt.config
+    h.coord.rt.config = replace(allowed, migration_policy="downgrade")
     assert (await beat(h, "a", 0, group="classic")).error is ErrorCode.GROUP_ID_NOT_FOUND
+    h.coord.rt.config = allowed
+    assert (await beat(h, "a", 0, group="classic")).error is ErrorCode.NONE
+    upgraded = h.coord.rt.consumer_groups["classic"]
+    assert len(upgraded.members) == 2 and sum(m.classic is not None for m in upgraded.members.values()) == 1
     tp = ("t", 1)
     await h.coord.commit_offsets(CommitOffsets(
         group_id="empty", member_id="", group_instance_id=None, generation_id=-1,
@@ -207,9 +215,15 @@ async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durab
     await beat(h, "a", 0)
     joining = h.join("g")
     await h.settle()
-    assert (await joining).error == ErrorCode.GROUP_ID_NOT_FOUND
+    # A classic member of the consumer group: the broker assigns, the generation is its epoch.
+    joined = await joining
+    assert (joined.error, joined.generation_id, joined.protocol_type) == (ErrorCode.NONE, 2, "consumer")
     assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NON_EMPTY_GROUP)]
+    # The last member of the new protocol leaves: the group is classic again, and rebalances.
     await beat(h, "a", -1)
+    assert "g" not in h.coord.rt.consumer_groups and h.coord.groups["g"].has(joined.member_id)
+    assert h.coord.leave_group("g", [LeavingMember(joined.member_id, None)]) == (ErrorCode.NONE, [ErrorCode.NONE])
+    await h.settle()
     assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NONE)]
     again = GroupCoordinator(h.log, h.clock, h.coord.config)
     await again.load()
@@ -219,4 +233,6 @@ async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durab
     await beat(h, "b", -1, group="g2")
     await h.stable_group(1, group="g2")  # converted: a classic member joined and synced
     assert "g2" not in h.coord.rt.consumer_groups
-    assert (await beat(h, "c", 0, group="g2")).error is ErrorCode.GROUP_ID_NOT_FOUND
+    # A classic group with members: upgraded, its member kept as a classic member.
+    assert (await beat(h, "c", 0, group="g2")).error is ErrorCode.NONE
+    assert len(h.coord.rt.consumer_groups["g2"].members) == 2

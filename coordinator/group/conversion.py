@@ -1,0 +1,167 @@
+"""Converting a group between the two protocols (KIP-848's online upgrade and downgrade;
+Kafka's GroupMetadataManager.convertToConsumerGroup and convertToClassicGroup), as
+`group.consumer.migration.policy` allows.
+
+Upgrade: a classic group of the consumer protocol with members becomes a consumer group when
+a ConsumerGroupHeartbeat joins; its members stay, as classic members, with the partitions
+they hold and the generation as their epoch. Downgrade: a consumer group whose last member of
+the new protocol leaves while classic members remain becomes a classic group at the group
+epoch, and rebalances. Either way the classic group object of the id, which holds the
+offsets, is renewed so that it is Empty while the consumer group exists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import structlog
+
+from coordinator.group import consumer_records
+from coordinator.group.api import JoinResult, SyncResult
+from coordinator.group.assignors import Partition
+from coordinator.group.consumer_group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
+from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member
+from coordinator.group.metadata_manager import group_record
+from coordinator.group.rebalance import Rebalancer
+from coordinator.group.reconciliation import MemberAssignment
+from coordinator.group.runtime import GroupRuntime
+from coordinator.group.states import GroupState
+from coordinator.log import Record
+from protocol.errors import ErrorCode
+from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
+from protocol.messages.consumer_protocol_assignment import TopicPartition as AssignedTopic
+from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
+
+log = structlog.get_logger("odradek.groups")
+
+
+def parse_subscription(metadata: bytes) -> ConsumerProtocolSubscription | None:
+    """A ConsumerProtocolSubscription (int16 version + struct), None if unreadable."""
+    if len(metadata) < 2:
+        return None
+    version = int.from_bytes(metadata[:2], "big", signed=True)
+    if version < 0:
+        return None
+    try:
+        return ConsumerProtocolSubscription.decode(metadata[2:], min(version, ConsumerProtocolSubscription.MAX_VERSION))
+    except Exception:
+        return None
+
+
+def owned_partitions(sub: ConsumerProtocolSubscription) -> frozenset[Partition]:
+    return frozenset((t.topic, p) for t in sub.owned_partitions for p in t.partitions)
+
+
+def encode_assignment(partitions: Iterable[Partition]) -> bytes:
+    """A ConsumerProtocolAssignment v0 (every client reads it)."""
+    by_topic: dict[str, list[int]] = {}
+    for topic, p in sorted(partitions):
+        by_topic.setdefault(topic, []).append(p)
+    body = ConsumerProtocolAssignment([AssignedTopic(t, ps) for t, ps in by_topic.items()]).encode(0)
+    return (0).to_bytes(2, "big") + body
+
+
+def decode_assignment(data: bytes) -> frozenset[Partition]:
+    if len(data) < 2:
+        return frozenset()
+    version = int.from_bytes(data[:2], "big", signed=True)
+    try:
+        a = ConsumerProtocolAssignment.decode(data[2:], min(max(version, 0), ConsumerProtocolAssignment.MAX_VERSION))
+    except Exception:
+        return frozenset()
+    return frozenset((t.topic, p) for t in a.assigned_partitions for p in t.partitions)
+
+
+class GroupConversion:
+    def __init__(self, rt: GroupRuntime, rebalance: Rebalancer) -> None:
+        self.rt = rt
+        self.rebalance = rebalance
+
+    def _renew_classic(self, old: ClassicGroup | None, group_id: str) -> ClassicGroup:
+        """An Empty classic group of the id in place of `old`, keeping its offsets."""
+        fresh = ClassicGroup(group_id, self.rt.clock.now_ms())
+        if old is not None:
+            fresh.offsets = old.offsets
+            self.rt.drop_group(old)
+        self.rt.groups[group_id] = fresh
+        return fresh
+
+    # --- classic -> consumer -------------------------------------------------------------
+
+    def upgrade(self, classic: ClassicGroup, topics: Mapping[str, TopicImage]) -> list[Record] | None:
+        """Kafka's validateOnlineUpgrade, then convertToConsumerGroup; None when refused."""
+        config = self.rt.config
+        if not config.upgrade_enabled or classic.protocol_type != CONSUMER_PROTOCOL_TYPE \
+                or len(classic.members) > config.consumer_max_size:
+            log.info("classic group not upgraded", group=classic.group_id, policy=config.migration_policy)
+            return None
+        subscriptions = {}
+        for m in classic.members.values():
+            sub = parse_subscription(m.metadata(classic.protocol_name or m.protocols[0][0]))
+            if sub is None:
+                return None
+            subscriptions[m.member_id] = sub
+        epoch = classic.generation_id
+        group = ConsumerGroup(classic.group_id, group_epoch=epoch, assignment_epoch=epoch, subscription_metadata=None)
+        stable = classic.is_state(GroupState.STABLE)
+        for m in classic.members.values():
+            held = decode_assignment(m.assignment) if stable else frozenset()
+            group.add(ConsumerMember(
+                m.member_id, instance_id=m.group_instance_id, client_id=m.client_id, client_host=m.client_host,
+                rebalance_timeout_ms=m.rebalance_timeout_ms,
+                subscribed_topic_names=tuple(sorted(subscriptions[m.member_id].topics)),
+                assignment=MemberAssignment(member_epoch=epoch, assigned=held),
+                classic=ClassicMetadata(m.session_timeout_ms, tuple(m.protocols))))
+            group.target[m.member_id] = held
+            # Waiting requests learn to rejoin, now into the consumer group.
+            m.complete_join(_rejoin_join(m))
+            m.complete_sync(_rejoin_sync())
+            self.rebalance.cancel_heartbeat(classic, m.member_id)
+        empty = self._renew_classic(classic, classic.group_id)
+        self.rt.consumer_groups[group.group_id] = group
+        ids = {name: image.topic_id for name, image in topics.items()}
+        records: list[Record] = [group_record(empty, {}), consumer_records.epoch_record(group)]
+        for member in group.members.values():
+            records.extend(consumer_records.member_records(group.group_id, member, ids))
+        records.extend(consumer_records.target_records(group, ids))
+        log.info("classic group upgraded to a consumer group", group=group.group_id, epoch=epoch)
+        return records
+
+    # --- consumer -> classic ---------------------------------------------------------------
+
+    def downgrade(self, group: ConsumerGroup) -> list[Record]:
+        """Kafka's validateOnlineDowngrade, then convertToClassicGroup; no records when refused."""
+        config = self.rt.config
+        if not config.downgrade_enabled or not group.classic_only() or len(group.members) > config.max_size:
+            return []
+        records: list[Record] = []
+        classic = self._renew_classic(self.rt.groups.get(group.group_id), group.group_id)
+        classic.generation_id = group.group_epoch
+        classic.protocol_type = CONSUMER_PROTOCOL_TYPE
+        for cm in group.members.values():
+            assert cm.classic is not None
+            member = Member(cm.member_id, cm.instance_id, cm.client_id, cm.client_host, cm.rebalance_timeout_ms,
+                            cm.classic.session_timeout_ms, CONSUMER_PROTOCOL_TYPE, list(cm.classic.protocols),
+                            assignment=encode_assignment(cm.assignment.assigned))
+            classic.add(member, None)
+            records.extend(consumer_records.member_tombstones(group.group_id, cm.member_id))
+            self.rt.timers.cancel(("consumer-session", group.group_id, cm.member_id))
+            self.rt.timers.cancel(("consumer-revoke", group.group_id, cm.member_id))
+        records.extend(consumer_records.group_tombstones(group.group_id))
+        classic.protocol_name = classic.select_protocol()
+        classic.state = GroupState.STABLE
+        records.append(group_record(classic, {m.member_id: m.assignment for m in classic.members.values()}))
+        del self.rt.consumer_groups[group.group_id]
+        for member in classic.members.values():
+            self.rebalance.schedule_heartbeat(classic, member)
+        # The members rejoin, now into the classic group.
+        self.rebalance.prepare_rebalance(classic)
+        log.info("consumer group downgraded to a classic group", group=group.group_id, generation=group.group_epoch)
+        return records
+
+
+def _rejoin_join(m: Member) -> JoinResult:
+    return JoinResult(ErrorCode.REBALANCE_IN_PROGRESS, m.member_id)
+
+
+def _rejoin_sync() -> SyncResult:
+    return SyncResult(ErrorCode.REBALANCE_IN_PROGRESS)

@@ -1,0 +1,85 @@
+"""Mixed groups (KIP-848's online upgrade and downgrade) with confluent-kafka: a classic
+consumer (the default `group.protocol`) and a `group.protocol=consumer` one in one group. The
+classic group becomes a consumer group when the new member joins, both consume, each record
+once, commits work, and the group turns classic again when the new member leaves."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from confluent_kafka import ConsumerGroupType
+from confluent_kafka import TopicPartition as CTP
+from confluent_kafka.admin import AdminClient
+
+from protocol.errors import ErrorCode
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
+from tests.broker_process import BrokerProcess, own_broker
+from tests.groups.conftest import GROUP_OVERRIDES
+from tests.groups.test_consumer_protocol import assigned, consumer, poll_until
+from tests.groups.test_groups_other_clients import make_topic, rdkafka_consumer
+from tests.kafka_wire import WireClient
+from tests.names import unique
+
+
+def group_type(bs: str, group: str) -> ConsumerGroupType:
+    admin = AdminClient({"bootstrap.servers": bs})
+    listed = admin.list_consumer_groups().result(10)
+    return next(g.type for g in listed.valid if g.group_id == group)
+
+
+def test_classic_and_consumer_members_share_a_group(group_broker: BrokerProcess) -> None:
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
+    make_topic(bs, topic, 4, 40)
+    classic = rdkafka_consumer(bs, group)
+    new = consumer(bs, group)
+    seen: dict[int, list[int]] = {0: [], 1: []}
+    try:
+        classic.subscribe([topic])
+        poll_until([classic], lambda: len(assigned(classic)) == 4)
+        assert group_type(bs, group) == ConsumerGroupType.CLASSIC
+        # The new protocol's member joins: the group is upgraded, the classic member stays.
+        new.subscribe([topic])
+        both = [classic, new]
+        poll_until(both, lambda: len(assigned(classic)) == 2 and len(assigned(new)) == 2
+                   and len(seen[0]) + len(seen[1]) == 40,
+                   on_message=lambda i, m: seen[i].append(int(m.value() or b"")))
+        assert not assigned(classic) & assigned(new)
+        assert sorted(seen[0] + seen[1]) == list(range(40))
+        assert group_type(bs, group) == ConsumerGroupType.CONSUMER
+        # Both commit as members of the consumer group.
+        for c in both:
+            c.commit(asynchronous=False)
+        committed = classic.committed([CTP(topic, p) for p in range(4)], timeout=10)
+        assert sum(tp.offset for tp in committed) == 40
+        # The new member leaves: the group is classic again and its member takes everything.
+        new.close()
+        poll_until([classic], lambda: len(assigned(classic)) == 4)
+        assert group_type(bs, group) == ConsumerGroupType.CLASSIC
+        classic.commit(asynchronous=False)
+    finally:
+        classic.close()
+        new.close()
+
+
+@pytest.fixture
+def upgrade_disabled_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
+    yield from own_broker(tmp_path / "data", {**GROUP_OVERRIDES, "group.consumer.migration.policy": "downgrade"})
+
+
+def test_no_upgrade_when_the_policy_forbids_it(upgrade_disabled_broker: BrokerProcess) -> None:
+    bs, topic, group = upgrade_disabled_broker.bootstrap, unique("t"), unique("g")
+    make_topic(bs, topic, 2, 0)
+    classic = rdkafka_consumer(bs, group)
+    try:
+        classic.subscribe([topic])
+        poll_until([classic], lambda: len(assigned(classic)) == 2)
+        with WireClient(bs) as c:
+            response = c.call(68, 0, ConsumerGroupHeartbeatRequest(
+                group_id=group, member_id="m-new", member_epoch=0, rebalance_timeout_ms=60_000,
+                subscribed_topic_names=[topic], topic_partitions=[]))
+        assert response.error_code == ErrorCode.GROUP_ID_NOT_FOUND  # type: ignore[attr-defined]
+        assert group_type(bs, group) == ConsumerGroupType.CLASSIC
+    finally:
+        classic.close()
