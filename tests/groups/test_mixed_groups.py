@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import ConsumerGroupType
+from confluent_kafka import ConsumerGroupType, Producer
 from confluent_kafka import TopicPartition as CTP
 from confluent_kafka.admin import AdminClient
 
@@ -31,7 +31,7 @@ def group_type(bs: str, group: str) -> ConsumerGroupType:
 
 def test_classic_and_consumer_members_share_a_group(group_broker: BrokerProcess) -> None:
     bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
-    make_topic(bs, topic, 4, 40)
+    make_topic(bs, topic, 4, 0)
     classic = rdkafka_consumer(bs, group)
     new = consumer(bs, group)
     seen: dict[int, list[int]] = {0: [], 1: []}
@@ -42,11 +42,17 @@ def test_classic_and_consumer_members_share_a_group(group_broker: BrokerProcess)
         # The new protocol's member joins: the group is upgraded, the classic member stays.
         new.subscribe([topic])
         both = [classic, new]
-        poll_until(both, lambda: len(assigned(classic)) == 2 and len(assigned(new)) == 2
-                   and len(seen[0]) + len(seen[1]) == 40,
-                   on_message=lambda i, m: seen[i].append(int(m.value() or b"")))
+        poll_until(both, lambda: len(assigned(classic)) == 2 and len(assigned(new)) == 2)
         assert not assigned(classic) & assigned(new)
+        producer = Producer({"bootstrap.servers": bs})
+        for i in range(40):
+            producer.produce(topic, str(i).encode(), partition=i % 4)
+        assert producer.flush(15) == 0
+        poll_until(both, lambda: len(seen[0]) + len(seen[1]) >= 40,
+                   on_message=lambda i, m: seen[i].append(int(m.value() or b"")))
+        # Each record once, each member its own partitions' records.
         assert sorted(seen[0] + seen[1]) == list(range(40))
+        assert len(seen[0]) == len(seen[1]) == 20
         assert group_type(bs, group) == ConsumerGroupType.CONSUMER
         # Both commit as members of the consumer group.
         for c in both:
@@ -57,7 +63,16 @@ def test_classic_and_consumer_members_share_a_group(group_broker: BrokerProcess)
         new.close()
         poll_until([classic], lambda: len(assigned(classic)) == 4)
         assert group_type(bs, group) == ConsumerGroupType.CLASSIC
+        # It resumes from the commits, the new member's included, and commits again.
+        for i in range(40, 44):
+            producer.produce(topic, str(i).encode(), partition=i % 4)
+        assert producer.flush(15) == 0
+        later: list[int] = []
+        poll_until([classic], lambda: len(later) >= 4, on_message=lambda _, m: later.append(int(m.value() or b"")))
+        assert sorted(later) == [40, 41, 42, 43]
         classic.commit(asynchronous=False)
+        committed = classic.committed([CTP(topic, p) for p in range(4)], timeout=10)
+        assert sum(tp.offset for tp in committed) == 44
     finally:
         classic.close()
         new.close()
