@@ -84,8 +84,7 @@ class ClassicMemberHandler:
                 # The static member is back under a new id: it takes over its place.
                 member = self.consumers.replace_static(group, group.members[previous_id], member_id)
         if member is None:
-            if not unknown:
-                return JoinResult(ErrorCode.UNKNOWN_MEMBER_ID, req.member_id)
+            # Kafka creates the member whatever id it brings (the one MEMBER_ID_REQUIRED gave).
             if len(group.members) >= self.rt.config.consumer_max_size:
                 return JoinResult(ErrorCode.GROUP_MAX_SIZE_REACHED, "")
             member = ConsumerMember(member_id, instance_id=req.group_instance_id)

@@ -148,17 +148,23 @@ class ConsumerGroup:
 
     def validate_offset_commit(self, member_id: str, member_epoch: int, api_version: int | None) -> ErrorCode | None:
         """Kafka's ConsumerGroup.validateOffsetCommit: without a member epoch only an empty
-        group takes commits; a member commits at its current epoch, with OffsetCommit v9+."""
+        group takes commits; a member commits at its current epoch, with OffsetCommit v9+
+        unless it speaks the classic protocol."""
         if member_epoch < 0 and not self.members:
             return None
         member = self.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        if api_version is not None and api_version < 9:
+        if api_version is not None and api_version < 9 and member.classic is None:
             return ErrorCode.UNSUPPORTED_VERSION
-        if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
-        return None
+        return self._check_epoch(member, member_epoch)
+
+    @staticmethod
+    def _check_epoch(member: ConsumerMember, epoch: int) -> ErrorCode | None:
+        """Kafka's validateMemberEpoch: a classic member's generation is its epoch."""
+        if epoch == member.member_epoch:
+            return None
+        return ErrorCode.ILLEGAL_GENERATION if member.classic is not None else ErrorCode.STALE_MEMBER_EPOCH
 
     def validate_offset_fetch(self, member_id: str | None, member_epoch: int) -> ErrorCode | None:
         """Kafka's ConsumerGroup.validateOffsetFetch: a fetch without member id and epoch
@@ -168,6 +174,4 @@ class ConsumerGroup:
         member = self.members.get(member_id) if member_id is not None else None
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        if member_epoch != member.member_epoch:
-            return ErrorCode.STALE_MEMBER_EPOCH
-        return None
+        return self._check_epoch(member, member_epoch)

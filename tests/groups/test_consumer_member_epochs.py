@@ -10,6 +10,11 @@ from typing import Any
 
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest, TopicPartitions
+from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
+from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
+from protocol.messages.consumer_protocol_subscription import TopicPartition as SubTopic
+from protocol.messages.heartbeat_request import HeartbeatRequest
+from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
 from protocol.messages.offset_commit_request import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
@@ -20,6 +25,7 @@ from protocol.messages.offset_fetch_request import (
     OffsetFetchRequestGroup,
     OffsetFetchRequestTopics,
 )
+from protocol.messages.sync_group_request import SyncGroupRequest
 from tests.broker_process import BrokerProcess
 from tests.groups.test_groups_other_clients import make_topic
 from tests.kafka_wire import WireClient
@@ -134,3 +140,73 @@ def test_static_member_comes_back_after_a_broker_restart(fresh_group_broker: Bro
         a = heartbeat(c, group, "a-1", 2, instance="ia")
         assert (a.error_code, a.member_epoch) == (ErrorCode.NONE, 2)
         assert a.assignment is None or partitions(a) == a_owned
+
+
+def subscription(topic: str, owned: list[int] | None = None) -> bytes:
+    """A ConsumerProtocolSubscription v1 for `topic`, owning these of its partitions."""
+    sub = ConsumerProtocolSubscription(topics=[topic], owned_partitions=[SubTopic(topic, owned or [])])
+    return (1).to_bytes(2, "big") + sub.encode(1)
+
+
+def classic_join(c: WireClient, group: str, member: str, topic: str, owned: list[int] | None = None) -> Any:
+    return c.call(11, 7, JoinGroupRequest(
+        group_id=group, session_timeout_ms=10_000, rebalance_timeout_ms=30_000, member_id=member,
+        protocol_type="consumer", protocols=[JoinGroupRequestProtocol("range", subscription(topic, owned))]))
+
+
+def classic_sync(c: WireClient, group: str, member: str, generation: int) -> tuple[int, list[int]]:
+    response: Any = c.call(14, 5, SyncGroupRequest(group_id=group, generation_id=generation, member_id=member,
+                                                   protocol_type="consumer", protocol_name="range"))
+    if response.error_code or len(response.assignment) < 2:
+        return response.error_code, []
+    a = ConsumerProtocolAssignment.decode(response.assignment[2:], 0)
+    return response.error_code, sorted(p for t in a.assigned_partitions for p in t.partitions)
+
+
+def classic_heartbeat(c: WireClient, group: str, member: str, generation: int) -> int:
+    response: Any = c.call(12, 4, HeartbeatRequest(group_id=group, generation_id=generation, member_id=member))
+    return int(response.error_code)
+
+
+def test_a_classic_member_in_a_consumer_group(group_broker: BrokerProcess) -> None:
+    """JoinGroup/SyncGroup/Heartbeat against a consumer group: the broker assigns, the
+    generation is the member epoch, and a partition moves only once it was released."""
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
+    make_topic(bs, topic, 2, 0)
+    with WireClient(bs) as c:
+        first = heartbeat(c, group, "m-1", 0, topic)
+        assert first.member_epoch == 1 and len(partitions(first)) == 2
+        asked = classic_join(c, group, "", topic)
+        assert asked.error_code == ErrorCode.MEMBER_ID_REQUIRED
+        joined = classic_join(c, group, asked.member_id, topic)
+        classic = joined.member_id
+        assert (joined.error_code, joined.generation_id, joined.protocol_type, joined.protocol_name,
+                joined.leader, joined.members) == (ErrorCode.NONE, 2, "consumer", "range", "", [])
+        # Its partition is still m-1's: nothing yet, and nothing to rejoin for.
+        assert classic_sync(c, group, classic, 2) == (ErrorCode.NONE, [])
+        assert classic_heartbeat(c, group, classic, 2) == ErrorCode.NONE
+        assert classic_heartbeat(c, group, classic, 1) == ErrorCode.ILLEGAL_GENERATION
+        # m-1 gives one partition up; the classic member is told to rejoin and gets it.
+        revoking = heartbeat(c, group, "m-1", 1)
+        kept = sorted(p for _, p in partitions(revoking))
+        assert len(kept) == 1
+        settled = c.call(68, 0, ConsumerGroupHeartbeatRequest(
+            group_id=group, member_id="m-1", member_epoch=revoking.member_epoch,
+            topic_partitions=[TopicPartitions(t.topic_id, t.partitions) for t in revoking.assignment.topic_partitions]))
+        assert settled.error_code == 0 and settled.member_epoch == 2  # type: ignore[attr-defined]
+        assert classic_heartbeat(c, group, classic, 2) == ErrorCode.REBALANCE_IN_PROGRESS
+        rejoined = classic_join(c, group, classic, topic)
+        assert (rejoined.error_code, rejoined.generation_id) == (ErrorCode.NONE, 2)
+        assert classic_sync(c, group, classic, 2) == (ErrorCode.NONE, [1 - kept[0]])
+        assert classic_heartbeat(c, group, classic, 2) == ErrorCode.NONE
+        # It commits with its generation, through any OffsetCommit version.
+        assert commit(c, 8, group, classic, 2, topic, 5) == ErrorCode.NONE
+        assert commit(c, 8, group, classic, 1, topic, 5) == ErrorCode.ILLEGAL_GENERATION
+        assert fetch(c, group, classic, 2, topic) == (ErrorCode.NONE, [5])
+        # The last member of the new protocol leaves: the group is classic again and the
+        # member rejoins it, now as its leader.
+        assert heartbeat(c, group, "m-1", -1).error_code == 0
+        assert classic_heartbeat(c, group, classic, 2) != ErrorCode.NONE
+        again = classic_join(c, group, classic, topic, [1 - kept[0]])
+        assert again.error_code == ErrorCode.NONE and again.leader == classic and len(again.members) == 1
+        assert heartbeat(c, group, "m-2", 0, topic).error_code == ErrorCode.NONE  # upgraded once more
