@@ -164,6 +164,15 @@ async def test_group_types_and_conversion_rules(h: Harness) -> None:
     assert (await beat(h, "a", 0, group="classic")).error is ErrorCode.NONE
     upgraded = h.coord.rt.consumer_groups["classic"]
     assert len(upgraded.members) == 2 and sum(m.classic is not None for m in upgraded.members.values()) == 1
+    # The conversion is in the log: a reload finds the consumer group, its classic member's
+    # protocols included, and an empty classic group holding the offsets.
+    again = GroupCoordinator(h.log, h.clock, h.coord.config)
+    again.rt.topic_names = lambda: {image.topic_id: name for name, image in TOPICS.items()}
+    await again.load()
+    reloaded = again.rt.consumer_groups["classic"]
+    assert {m: (x.classic, x.assignment) for m, x in reloaded.members.items()} == \
+        {m: (x.classic, x.assignment) for m, x in upgraded.members.items()}
+    assert not again.rt.groups["classic"].members
     tp = ("t", 1)
     await h.coord.commit_offsets(CommitOffsets(
         group_id="empty", member_id="", group_instance_id=None, generation_id=-1,
