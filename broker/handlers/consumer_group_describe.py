@@ -21,8 +21,8 @@ from protocol.messages.consumer_group_describe_response import (
 from storage.engine import TopicInfo
 
 API_KEY = 69
-# Kafka's MemberType: the member speaks the consumer protocol.
-CONSUMER_MEMBER = 1
+# Kafka's MemberType: the member speaks the classic or the consumer protocol.
+CLASSIC_MEMBER, CONSUMER_MEMBER = 0, 1
 UNDESCRIBABLE_TOPICS = "The group has described topic(s) that the client is not authorized to describe."
 
 
@@ -63,7 +63,7 @@ async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> 
                     subscribed_topic_regex=m.subscribed_topic_regex,
                     assignment=_assignment(m.assignment.assigned, topics),
                     target_assignment=_assignment(group.target.get(m.member_id, frozenset()), topics),
-                    member_type=CONSUMER_MEMBER,
+                    member_type=CONSUMER_MEMBER if m.classic is None else CLASSIC_MEMBER,
                 )
                 for m in group.members.values()
             ],

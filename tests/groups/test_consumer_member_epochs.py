@@ -9,6 +9,7 @@ import uuid
 from typing import Any
 
 from protocol.errors import ErrorCode
+from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
 from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest, TopicPartitions
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
@@ -182,6 +183,8 @@ def test_a_classic_member_in_a_consumer_group(group_broker: BrokerProcess) -> No
         classic = joined.member_id
         assert (joined.error_code, joined.generation_id, joined.protocol_type, joined.protocol_name,
                 joined.leader, joined.members) == (ErrorCode.NONE, 2, "consumer", "range", "", [])
+        described: Any = c.call(69, 1, ConsumerGroupDescribeRequest(group_ids=[group]))
+        assert {m.member_id: m.member_type for m in described.groups[0].members} == {"m-1": 1, classic: 0}
         # Its partition is still m-1's: nothing yet, and nothing to rejoin for.
         assert classic_sync(c, group, classic, 2) == (ErrorCode.NONE, [])
         assert classic_heartbeat(c, group, classic, 2) == ErrorCode.NONE
