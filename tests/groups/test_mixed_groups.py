@@ -5,6 +5,7 @@ once, commits work, and the group turns classic again when the new member leaves
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,9 @@ from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHear
 from tests.broker_process import BrokerProcess, own_broker
 from tests.groups.conftest import GROUP_OVERRIDES
 from tests.groups.test_consumer_protocol import assigned, consumer, poll_until
+from tests.groups.test_groups_aiokafka import Member as AioMember
+from tests.groups.test_groups_aiokafka import make_topic as aio_make_topic
+from tests.groups.test_groups_aiokafka import produce, wait_for
 from tests.groups.test_groups_other_clients import make_topic, rdkafka_consumer
 from tests.kafka_wire import WireClient
 from tests.names import unique
@@ -98,3 +102,38 @@ def test_no_upgrade_when_the_policy_forbids_it(upgrade_disabled_broker: BrokerPr
         assert group_type(bs, group) == ConsumerGroupType.CLASSIC
     finally:
         classic.close()
+
+
+async def test_aiokafka_as_the_classic_member(group_broker: BrokerProcess) -> None:
+    """aiokafka (classic protocol only, eager) beside a confluent-kafka member of the new one."""
+    bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
+    await aio_make_topic(bs, topic, 4, 0)
+    classic = AioMember(bs, topic, group)
+    new = consumer(bs, group)
+    seen_new: list[int] = []
+    running = True
+
+    async def poll_new() -> None:
+        while running:
+            msg = await asyncio.to_thread(new.poll, 0.1)
+            if msg is not None and msg.error() is None:
+                seen_new.append(int(msg.value() or b""))
+
+    task: asyncio.Task[None] | None = None
+    try:
+        await classic.start()
+        await wait_for(lambda: len(classic.assignment()) == 4)
+        new.subscribe([topic])
+        task = asyncio.ensure_future(poll_new())
+        await wait_for(lambda: len(classic.assignment()) == 2 and len(assigned(new)) == 2, timeout=40)
+        assert group_type(bs, group) == ConsumerGroupType.CONSUMER
+        await produce(bs, topic, 4, range(40))
+        await wait_for(lambda: len(classic.seen) + len(seen_new) >= 40)
+        assert sorted(classic.seen + seen_new) == list(range(40))
+        assert len(classic.seen) == len(seen_new) == 20
+    finally:
+        running = False
+        if task is not None:
+            await task
+        new.close()
+        await classic.stop()
