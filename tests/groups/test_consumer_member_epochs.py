@@ -213,3 +213,20 @@ def test_a_classic_member_in_a_consumer_group(group_broker: BrokerProcess) -> No
         again = classic_join(c, group, classic, topic, [1 - kept[0]])
         assert again.error_code == ErrorCode.NONE and again.leader == classic and len(again.members) == 1
         assert heartbeat(c, group, "m-2", 0, topic).error_code == ErrorCode.NONE  # upgraded once more
+
+
+def test_a_mixed_group_survives_a_broker_restart(fresh_group_broker: BrokerProcess) -> None:
+    bs, topic, group = fresh_group_broker.bootstrap, unique("t"), unique("g")
+    make_topic(bs, topic, 2, 0)
+    with WireClient(bs) as c:
+        assert heartbeat(c, group, "m-1", 0, topic).member_epoch == 1
+        joined = classic_join(c, group, "classic-1", topic)
+        assert (joined.error_code, joined.generation_id) == (ErrorCode.NONE, 2)
+    fresh_group_broker.restart()
+    with WireClient(bs) as c:
+        # The classic member is still one, with its protocols: it carries on at its generation.
+        described: Any = c.call(69, 1, ConsumerGroupDescribeRequest(group_ids=[group]))
+        assert {m.member_id: m.member_type for m in described.groups[0].members} == {"m-1": 1, "classic-1": 0}
+        assert classic_heartbeat(c, group, "classic-1", 2) == ErrorCode.NONE
+        assert classic_sync(c, group, "classic-1", 2) == (ErrorCode.NONE, [])
+        assert classic_join(c, group, "classic-1", topic).protocol_name == "range"
