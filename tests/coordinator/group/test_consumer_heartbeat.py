@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 
-from coordinator.group.api import CommitOffsets, LeavingMember
+from coordinator.group.api import CommitOffsets, LeavingMember, MemberHeartbeat
 from coordinator.group.consumer_group import ConsumerGroupState
 from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
 from coordinator.group.coordinator import GroupCoordinator
@@ -245,3 +245,26 @@ async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durab
     # A classic group with members: upgraded, its member kept as a classic member.
     assert (await beat(h, "c", 0, group="g2")).error is ErrorCode.NONE
     assert len(h.coord.rt.consumer_groups["g2"].members) == 2
+
+
+async def test_no_downgrade_when_the_policy_forbids_it(h: Harness) -> None:
+    h.coord.rt.config = replace(h.coord.rt.config, migration_policy="upgrade")
+    h.coord.rt.topic_images = lambda: TOPICS
+    await beat(h, "a", 0)
+    joining = h.join("g")
+    await h.settle()
+    classic = await joining
+    assert classic.error is ErrorCode.NONE
+    # The last member of the new protocol leaves: the group stays a consumer group, its
+    # classic member with it, and that one now gets every partition.
+    await beat(h, "a", -1)
+    group = h.coord.rt.consumer_groups["g"]
+    assert list(group.members) == [classic.member_id] and "g" not in h.coord.groups
+    assert h.coord.heartbeat(MemberHeartbeat("g", classic.generation_id, classic.member_id, None)) \
+        is ErrorCode.REBALANCE_IN_PROGRESS
+    rejoining = h.join("g", classic.member_id)
+    await h.settle()
+    rejoined = await rejoining
+    assert rejoined.generation_id == group.group_epoch
+    synced = await h.sync("g", rejoined.generation_id, classic.member_id)
+    assert (synced.error, len(group.members[classic.member_id].assignment.assigned)) == (ErrorCode.NONE, 4)
