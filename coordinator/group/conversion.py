@@ -7,7 +7,7 @@ a ConsumerGroupHeartbeat joins; its members stay, as classic members, with the p
 they hold and the generation as their epoch. Downgrade: a consumer group whose last member of
 the new protocol leaves while classic members remain becomes a classic group at the group
 epoch, and rebalances. Either way the classic group object of the id, which holds the
-offsets, is renewed so that it is Empty while the consumer group exists."""
+offsets, stays the same object, Empty while the consumer group exists."""
 
 from __future__ import annotations
 
@@ -76,14 +76,26 @@ class GroupConversion:
         self.rt = rt
         self.rebalance = rebalance
 
-    def _renew_classic(self, old: ClassicGroup | None, group_id: str) -> ClassicGroup:
-        """An Empty classic group of the id in place of `old`, keeping its offsets."""
-        fresh = ClassicGroup(group_id, self.rt.clock.now_ms())
-        if old is not None:
-            fresh.offsets = old.offsets
-            self.rt.drop_group(old)
-        self.rt.groups[group_id] = fresh
-        return fresh
+    def _empty_classic(self, group_id: str) -> ClassicGroup:
+        """The classic group of the id, emptied in place: it keeps its offsets, and commits
+        in flight to it still land."""
+        group = self.rt.groups.get(group_id)
+        if group is None:
+            return self.rt.new_group(group_id)
+        for member_id in list(group.members):
+            group.remove(member_id)
+        for member_id in group.pending_members:
+            self.rt.timers.cancel(("heartbeat", group_id, member_id))
+        group.pending_members.clear()
+        group.pending_sync_members.clear()
+        self.rt.timers.cancel(("join", group_id))
+        self.rt.timers.cancel(("sync", group_id))
+        group.join_op = None
+        group.protocol_name = group.leader_id = None
+        group.subscribed_topics = None
+        group.state = GroupState.EMPTY
+        group.current_state_timestamp = self.rt.clock.now_ms()
+        return group
 
     # --- classic -> consumer -------------------------------------------------------------
 
@@ -116,7 +128,7 @@ class GroupConversion:
             m.complete_join(_rejoin_join(m))
             m.complete_sync(_rejoin_sync())
             self.rebalance.cancel_heartbeat(classic, m.member_id)
-        empty = self._renew_classic(classic, classic.group_id)
+        empty = self._empty_classic(classic.group_id)
         self.rt.consumer_groups[group.group_id] = group
         ids = {name: image.topic_id for name, image in topics.items()}
         records: list[Record] = [group_record(empty, {}), consumer_records.epoch_record(group)]
@@ -134,7 +146,7 @@ class GroupConversion:
         if not config.downgrade_enabled or not group.classic_only() or len(group.members) > config.max_size:
             return []
         records: list[Record] = []
-        classic = self._renew_classic(self.rt.groups.get(group.group_id), group.group_id)
+        classic = self._empty_classic(group.group_id)
         classic.generation_id = group.group_epoch
         classic.protocol_type = CONSUMER_PROTOCOL_TYPE
         for cm in group.members.values():
