@@ -22,12 +22,16 @@ from protocol.messages.alter_client_quotas_request import (
     OpData,
 )
 from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.create_acls_request import CreateAclsRequest
 from protocol.messages.describe_client_quotas_request import ComponentData, DescribeClientQuotasRequest
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess, own_broker
 from tests.kafka_wire import WireClient, create_topic
 from tests.names import unique
+from tests.security.test_acls import ALLOW, CLUSTER, LITERAL, _acl, _start
+
+ALTER_CONFIGS = 11
 
 DESCRIBE, ALTER, PRODUCE, FETCH, API_VERSIONS = 48, 49, 0, 1, 18
 
@@ -170,3 +174,27 @@ def test_fetch_over_its_quota_is_answered_empty_with_the_throttle_time(broker: B
         assert throttled.error_code == ErrorCode.NONE
         assert throttled.responses == []
         assert 1_500 <= throttled.throttle_time_ms <= 2_500
+
+
+def test_acls_and_user_quotas_of_authenticated_principals(tmp_path: Path) -> None:
+    broker = _start(tmp_path)
+    try:
+        with broker.login("admin") as admin:
+            created: Any = admin.call(30, 3, CreateAclsRequest(creations=[
+                _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", ALTER_CONFIGS, ALLOW)]))
+            assert created.results[0].error_code == ErrorCode.NONE
+        with broker.login("bob") as bob:
+            assert alter(bob, entry({"user": "bob"}, op("producer_byte_rate", 1))) == [
+                (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")]
+            assert describe(bob).error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        with broker.login("alice") as alice:
+            # ALTER_CONFIGS implies DESCRIBE_CONFIGS. Any request time is over this quota.
+            assert alter(alice, entry({"user": "alice"}, op("request_percentage", 1e-9))) == [(0, None)]
+            throttled = describe(alice)
+            assert throttled.error_code == ErrorCode.NONE
+            # The request quota's throttle time is bounded by one window.
+            assert 0 < throttled.throttle_time_ms <= 1_000
+        with broker.login("bob") as bob:
+            assert describe(bob).throttle_time_ms == 0
+    finally:
+        broker.process.close()
