@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, cast
 
 from broker.context import ConnectionInfo, RequestContext
 from broker.logging import get_logger
-from broker.quotas.throttling import response_throttle_ms, times_requests
+from broker.quotas.throttling import limited, response_throttle_ms, times_requests
 from broker.quotas.timing import BusyTime
 from broker.security.listeners import uses_sasl
 from broker.security.sasl.mechanisms import SaslFailure
@@ -210,6 +210,11 @@ class KafkaConnection(asyncio.Protocol):
         ctx = RequestContext(
             self.services, self.info, api_key, version, correlation_id, header.client_id, request_size=len(frame)
         )
+        if self.max_in_flight > 1 and limited(ctx):
+            # A client under a quota is served one request at a time, as Kafka serves every
+            # connection: each request's throttle time then applies before the next is read,
+            # instead of after a pipelined burst.
+            self.max_in_flight = 1
         slot = _Slot()
         self.pending.append(slot)
         task = asyncio.get_running_loop().create_task(self._run(slot, ctx, request, time.perf_counter()))

@@ -28,3 +28,9 @@ class ClientQuotas:
     @classmethod
     def load(cls, data_dir: Path, clock: Clock, samples: int, window_seconds: int) -> ClientQuotas:
         return cls(QuotaStore.load(data_dir), clock, samples, window_seconds)
+
+    def limits(self, user: str, client_id: str) -> bool:
+        """Whether any quota applies to this client."""
+        return any(
+            m.enabled and m.quota(user, client_id) is not None for m in (self.produce, self.fetch, self.request)
+        )

@@ -31,6 +31,11 @@ def _client(ctx: RequestContext) -> tuple[str, str]:
     return quota_user(ctx.connection.principal), ctx.client_id or ""
 
 
+def limited(ctx: RequestContext) -> bool:
+    """Whether a quota applies to the request's client."""
+    return ctx.services.quotas.limits(*_client(ctx))
+
+
 def times_requests(ctx: RequestContext) -> bool:
     """Whether the handler's running time is wanted (a request quota applies)."""
     return ctx.api_key not in EXEMPT_API_KEYS and ctx.services.quotas.request.enabled
