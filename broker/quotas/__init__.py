@@ -29,6 +29,11 @@ class ClientQuotas:
     def load(cls, data_dir: Path, clock: Clock, samples: int, window_seconds: int) -> ClientQuotas:
         return cls(QuotaStore.load(data_dir), clock, samples, window_seconds)
 
+    @property
+    def active(self) -> bool:
+        """Any quota configured: without one, requests skip quotas altogether."""
+        return bool(self.store)
+
     def limits(self, user: str, client_id: str) -> bool:
         """Whether any quota applies to this client."""
         return any(

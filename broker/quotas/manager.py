@@ -23,6 +23,12 @@ from broker.quotas.store import CLIENT_ID, USER, Entity, QuotaStore
 
 # The rate's key: (user, client id), "" where the matched entity leaves one out.
 Tags = tuple[str, str]
+# A rate nothing was recorded in for this long is dropped (Kafka's sensors expire after an
+# hour of inactivity); looked for at most once a minute.
+INACTIVE_RATE_MS = 3_600_000
+SWEEP_INTERVAL_MS = 60_000
+# Cached client-to-quota matches kept at most (they are cheap to find again).
+MAX_CACHED_MATCHES = 10_000
 
 
 def _lookup_order(user: str, client_id: str) -> list[tuple[Entity, Tags]]:
@@ -49,6 +55,8 @@ class ClientQuotaManager:
         # managers do not.
         self.max_throttle_ms = max_throttle_ms
         self._rates: dict[Tags, Rate] = {}
+        self._last_recorded: dict[Tags, int] = {}
+        self._next_sweep_ms: int | None = None
         self._matches: dict[tuple[str, str], tuple[Tags, float] | None] = {}
         self._version = -1
         self._enabled = False
@@ -64,6 +72,8 @@ class ClientQuotaManager:
         self._refresh()
         if (user, client_id) in self._matches:
             return self._matches[(user, client_id)]
+        if len(self._matches) >= MAX_CACHED_MATCHES:
+            self._matches.clear()
         found = None
         for entity, tags in _lookup_order(user, client_id):
             bound = self.store.get(entity).get(self.key)
@@ -81,6 +91,7 @@ class ClientQuotaManager:
         tags, bound = matched
         rate = self._rate(tags)
         rate.record(value, now_ms)
+        self._recorded(tags, now_ms)
         observed = rate.measure(now_ms)
         if observed <= bound:
             return 0
@@ -100,6 +111,21 @@ class ClientQuotaManager:
         if matched is None:
             return None
         return matched[1] * (self.samples - 1) * self.window_ms / 1000
+
+    def _recorded(self, tags: Tags, now_ms: int) -> None:
+        self._last_recorded[tags] = now_ms
+        if self._next_sweep_ms is None:
+            self._next_sweep_ms = now_ms + SWEEP_INTERVAL_MS
+        elif now_ms >= self._next_sweep_ms:
+            self._next_sweep_ms = now_ms + SWEEP_INTERVAL_MS
+            for idle in [t for t, last in self._last_recorded.items() if now_ms - last >= INACTIVE_RATE_MS]:
+                del self._last_recorded[idle]
+                self._rates.pop(idle, None)
+
+    @property
+    def tracked(self) -> int:
+        """How many rates are kept."""
+        return len(self._rates)
 
     def _rate(self, tags: Tags) -> Rate:
         rate = self._rates.get(tags)

@@ -170,6 +170,10 @@ class QuotaStore:
     def describe(self, wanted: Filter) -> list[tuple[Entity, dict[str, float]]]:
         return [(e, dict(v)) for e, v in sorted(self._quotas.items(), key=_sort_key) if wanted.matches(e)]
 
+    def __bool__(self) -> bool:
+        """Whether any quota is configured."""
+        return bool(self._quotas)
+
     def has_key(self, key: str) -> bool:
         return any(key in values for values in self._quotas.values())
 

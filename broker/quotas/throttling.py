@@ -31,20 +31,26 @@ def _client(ctx: RequestContext) -> tuple[str, str]:
     return quota_user(ctx.connection.principal), ctx.client_id or ""
 
 
+def applies(ctx: RequestContext) -> bool:
+    """Whether quotas apply to this request at all: some are configured, and the connection
+    has authenticated (Kafka's authenticator answers the requests before that)."""
+    return ctx.services.quotas.active and ctx.connection.authenticated
+
+
 def limited(ctx: RequestContext) -> bool:
     """Whether a quota applies to the request's client."""
-    return ctx.services.quotas.limits(*_client(ctx))
+    return applies(ctx) and ctx.services.quotas.limits(*_client(ctx))
 
 
 def times_requests(ctx: RequestContext) -> bool:
     """Whether the handler's running time is wanted (a request quota applies)."""
-    return ctx.api_key not in EXEMPT_API_KEYS and ctx.services.quotas.request.enabled
+    return applies(ctx) and ctx.api_key not in EXEMPT_API_KEYS and ctx.services.quotas.request.enabled
 
 
 def fetch_max_bytes(ctx: RequestContext) -> int | None:
     """A consumer's fetch is never larger than its quota allows in one window (KafkaApis)."""
     fetch = ctx.services.quotas.fetch
-    if not fetch.enabled:
+    if not applies(ctx) or not fetch.enabled:
         return None
     limit = fetch.max_value_in_window(*_client(ctx))
     return None if limit is None else int(min(limit, 2**31 - 1))
@@ -54,7 +60,7 @@ def fetch_throttle_ms(ctx: RequestContext, response: Message) -> int:
     """Records the response's size; a throttled fetch is answered empty, so its size is
     taken back (ClientQuotaManager.unrecordQuotaSensor)."""
     quotas = ctx.services.quotas
-    if not quotas.fetch.enabled:
+    if not applies(ctx) or not quotas.fetch.enabled:
         return 0
     w = Writer()
     response.write(w, ctx.api_version)
@@ -70,6 +76,8 @@ def fetch_throttle_ms(ctx: RequestContext, response: Message) -> int:
 def response_throttle_ms(ctx: RequestContext, busy_nanos: int | None) -> int:
     """The throttle time of a handled request: the longest of its quotas'."""
     quotas = ctx.services.quotas
+    if not applies(ctx):
+        return ctx.bandwidth_throttle_ms
     user, client_id = _client(ctx)
     now = quotas.clock.monotonic_ms()
     throttle = ctx.bandwidth_throttle_ms

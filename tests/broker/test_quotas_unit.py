@@ -85,6 +85,16 @@ def test_producer_over_its_quota_is_throttled_until_the_rate_is_back(tmp_path: P
     assert manager.max_value_in_window("ANONYMOUS", "p") == 10_000
 
 
+def test_idle_rates_expire_after_an_hour(tmp_path: Path) -> None:
+    store = store_with(tmp_path, {(("client-id", None),): {"producer_byte_rate": 1000.0}})
+    manager = ClientQuotaManager(store, "producer_byte_rate", samples=11, window_ms=1000)
+    manager.record_and_throttle_ms("u", "old", 1, T0)
+    manager.record_and_throttle_ms("u", "new", 1, T0 + 3_000_000)
+    assert manager.tracked == 2
+    manager.record_and_throttle_ms("u", "new", 1, T0 + 3_600_000)
+    assert manager.tracked == 1
+
+
 def test_unrecord_takes_a_value_back(tmp_path: Path) -> None:
     store = store_with(tmp_path, {(("user", None),): {"consumer_byte_rate": 1000.0}})
     manager = ClientQuotaManager(store, "consumer_byte_rate", samples=11, window_ms=1000)
