@@ -7,8 +7,8 @@ last stable offset, ...), as Kafka's DelayedFetch does. Incremental fetch sessio
 (KIP-227) are `broker/fetch_sessions.py`'s: a request of a session reads the session's
 partitions and its response is trimmed to what changed.
 
-A consumer under a `consumer_byte_rate` quota fetches at most what the quota allows in one
-window, and a response over the quota is replaced by an empty one carrying the throttle time
+A consumer under a `consumer_byte_rate` quota fetches at most what the quota allows over its
+windows, and a response over the quota is replaced by an empty one carrying the throttle time
 (KafkaApis.handleFetchRequest); a new session is then not created.
 """
 
