@@ -79,6 +79,8 @@ _SETTINGS = [
         "",
         "Per-host exceptions to max.connections.per.ip, as `host:count,host:count`.",
     ),
+    Setting("quota.window.num", int, 11, "Samples kept by each client quota's rate (ClientQuotaManager)."),
+    Setting("quota.window.size.seconds", int, 1, "Span of one client quota rate sample, in seconds."),
     Setting("connections.max.idle.ms", int, 600000, "A connection with no request for this long is closed; -1: never."),
     # Kafka handles one request per connection at a time; this broker pipelines up to this many.
     Setting(

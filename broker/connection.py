@@ -5,8 +5,10 @@ do their order-sensitive work, such as appending to a log, before their first su
 and tasks start in creation order), while responses wait for every earlier one. At most
 `connection.max.in.flight.requests` are handled at once: frames read beyond that wait their
 turn, and reading pauses until a response goes out. Reading also pauses while the peer does
-not read our responses (the transport's pause_writing), and while the broker-wide
-`queued.max.requests` is reached (`broker/request_queue.py`).
+not read our responses (the transport's pause_writing), while the broker-wide
+`queued.max.requests` is reached (`broker/request_queue.py`), and while a client quota
+throttles the connection (KIP-219: the response goes out at once with its throttle time,
+and nothing more is read or handled until that time has passed; `broker/quotas/`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from typing import TYPE_CHECKING, cast
 
 from broker.context import ConnectionInfo, RequestContext
 from broker.logging import get_logger
+from broker.quotas.throttling import limited, response_throttle_ms, times_requests
+from broker.quotas.timing import BusyTime
 from broker.security.listeners import uses_sasl
 from broker.security.sasl.mechanisms import SaslFailure
 from broker.security.sasl.session import MAX_RECEIVE_SIZE, SaslSession, SaslState
@@ -31,6 +35,7 @@ from protocol.message import Message
 from protocol.messages.api_versions_response import ApiVersion, ApiVersionsResponse
 from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
+from storage.clock import Timer
 
 if TYPE_CHECKING:
     from broker.services import Services
@@ -79,6 +84,9 @@ class KafkaConnection(asyncio.Protocol):
         # Counted in broker/connection_limits.py: released on close only if admitted.
         self.admitted_ip: str | None = None
         self.last_active_ms = 0
+        # Set while a quota throttles the connection; it fires when reading may resume.
+        self.throttle_timer: Timer | None = None
+        self.throttled_until_ms = 0
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -131,6 +139,9 @@ class KafkaConnection(asyncio.Protocol):
         self.backlog.clear()
         self.queue.unsubscribe(self._update_reading)
         self.services.connections.discard(self)
+        if self.throttle_timer is not None:
+            self.throttle_timer.cancel()
+            self.throttle_timer = None
         for task in self.tasks:
             task.cancel()
         if self.info is not None:
@@ -160,7 +171,9 @@ class KafkaConnection(asyncio.Protocol):
         self._update_reading()
 
     def _dispatch_backlog(self) -> None:
-        while self.backlog and len(self.pending) < self.max_in_flight and not self.closing:
+        while (
+            self.backlog and len(self.pending) < self.max_in_flight and not self.closing and self.throttle_timer is None
+        ):
             if not self._dispatch(self.backlog.popleft()):
                 # Answered at once, refused, or the connection closed: handled either way.
                 self.queue.done()
@@ -194,7 +207,14 @@ class KafkaConnection(asyncio.Protocol):
         except DecodeError as exc:
             self.close("malformed request", exc, api_key=api_key, api_version=version)
             return False
-        ctx = RequestContext(self.services, self.info, api_key, version, correlation_id, header.client_id)
+        ctx = RequestContext(
+            self.services, self.info, api_key, version, correlation_id, header.client_id, request_size=len(frame)
+        )
+        if self.max_in_flight > 1 and limited(ctx):
+            # A client under a quota is served one request at a time, as Kafka serves every
+            # connection: each request's throttle time then applies before the next is read,
+            # instead of after a pipelined burst.
+            self.max_in_flight = 1
         slot = _Slot()
         self.pending.append(slot)
         task = asyncio.get_running_loop().create_task(self._run(slot, ctx, request, time.perf_counter()))
@@ -252,8 +272,13 @@ class KafkaConnection(asyncio.Protocol):
 
     async def _run(self, slot: _Slot, ctx: RequestContext, request: Message, arrived: float) -> None:
         route = self.services.router.routes[ctx.api_key]
+        busy: BusyTime[Message | None] | None = None
         try:
-            response = await route.handle(ctx, request)
+            if times_requests(ctx):
+                busy = BusyTime(route.handle(ctx, request))
+                response = await busy
+            else:
+                response = await route.handle(ctx, request)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -263,6 +288,9 @@ class KafkaConnection(asyncio.Protocol):
                           version=ctx.api_version, error_code=getattr(exc, "error_code", None))
             self.close("handler failed", exc)
             return
+        throttle_ms = response_throttle_ms(ctx, None if busy is None else busy.nanos)
+        if throttle_ms > 0 and response is not None and hasattr(response, "throttle_time_ms"):
+            response.throttle_time_ms = max(response.throttle_time_ms, throttle_ms)
         if response is not None:
             try:
                 slot.payload = self._encode_response(ctx, response)
@@ -273,6 +301,30 @@ class KafkaConnection(asyncio.Protocol):
         self.services.metrics.answered(ctx.api_key, ctx.api_version, time.perf_counter() - arrived, response)
         slot.done = True
         self._schedule_flush()
+        if throttle_ms > 0:
+            self._throttle(throttle_ms)
+
+    # -- quotas (broker/quotas/) ------------------------------------------------------------
+    def _throttle(self, throttle_ms: int) -> None:
+        """Reads and handles nothing more for `throttle_ms` (Kafka mutes the channel)."""
+        if self.closing:
+            return
+        clock = self.services.quotas.clock
+        until = clock.monotonic_ms() + throttle_ms
+        if self.throttle_timer is not None:
+            if until <= self.throttled_until_ms:
+                return
+            self.throttle_timer.cancel()
+        self.throttled_until_ms = until
+        self.throttle_timer = clock.call_later(throttle_ms, self._unthrottle)
+        self._update_reading()
+
+    def _unthrottle(self) -> None:
+        self.throttle_timer = None
+        if self.closing or self.draining:
+            return
+        self._dispatch_backlog()
+        self._update_reading()
 
     def _encode_response(self, ctx: RequestContext, response: Message) -> list[RecordsData]:
         api = self.services.router.routes[ctx.api_key].api
@@ -331,7 +383,12 @@ class KafkaConnection(asyncio.Protocol):
     def _update_reading(self) -> None:
         if self.transport is None or self.closing or self.draining:
             return
-        should_pause = self.writing_paused or len(self.pending) >= self.max_in_flight or self.queue.full
+        should_pause = (
+            self.writing_paused
+            or len(self.pending) >= self.max_in_flight
+            or self.queue.full
+            or self.throttle_timer is not None
+        )
         if should_pause and not self.reading_paused:
             self.transport.pause_reading()
             self.reading_paused = True

@@ -32,3 +32,7 @@ class RequestContext:
     api_version: int
     correlation_id: int
     client_id: str | None
+    # The request frame's size (the produce byte rate counts it).
+    request_size: int = 0
+    # Set by a handler that applied a byte-rate quota itself (Fetch).
+    bandwidth_throttle_ms: int = 0

@@ -274,6 +274,19 @@ class FetchContext:
         return response
 
 
+def throttled_response(context: FetchContext | None, throttle_ms: int) -> FetchResponse:
+    """The empty answer to a fetch over its quota (Kafka's FetchContext.getThrottledResponse):
+    no partitions, no new session, an incremental session kept as it was."""
+    session = context.session if context is not None else None
+    if context is not None and session is not None:
+        if session.epoch != next_epoch(context.request.session_epoch):
+            return FetchResponse(
+                error_code=ErrorCode.INVALID_FETCH_SESSION_EPOCH, session_id=session.id, throttle_time_ms=throttle_ms
+            )
+        return FetchResponse(session_id=session.id, throttle_time_ms=throttle_ms)
+    return FetchResponse(session_id=0, throttle_time_ms=throttle_ms)
+
+
 def new_context(cache: FetchSessionCache, request: FetchRequest, version: int) -> FetchContext:
     """Kafka's `FetchManager.newContext`: what a fetch request's session id and epoch ask."""
     uses_topic_ids = version >= TOPIC_IDS_MIN_VERSION

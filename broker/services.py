@@ -9,6 +9,7 @@ from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
 from broker.features import TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
+from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
 from broker.router import Router
 from storage.clock import Clock
@@ -45,10 +46,17 @@ class Services:
     request_queue: RequestQueue = field(init=False)
     connection_limits: ConnectionLimits = field(init=False)
     features: Features = field(init=False)
+    quotas: ClientQuotas = field(init=False)
 
     def __post_init__(self) -> None:
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.connection_limits = ConnectionLimits(self.config, self.clock)
+        self.quotas = ClientQuotas.load(
+            self.config.data_dir,
+            self.clock,
+            self.config.get_int("quota.window.num"),
+            self.config.get_int("quota.window.size.seconds"),
+        )
         self.features = Features.load(
             self.config.data_dir, {TRANSACTION_VERSION: self.config.get_int("transaction.version")}
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from broker.handlers import (
     add_offsets_to_txn,
     add_partitions_to_txn,
+    alter_client_quotas,
     alter_configs,
     alter_partition_reassignments,
     alter_replica_log_dirs,
@@ -20,6 +21,7 @@ from broker.handlers import (
     delete_records,
     delete_topics,
     describe_acls,
+    describe_client_quotas,
     describe_cluster,
     describe_configs,
     describe_groups,
@@ -65,6 +67,8 @@ def build_router() -> Router:
     router.add(describe_user_scram_credentials.API_KEY, describe_user_scram_credentials.handle)
     router.add(alter_user_scram_credentials.API_KEY, alter_user_scram_credentials.handle)
     router.add(describe_acls.API_KEY, describe_acls.handle)
+    router.add(describe_client_quotas.API_KEY, describe_client_quotas.handle)
+    router.add(alter_client_quotas.API_KEY, alter_client_quotas.handle)
     router.add(create_acls.API_KEY, create_acls.handle)
     router.add(delete_acls.API_KEY, delete_acls.handle)
     router.add(metadata.API_KEY, metadata.handle)

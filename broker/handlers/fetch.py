@@ -6,12 +6,17 @@ re-reads when one of their logs changes (an append moved the high watermark, a m
 last stable offset, ...), as Kafka's DelayedFetch does. Incremental fetch sessions
 (KIP-227) are `broker/fetch_sessions.py`'s: a request of a session reads the session's
 partitions and its response is trimmed to what changed.
+
+A consumer under a `consumer_byte_rate` quota fetches at most what the quota allows over its
+windows, and a response over the quota is replaced by an empty one carrying the throttle time
+(KafkaApis.handleFetchRequest); a new session is then not created.
 """
 
 from __future__ import annotations
 
 from broker import fetch_sessions
 from broker.context import RequestContext
+from broker.quotas.throttling import fetch_max_bytes, fetch_throttle_ms
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
 from broker.topics import TopicResolver
@@ -52,13 +57,21 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         bool(name) and not allowed(ctx, AclOperation.READ, ResourceType.TOPIC, name)
         for name in ((info.name if info is not None else t.topic) for t, info in zip(request.topics, topics, strict=True))
     ]
+    max_bytes = request.max_bytes
+    quota_bytes = fetch_max_bytes(ctx)
+    if quota_bytes is not None:
+        max_bytes = min(max_bytes, quota_bytes)
     deadline = services.clock.monotonic_ms() + max(0, request.max_wait_ms)
     appended = services.storage.appended
     while True:
         seen = appended.changes
-        response, total_bytes, has_error = await _read(ctx, request, topics, denied, use_ids)
+        response, total_bytes, has_error = await _read(ctx, request, topics, denied, use_ids, max_bytes)
         remaining_ms = deadline - services.clock.monotonic_ms()
         if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
+            throttle_ms = fetch_throttle_ms(ctx, response)
+            if throttle_ms > 0:
+                ctx.bandwidth_throttle_ms = throttle_ms
+                return fetch_sessions.throttled_response(context, throttle_ms)
             return response if context is None else context.respond(response)
         await appended.wait(_partitions(request, topics), remaining_ms / 1000, since=seen)
 
@@ -74,11 +87,16 @@ def _partitions(request: FetchRequest, topics: list[TopicInfo | None]) -> list[t
 
 
 async def _read(
-    ctx: RequestContext, request: FetchRequest, topics: list[TopicInfo | None], denied: list[bool], use_ids: bool
+    ctx: RequestContext,
+    request: FetchRequest,
+    topics: list[TopicInfo | None],
+    denied: list[bool],
+    use_ids: bool,
+    max_bytes: int,
 ) -> tuple[FetchResponse, int, bool]:
     storage = ctx.services.storage
     read_committed = request.isolation_level == READ_COMMITTED
-    budget = request.max_bytes
+    budget = max_bytes
     total = 0
     has_error = False
     responses: list[FetchableTopicResponse] = []

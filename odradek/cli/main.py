@@ -10,7 +10,7 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import groups, health, records, topics, transactions
+from odradek.cli import groups, health, quotas, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import render
 
@@ -47,6 +47,22 @@ def _topics(sub: argparse._SubParsersAction) -> None:
     c.add_argument("topic", nargs="+")
     c.add_argument("--if-exists", action="store_true")
     c.set_defaults(run=lambda cl, a: topics.delete(cl, a.topic, a.if_exists))
+
+
+def _quotas(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55)")
+    s = p.add_subparsers(dest="action", required=True)
+    for action in ("describe", "alter"):
+        c = s.add_parser(action, help="show quotas" if action == "describe" else "set or delete quotas")
+        c.add_argument("--user", metavar="NAME", help="a user, or <default>")
+        c.add_argument("--client-id", metavar="ID", help="a client id, or <default>")
+        if action == "describe":
+            c.set_defaults(run=lambda cl, a: quotas.describe(cl, a.user, a.client_id))
+        else:
+            c.add_argument("--add-config", action="append", default=[], metavar="KEY=VALUE",
+                           help="producer_byte_rate, consumer_byte_rate, request_percentage, ...")
+            c.add_argument("--delete-config", action="append", default=[], metavar="KEY")
+            c.set_defaults(run=lambda cl, a: quotas.alter(cl, a.user, a.client_id, a.add_config, a.delete_config))
 
 
 def _groups(sub: argparse._SubParsersAction) -> None:
@@ -168,6 +184,7 @@ def parser() -> argparse.ArgumentParser:
     _topics(sub)
     _groups(sub)
     _transactions(sub)
+    _quotas(sub)
     _data(sub)
     return p
 

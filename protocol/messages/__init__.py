@@ -10,6 +10,8 @@ from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.add_offsets_to_txn_response import AddOffsetsToTxnResponse
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest
 from protocol.messages.add_partitions_to_txn_response import AddPartitionsToTxnResponse
+from protocol.messages.alter_client_quotas_request import AlterClientQuotasRequest
+from protocol.messages.alter_client_quotas_response import AlterClientQuotasResponse
 from protocol.messages.alter_configs_request import AlterConfigsRequest
 from protocol.messages.alter_configs_response import AlterConfigsResponse
 from protocol.messages.alter_partition_reassignments_request import AlterPartitionReassignmentsRequest
@@ -43,6 +45,8 @@ from protocol.messages.delete_topics_request import DeleteTopicsRequest
 from protocol.messages.delete_topics_response import DeleteTopicsResponse
 from protocol.messages.describe_acls_request import DescribeAclsRequest
 from protocol.messages.describe_acls_response import DescribeAclsResponse
+from protocol.messages.describe_client_quotas_request import DescribeClientQuotasRequest
+from protocol.messages.describe_client_quotas_response import DescribeClientQuotasResponse
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterResponse
 from protocol.messages.describe_configs_request import DescribeConfigsRequest
@@ -173,6 +177,8 @@ API_SPECS: dict[int, ApiSpec] = {
     45: ApiSpec(45, 'AlterPartitionReassignments', AlterPartitionReassignmentsRequest, AlterPartitionReassignmentsResponse),
     46: ApiSpec(46, 'ListPartitionReassignments', ListPartitionReassignmentsRequest, ListPartitionReassignmentsResponse),
     47: ApiSpec(47, 'OffsetDelete', OffsetDeleteRequest, OffsetDeleteResponse),
+    48: ApiSpec(48, 'DescribeClientQuotas', DescribeClientQuotasRequest, DescribeClientQuotasResponse),
+    49: ApiSpec(49, 'AlterClientQuotas', AlterClientQuotasRequest, AlterClientQuotasResponse),
     50: ApiSpec(50, 'DescribeUserScramCredentials', DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse),
     51: ApiSpec(51, 'AlterUserScramCredentials', AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse),
     57: ApiSpec(57, 'UpdateFeatures', UpdateFeaturesRequest, UpdateFeaturesResponse),
@@ -190,6 +196,8 @@ __all__ = [
     'AddOffsetsToTxnResponse',
     'AddPartitionsToTxnRequest',
     'AddPartitionsToTxnResponse',
+    'AlterClientQuotasRequest',
+    'AlterClientQuotasResponse',
     'AlterConfigsRequest',
     'AlterConfigsResponse',
     'AlterPartitionReassignmentsRequest',
@@ -233,6 +241,8 @@ __all__ = [
     'DeleteTopicsResponse',
     'DescribeAclsRequest',
     'DescribeAclsResponse',
+    'DescribeClientQuotasRequest',
+    'DescribeClientQuotasResponse',
     'DescribeClusterRequest',
     'DescribeClusterResponse',
     'DescribeConfigsRequest',

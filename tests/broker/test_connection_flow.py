@@ -9,6 +9,7 @@ import asyncio
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from broker.connection import KafkaConnection
 from broker.connection_limits import ConnectionLimits
 from broker.context import RequestContext
 from broker.metrics import BrokerMetrics
+from broker.quotas import ClientQuotas
+from broker.quotas.store import QuotaStore
 from broker.request_queue import RequestQueue
 from broker.router import Router
 from protocol.message import Message
@@ -79,6 +82,10 @@ class FakeServices:
     connections: set[KafkaConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     connection_limits: ConnectionLimits = field(default_factory=lambda: ConnectionLimits(Config(), ManualClock()))
+    # No quota configured unless a test sets one (kept in memory: the path is never written).
+    quotas: ClientQuotas = field(
+        default_factory=lambda: ClientQuotas(QuotaStore(Path("/nonexistent")), ManualClock(), 11, 1)
+    )
 
 
 class HeldHandler:

@@ -20,7 +20,7 @@ from tests.protocol.protocol_model import Target, from_kio, kio_strategy
 
 # API x version x direction combinations both define (kio 0.6.5 vs schemas/), plus the
 # four header versions. A change here means coverage changed: update it on purpose.
-EXPECTED_API_COMBINATIONS = 468
+EXPECTED_API_COMBINATIONS = 476
 EXPECTED_HEADER_COMBINATIONS = 4
 
 

@@ -33,6 +33,7 @@ from protocol.messages.delete_records_request import (
     DeleteRecordsRequest,
     DeleteRecordsTopic,
 )
+from protocol.messages.describe_client_quotas_request import DescribeClientQuotasRequest
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
@@ -273,6 +274,10 @@ CASES = {
     "describe_cluster": Case(60, 1, lambda: DescribeClusterRequest(include_cluster_authorized_operations=True),
                              lambda r: (r.error_code, r.cluster_authorized_operations),
                              (ErrorCode.NONE, 1 << 7 | 1 << 8 | 1 << 10), (ErrorCode.NONE, 0)),
+    # DESCRIBE_CONFIGS on the cluster (KafkaApis.handleDescribeClientQuotas).
+    "describe_client_quotas": Case(48, 1, lambda: DescribeClientQuotasRequest(components=[], strict=False),
+                                   lambda r: (r.error_code, r.entries),
+                                   (ErrorCode.NONE, []), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None)),
     "consumer_group_describe_hidden_topic": Case(69, 0, lambda: ConsumerGroupDescribeRequest(group_ids=["gh"]),
                                                  lambda r: (r.groups[0].error_code, r.groups[0].members),
                                                  (ErrorCode.TOPIC_AUTHORIZATION_FAILED, []),
