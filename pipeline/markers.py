@@ -69,9 +69,10 @@ class RowDigest:
         return f"{self._sum:032x}"
 
 
-def read_marker(options: SinkOptions, prefix: str, spark_partition: int) -> Marker | None:
-    """The committed marker of a sink partition."""
-    found = read_committed_offset(options, marker_group(prefix), spark_partition)
+def read_marker(options: SinkOptions, prefix: str, spark_partition: int, stable: bool = True) -> Marker | None:
+    """The committed marker of a sink partition (with `stable=False`, without waiting for a
+    pending transactional commit)."""
+    found = read_committed_offset(options, marker_group(prefix), spark_partition, stable)
     if found is None:
         return None
     offset, meta = found
@@ -79,16 +80,16 @@ def read_marker(options: SinkOptions, prefix: str, spark_partition: int) -> Mark
 
 
 def read_committed_offset(
-    options: SinkOptions, group: str, spark_partition: int
+    options: SinkOptions, group: str, spark_partition: int, stable: bool = True
 ) -> tuple[int, dict[str, Any]] | None:
     """The offset and metadata `group` committed for a Spark partition's marker topic-partition;
-    pending transactional commits are waited for (read_committed makes librdkafka send
-    OffsetFetch with RequireStable, KIP-447)."""
+    with `stable`, pending transactional commits are waited for (read_committed makes
+    librdkafka send OffsetFetch with RequireStable, KIP-447)."""
     consumer = Consumer(
         {
             **options.client_config(),
             "group.id": group,
-            "isolation.level": "read_committed",
+            "isolation.level": "read_committed" if stable else "read_uncommitted",
             "enable.auto.commit": False,
         }
     )

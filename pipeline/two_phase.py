@@ -99,29 +99,43 @@ def prepare_task(
 def settle(options: SinkOptions, producer: TxnProducer, prefix: str, spark_partition: int) -> bool | None:
     """Ends what an earlier instance left prepared on this id: committed if the driver's
     decision names it, else aborted. None when nothing was open."""
-    ongoing = producer.init(two_phase=True, keep_prepared=True)
-    if ongoing[0] == NO_PRODUCER_ID:
+    ongoing_pid, ongoing_epoch = producer.init(two_phase=True, keep_prepared=True)
+    if ongoing_pid == NO_PRODUCER_ID:
         return None
-    decided = read_decision(options, prefix, spark_partition)
-    commit = decided == ongoing
+    # A decision transaction the driver left open is aborted: undecided.
+    TxnProducer(producer.cluster, decision_transactional_id(prefix)).init(
+        two_phase=False, timeout_ms=options.transaction_timeout_ms
+    )
+    decision = read_decision(options, prefix, spark_partition)
+    commit = False
+    if decision is not None:
+        batch_id, pid, epoch = decision
+        # Each takeover (KeepPreparedTxn) of the decided transaction bumps its epoch; a later
+        # transaction under the same producer id is only prepared once the decided one
+        # committed, which its marker shows (read without waiting: the prepared transaction
+        # holds a pending marker commit of its own).
+        if pid == ongoing_pid and epoch <= ongoing_epoch:
+            marker = read_marker(options, prefix, spark_partition, stable=False)
+            commit = marker is None or marker.batch_id < batch_id
     log.warning(
-        "%s: transaction %s left prepared, %s",
+        "%s: transaction (%d, %d) left prepared, %s",
         producer.transactional_id,
-        ongoing,
+        ongoing_pid,
+        ongoing_epoch,
         "committed as decided" if commit else "aborted (no decision)",
     )
     producer.end(commit)
     return commit
 
 
-def read_decision(options: SinkOptions, prefix: str, spark_partition: int) -> tuple[int, int] | None:
-    """The (producer id, epoch) of the last transaction the driver decided to commit for a
-    Spark partition."""
+def read_decision(options: SinkOptions, prefix: str, spark_partition: int) -> tuple[int, int, int] | None:
+    """(batch id, producer id, epoch) of the last transaction the driver decided to commit for
+    a Spark partition."""
     found = read_committed_offset(options, decision_group(prefix), spark_partition)
     if found is None:
         return None
-    _batch, meta = found
-    return int(meta["producerId"]), int(meta["producerEpoch"])
+    batch_id, meta = found
+    return batch_id, int(meta["producerId"]), int(meta["producerEpoch"])
 
 
 def record_decision(options: SinkOptions, prefix: str, batch_id: int, prepared: Sequence[PreparedCommitMessage]) -> None:
