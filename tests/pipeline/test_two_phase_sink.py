@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from pyspark.sql import SparkSession
 
+from odradek.cli.partitioner import partition_for_key
 from protocol.messages.list_transactions_request import ListTransactionsRequest
 from tests.broker_process import BrokerProcess, shared_broker
 from tests.kafka_wire import WireClient
@@ -197,3 +198,30 @@ def test_driver_sigkill_before_and_after_the_decision(two_pc: BrokerProcess, nam
     written = Counter(v for *_, v in read_records(bootstrap, sink, 2, "read_uncommitted"))
     assert sorted(v for v, n in written.items() if n > 1) == sorted(outputs(2))
     assert_nothing_left_open(bootstrap)
+
+
+def test_batch_write_commits_whole_after_a_task_retry(spark: SparkSession, two_pc: BrokerProcess, name: str) -> None:
+    topic = f"{name}-out"
+    create_topic(two_pc.bootstrap, topic, 3)
+    rows = [(f"k{i}", f"v{i}") for i in range(300)]
+    spark.sparkContext.setJobGroup(name, "two-phase batch write")
+    (
+        spark.createDataFrame(rows, "key string, value string")
+        .repartition(2)
+        .write.format("odradek")
+        .option("kafka.bootstrap.servers", two_pc.bootstrap)
+        .option("topic", topic)
+        .option("transactionMode", "microBatch")
+        # Spark partition 1's first attempt dies prepared: its retry rolls that back.
+        .option("odradek.test.injectFailure", "afterProduce:1:*")
+        .mode("append")
+        .save()
+    )
+    spark.sparkContext.setJobGroup("", "")
+    assert failed_tasks(spark, name) == 1
+    out = read_committed(two_pc.bootstrap, topic, 3)
+    # No partition column: keys go where Kafka's murmur2 partitioner puts them.
+    assert sorted((p, k, v) for p, _o, k, v in out) == sorted(
+        (partition_for_key(k.encode(), 3), k.encode(), v.encode()) for k, v in rows
+    )
+    assert_nothing_left_open(two_pc.bootstrap)
