@@ -11,6 +11,7 @@ import json
 import struct
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from confluent_kafka import OFFSET_INVALID, Consumer, KafkaError, KafkaException, TopicPartition
 from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
@@ -68,14 +69,27 @@ class RowDigest:
         return f"{self._sum:032x}"
 
 
-def read_marker(options: SinkOptions, prefix: str, spark_partition: int) -> Marker | None:
-    """The committed marker of a sink partition; pending transactional commits are waited for
-    (read_committed makes librdkafka send OffsetFetch with RequireStable, KIP-447)."""
+def read_marker(options: SinkOptions, prefix: str, spark_partition: int, stable: bool = True) -> Marker | None:
+    """The committed marker of a sink partition (with `stable=False`, without waiting for a
+    pending transactional commit)."""
+    found = read_committed_offset(options, marker_group(prefix), spark_partition, stable)
+    if found is None:
+        return None
+    offset, meta = found
+    return Marker(offset, int(meta.get("rows", -1)), str(meta.get("hash", "")))
+
+
+def read_committed_offset(
+    options: SinkOptions, group: str, spark_partition: int, stable: bool = True
+) -> tuple[int, dict[str, Any]] | None:
+    """The offset and metadata `group` committed for a Spark partition's marker topic-partition;
+    with `stable`, pending transactional commits are waited for (read_committed makes
+    librdkafka send OffsetFetch with RequireStable, KIP-447)."""
     consumer = Consumer(
         {
             **options.client_config(),
-            "group.id": marker_group(prefix),
-            "isolation.level": "read_committed",
+            "group.id": group,
+            "isolation.level": "read_committed" if stable else "read_uncommitted",
             "enable.auto.commit": False,
         }
     )
@@ -87,8 +101,7 @@ def read_marker(options: SinkOptions, prefix: str, spark_partition: int) -> Mark
         raise KafkaException(tp.error)
     if tp.offset == OFFSET_INVALID or tp.offset < 0:
         return None
-    meta = json.loads(tp.metadata or "{}")
-    return Marker(int(tp.offset), int(meta.get("rows", -1)), str(meta.get("hash", "")))
+    return int(tp.offset), json.loads(tp.metadata or "{}")
 
 
 _known_partitions: dict[tuple[str, str], int] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pyarrow as pa
 from confluent_kafka import Producer
@@ -15,6 +15,7 @@ from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowW
 from pipeline.failure_injection import maybe_fail
 from pipeline.sink_options import SinkOptions
 from pipeline.transactional_write import SinkCommitMessage, transactional_id, write_task
+from pipeline.two_phase import abort_batch, commit_batch, prepare_task
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +44,17 @@ class BatchWriter(DataSourceArrowWriter):
 
     def write(self, iterator: Iterator[pa.RecordBatch]) -> SinkCommitMessage:
         task = _task()
-        return write_task(
+        return _write(self.options)(
             self.options, iterator, self.prefix, self.batch_id, task.partitionId(), task.attemptNumber()
         )
 
     def commit(self, messages: Sequence[WriterCommitMessage | None]) -> None:
+        if self.options.transaction_mode == "microBatch":
+            commit_batch(self.options, self.batch_id, messages)
         _log_commit(messages, self.batch_id)
 
     def abort(self, messages: Sequence[WriterCommitMessage | None]) -> None:
-        fence_failed_tasks(self.options, self.prefix, messages)
+        _abort(self.options, self.prefix, messages)
 
 
 class StreamWriter(DataSourceStreamArrowWriter):
@@ -71,14 +74,18 @@ class StreamWriter(DataSourceStreamArrowWriter):
                 "is not supported by the odradek sink"
             )
         prefix = self.options.transactional_id_prefix or f"odradek-sink-{query_id}"
-        return write_task(
+        return _write(self.options)(
             self.options, iterator, prefix, int(batch_id), task.partitionId(), task.attemptNumber()
         )
 
     def commit(self, messages: Sequence[WriterCommitMessage | None], batchId: int) -> None:
-        # Every task already committed its own transaction; the driver only reports.
-        maybe_fail(self.options.inject_failure, "pauseInCommit", batchId)
-        maybe_fail(self.options.inject_failure, "driverCommit", batchId)
+        if self.options.transaction_mode == "microBatch":
+            commit_batch(self.options, batchId, messages)
+        else:
+            # Every task already committed its own transaction; the driver only reports.
+            maybe_fail(self.options.inject_failure, "pauseInCommit", batchId)
+            maybe_fail(self.options.inject_failure, "holdInCommit", batchId)
+            maybe_fail(self.options.inject_failure, "driverCommit", batchId)
         _log_commit(messages, batchId)
 
     def abort(self, messages: Sequence[WriterCommitMessage | None], batchId: int) -> None:
@@ -87,7 +94,18 @@ class StreamWriter(DataSourceStreamArrowWriter):
         }
         prefix = self.options.transactional_id_prefix or (prefixes.pop() if len(prefixes) == 1 else None)
         if prefix is not None:
-            fence_failed_tasks(self.options, prefix, messages)
+            _abort(self.options, prefix, messages)
+
+
+def _write(options: SinkOptions) -> Callable[..., SinkCommitMessage]:
+    return prepare_task if options.transaction_mode == "microBatch" else write_task
+
+
+def _abort(options: SinkOptions, prefix: str, messages: Sequence[WriterCommitMessage | None]) -> None:
+    if options.transaction_mode == "microBatch":
+        abort_batch(options, prefix, messages)
+    else:
+        fence_failed_tasks(options, prefix, messages)
 
 
 def fence_failed_tasks(

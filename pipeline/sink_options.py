@@ -14,6 +14,10 @@ DEFAULT_MARKER_TOPIC = "__odradek_sink_markers"
 # transaction.max.timeout.ms.
 DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000
 
+# `task`: each Spark task commits its own transaction. `microBatch`: tasks prepare (KIP-939)
+# and the driver commits them all, so a micro-batch becomes visible whole (pipeline/two_phase.py).
+TRANSACTION_MODES = ("task", "microBatch")
+
 RESERVED_PRODUCER_KEYS = {
     "transactional.id": "it is derived from transactionalIdPrefix and the Spark partition",
     "enable.idempotence": "every write is transactional, hence idempotent",
@@ -30,6 +34,7 @@ class SinkOptions:
     transactional_id_prefix: str | None
     transaction_timeout_ms: int
     marker_topic: str
+    transaction_mode: str = "task"
     # Only for tests of the recovery paths: see pipeline.failure_injection.
     inject_failure: str | None = None
     kafka: dict[str, str] = field(default_factory=dict)
@@ -49,6 +54,7 @@ def parse_sink_options(options: Mapping[str, str]) -> SinkOptions:
     if prefix is not None and not str(prefix).strip():
         raise OptionError("option 'transactionalIdPrefix' must not be empty")
     topic = options.get("topic")
+    mode = _transaction_mode(options, params)
     return SinkOptions(
         bootstrap_servers=servers,
         topic=str(topic).strip() if topic else None,
@@ -56,9 +62,22 @@ def parse_sink_options(options: Mapping[str, str]) -> SinkOptions:
         transaction_timeout_ms=parse_positive_int(options, "transaction.timeout.ms")
         or DEFAULT_TRANSACTION_TIMEOUT_MS,
         marker_topic=str(options.get("markertopic") or DEFAULT_MARKER_TOPIC),
+        transaction_mode=mode,
         inject_failure=options.get("odradek.test.injectfailure"),
         kafka=params,
     )
+
+
+def _transaction_mode(options: Mapping[str, str], params: Mapping[str, str]) -> str:
+    given = str(options.get("transactionmode") or "task").strip()
+    modes = {m.lower(): m for m in TRANSACTION_MODES}
+    mode = modes.get(given.lower())
+    if mode is None:
+        raise OptionError(f"option 'transactionMode' must be one of {', '.join(TRANSACTION_MODES)}, not {given!r}")
+    if mode == "microBatch" and str(params.get("security.protocol", "PLAINTEXT")).upper() != "PLAINTEXT":
+        # The prepare and commit requests go through pipeline/wire.py, which has no TLS or SASL.
+        raise OptionError("transactionMode 'microBatch' supports only kafka.security.protocol PLAINTEXT")
+    return mode
 
 
 def check_sink_schema(schema: StructType, options: SinkOptions) -> None:

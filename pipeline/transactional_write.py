@@ -63,7 +63,7 @@ def write_task(
     producer.init_transactions(TIMEOUT_S)
     marker = read_marker(options, prefix, spark_partition)
     if marker is not None and marker.batch_id >= batch_id:
-        return _skip(options, batches, marker, txn_id, batch_id, spark_partition)
+        return skip_replay(options, batches, marker, txn_id, batch_id, spark_partition)
 
     failures: list[KafkaError] = []
 
@@ -109,7 +109,7 @@ def write_task(
     return SinkCommitMessage(txn_id, batch_id, spark_partition, digest.rows, skipped=False)
 
 
-def _skip(
+def skip_replay(
     options: SinkOptions,
     batches: Iterator[pa.RecordBatch],
     marker: Marker,

@@ -35,11 +35,18 @@ def produce_txn(
 
 def read_committed(bootstrap: str, topic: str, partitions: int) -> list[tuple[int, int, bytes | None, bytes]]:
     """Every committed record of `topic` as (partition, offset, key, value), read to the LSO."""
+    return read_records(bootstrap, topic, partitions, "read_committed")
+
+
+def read_records(
+    bootstrap: str, topic: str, partitions: int, isolation: str
+) -> list[tuple[int, int, bytes | None, bytes]]:
+    """The records of `topic` a consumer of that isolation level gets, to the LSO or the HW."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
             "group.id": "check",
-            "isolation.level": "read_committed",
+            "isolation.level": isolation,
             "enable.partition.eof": True,
             "enable.auto.commit": False,
         }

@@ -1,6 +1,6 @@
 """A streaming job run as its own driver process, so that tests can SIGKILL it.
 
-usage: python -m tests.pipeline.stream_job BOOTSTRAP SOURCE SINK CHECKPOINT [INJECT_FAILURE]
+usage: python -m tests.pipeline.stream_job BOOTSTRAP SOURCE SINK CHECKPOINT [INJECT_FAILURE [TRANSACTION_MODE]]
 Reads SOURCE from its checkpoint (or the earliest offsets), prefixes every value with `out-`,
 writes to SINK through the exactly-once sink, and exits 0 once it has caught up."""
 
@@ -11,7 +11,7 @@ import sys
 import pipeline
 
 
-def main(bootstrap: str, source: str, sink: str, checkpoint: str, inject: str = "") -> None:
+def main(bootstrap: str, source: str, sink: str, checkpoint: str, inject: str = "", mode: str = "task") -> None:
     spark = pipeline.local_session(
         app_name="odradek-stream-job", master="local[2,2]", conf={"spark.sql.shuffle.partitions": "2"}
     )
@@ -28,6 +28,7 @@ def main(bootstrap: str, source: str, sink: str, checkpoint: str, inject: str = 
         .option("kafka.bootstrap.servers", bootstrap)
         .option("topic", sink)
         .option("checkpointLocation", checkpoint)
+        .option("transactionMode", mode)
     )
     if inject:
         writer = writer.option("odradek.test.injectFailure", inject)

@@ -9,6 +9,7 @@ from pipeline.markers import RowDigest
 from pipeline.options import OptionError, parse_source_options
 from pipeline.ranges import OffsetRange, plan_ranges
 from pipeline.session import JavaMissingError, find_java
+from pipeline.sink_options import parse_sink_options
 from pipeline.source import rate_limit
 from pipeline.transactional_write import rows_of
 
@@ -91,3 +92,13 @@ def test_sink_rows_take_the_topic_option_over_the_column() -> None:
     )
     assert list(rows_of(batch, None)) == [("x", 1, b"a", b"1", []), ("y", -1, None, b"2", [])]
     assert [r[0] for r in rows_of(batch, "z")] == ["z", "z"]
+
+
+def test_sink_transaction_mode_option() -> None:
+    base = {"kafka.bootstrap.servers": "h:1", "topic": "t"}
+    assert parse_sink_options(base).transaction_mode == "task"
+    assert parse_sink_options({**base, "transactionmode": "microbatch"}).transaction_mode == "microBatch"
+    with pytest.raises(OptionError, match="'transactionMode' must be one of task, microBatch, not 'batch'"):
+        parse_sink_options({**base, "transactionmode": "batch"})
+    with pytest.raises(OptionError, match=r"only kafka\.security\.protocol PLAINTEXT"):
+        parse_sink_options({**base, "transactionmode": "microBatch", "kafka.security.protocol": "SASL_SSL"})

@@ -1,0 +1,215 @@
+"""A synchronous Kafka client over plain sockets, speaking the project's sans-I/O codec.
+
+It exists for the requests no Python client sends: KIP-939's InitProducerId v6 (Enable2Pc,
+KeepPreparedTxn) and a transaction produced, then ended, under a (producer id, epoch) the
+caller holds. Connections are per broker node: Metadata names partition leaders,
+FindCoordinator the group and transaction coordinators."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from protocol.codec import Reader, Writer
+from protocol.errors import ErrorCode
+from protocol.message import Message
+from protocol.messages import API_SPECS
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.request_header import RequestHeader
+from protocol.messages.response_header import ResponseHeader
+
+METADATA = (3, 9)
+FIND_COORDINATOR = (10, 3)
+GROUP_KEY, TRANSACTION_KEY = 0, 1
+
+# Errors a request is retried on, after the coordinator or leader is looked up again.
+RETRIABLE = frozenset(
+    {
+        ErrorCode.CONCURRENT_TRANSACTIONS,
+        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        ErrorCode.LEADER_NOT_AVAILABLE,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.REQUEST_TIMED_OUT,
+    }
+)
+
+T = TypeVar("T")
+
+
+class KafkaWireError(RuntimeError):
+    def __init__(self, code: int, what: str) -> None:
+        self.code = code
+        super().__init__(f"{what}: {_name(code)}")
+
+
+def _name(code: int) -> str:
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"error {code}"
+
+
+class Connection:
+    def __init__(self, host: str, port: int, timeout: float, client_id: str) -> None:
+        self.sock = socket.create_connection((host, port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.client_id = client_id
+        self.correlation_id = 0
+
+    def call(self, api: tuple[int, int], body: Message) -> Any:
+        api_key, version = api
+        spec = API_SPECS[api_key]
+        self.correlation_id += 1
+        w = Writer()
+        RequestHeader(api_key, version, self.correlation_id, self.client_id).write(
+            w, spec.request_header_version(version)
+        )
+        body.write(w, version)
+        payload = w.getvalue()
+        self.sock.sendall(struct.pack(">i", len(payload)) + payload)
+        (size,) = struct.unpack(">i", self._exact(4))
+        r = Reader(self._exact(size))
+        header = ResponseHeader.read(r, spec.response_header_version(version))
+        if header.correlation_id != self.correlation_id:
+            raise ConnectionError(f"response {header.correlation_id} to request {self.correlation_id}")
+        return spec.response.read(r, version)
+
+    def _exact(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                raise ConnectionError("connection closed by the broker")
+            buf += chunk
+        return bytes(buf)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class Cluster:
+    """Connections to the brokers of one cluster, opened on demand."""
+
+    def __init__(self, bootstrap_servers: str, timeout: float = 30.0, client_id: str = "odradek-sink") -> None:
+        self.timeout = timeout
+        self.client_id = client_id
+        self.bootstrap = [_host_port(s) for s in bootstrap_servers.split(",") if s.strip()]
+        self._nodes: dict[int, tuple[str, int]] = {}
+        self._connections: dict[tuple[str, int], Connection] = {}
+        self._leaders: dict[tuple[str, int], int] = {}
+        self._coordinators: dict[tuple[str, int], int] = {}
+        self.partition_counts: dict[str, int] = {}
+
+    def __enter__(self) -> Cluster:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for conn in self._connections.values():
+            conn.close()
+        self._connections.clear()
+
+    def _connect(self, address: tuple[str, int]) -> Connection:
+        conn = self._connections.get(address)
+        if conn is None:
+            conn = self._connections[address] = Connection(*address, self.timeout, self.client_id)
+        return conn
+
+    def any_node(self) -> Connection:
+        for address in [*self._connections, *self.bootstrap]:
+            try:
+                return self._connect(address)
+            except OSError:
+                continue
+        raise ConnectionError(f"no broker of {self.bootstrap} answers")
+
+    def node(self, node_id: int) -> Connection:
+        return self._connect(self._nodes[node_id])
+
+    def drop(self, conn: Connection) -> None:
+        """Forget a connection that failed, and the routes learnt through it."""
+        for address, known in list(self._connections.items()):
+            if known is conn:
+                del self._connections[address]
+        conn.close()
+        self._forget_routes()
+
+    def _forget_routes(self) -> None:
+        self._leaders.clear()
+        self._coordinators.clear()
+
+    def refresh(self, topics: list[str]) -> None:
+        resp = self.any_node().call(
+            METADATA,
+            MetadataRequest(topics=[MetadataRequestTopic(name=t) for t in topics], allow_auto_topic_creation=False),
+        )
+        for b in resp.brokers:
+            self._nodes[b.node_id] = (b.host, b.port)
+        for t in resp.topics:
+            if t.error_code:
+                raise KafkaWireError(t.error_code, f"metadata of topic {t.name}")
+            self.partition_counts[t.name] = len(t.partitions)
+            for p in t.partitions:
+                self._leaders[(t.name, p.partition_index)] = p.leader_id
+
+    def leader(self, topic: str, partition: int) -> int:
+        if (topic, partition) not in self._leaders:
+            self.refresh([topic])
+        if (topic, partition) not in self._leaders:
+            raise KafkaWireError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"{topic}-{partition}")
+        return self._leaders[(topic, partition)]
+
+    def partitions(self, topic: str) -> int:
+        if topic not in self.partition_counts:
+            self.refresh([topic])
+        return self.partition_counts[topic]
+
+    def coordinator(self, key: str, key_type: int) -> Connection:
+        known = self._coordinators.get((key, key_type))
+        if known is not None:
+            return self.node(known)
+        resp = self.any_node().call(FIND_COORDINATOR, FindCoordinatorRequest(key=key, key_type=key_type))
+        if resp.error_code:
+            raise KafkaWireError(resp.error_code, f"FindCoordinator({key})")
+        self._nodes[resp.node_id] = (resp.host, resp.port)
+        self._coordinators[(key, key_type)] = resp.node_id
+        return self.node(resp.node_id)
+
+    def retrying(self, attempt: Callable[[], T], what: str) -> T:
+        """Runs `attempt` until it stops raising a retriable error, for at most `timeout`."""
+        deadline = time.monotonic() + self.timeout
+        delay = 0.01
+        while True:
+            try:
+                return attempt()
+            except KafkaWireError as exc:
+                if exc.code not in RETRIABLE or time.monotonic() > deadline:
+                    raise
+                if exc.code != ErrorCode.CONCURRENT_TRANSACTIONS:
+                    self._forget_routes()
+            except OSError as exc:
+                if time.monotonic() > deadline:
+                    raise ConnectionError(f"{what}: {exc}") from exc
+                self.close()
+                self._forget_routes()
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
+def check(code: int, what: str) -> None:
+    if code != ErrorCode.NONE:
+        raise KafkaWireError(code, what)
+
+
+def _host_port(server: str) -> tuple[str, int]:
+    host, port = server.strip().rsplit(":", 1)
+    return host.strip("[]"), int(port)
