@@ -127,6 +127,7 @@ class Server:
         metrics = services.metrics
         metrics.registry.register(BrokerCollector(services))
         storage.flusher.round_observers.append(metrics.fsync_round)
+        storage.flusher.wait_observers.append(metrics.fsync_waited)
         port = self.config.get_int("metrics.port")
         if port < 0:
             return

@@ -18,6 +18,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 from .errors import KafkaStorageError
@@ -27,9 +28,25 @@ class Syncable(Protocol):
     def sync(self) -> None: ...
 
 
-_Done = Callable[[BaseException | None], None]
-# Told of each finished round: its duration in seconds and how many sync() calls it served.
-RoundObserver = Callable[[float, int], None]
+# Told by the thread that a round ended: its error, and the seconds its fsync calls took.
+_Done = Callable[[BaseException | None, float], None]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStats:
+    """One finished round, as its observers see it. `seconds` runs from the round's start
+    on the event loop to its end there, so `seconds - fsync_seconds` is the cost of handing
+    the round to the thread and the result back."""
+
+    seconds: float
+    fsync_seconds: float
+    waiters: int  # sync() calls served
+    files: int  # files and directories synced
+
+
+RoundObserver = Callable[[RoundStats], None]
+# Told of each sync() call that waited for a round: seconds from the call to durability.
+WaitObserver = Callable[[float], None]
 
 
 class _SyncThread:
@@ -50,12 +67,14 @@ class _SyncThread:
         while (item := self._queue.get()) is not None:
             targets, done = item
             error: BaseException | None = None
+            started = time.perf_counter()
             try:
                 _sync_all(targets)
             except BaseException as exc:  # reported to the waiters, never lost
                 error = exc
+            elapsed = time.perf_counter() - started
             with contextlib.suppress(RuntimeError):  # the event loop is gone
-                done(error)
+                done(error, elapsed)
 
 
 class GroupCommitFlusher:
@@ -67,6 +86,7 @@ class GroupCommitFlusher:
         self.rounds = 0  # fsync rounds completed (observability and tests)
         self.files_synced = 0
         self.round_observers: list[RoundObserver] = []
+        self.wait_observers: list[WaitObserver] = []
         self._next_callers = 0
         # Told of every failed round (the broker halts, as Kafka does on a log dir failure).
         self.failure_listeners: list[Callable[[KafkaStorageError], None]] = []
@@ -79,11 +99,23 @@ class GroupCommitFlusher:
 
     async def sync(self) -> None:
         """Return once everything written before this call is durable."""
+        waiter = self._waiter()
+        if waiter is None:
+            return
+        if not self.wait_observers:
+            await asyncio.shield(waiter)
+            return
+        called = time.perf_counter()
+        await asyncio.shield(waiter)
+        waited = time.perf_counter() - called
+        for observe in self.wait_observers:
+            observe(waited)
+
+    def _waiter(self) -> asyncio.Future[None] | None:
+        """The round that makes everything written so far durable (None: already durable)."""
         if not self._dirty:
             # Everything written so far is either durable or in the running round.
-            if self._running is not None:
-                await asyncio.shield(self._running)
-            return
+            return self._running
         waiter = self._next
         if waiter is None:
             waiter = self._next = asyncio.get_running_loop().create_future()
@@ -92,7 +124,7 @@ class GroupCommitFlusher:
                 self._start_round()
         else:
             self._next_callers += 1
-        await asyncio.shield(waiter)
+        return waiter
 
     def _start_round(self) -> None:
         future, self._next = self._next, None
@@ -106,8 +138,8 @@ class GroupCommitFlusher:
             self._thread = _SyncThread()
         call_soon_threadsafe = future.get_loop().call_soon_threadsafe
 
-        def done(error: BaseException | None) -> None:
-            call_soon_threadsafe(self._finish_round, future, targets, error, started, callers)
+        def done(error: BaseException | None, fsync_seconds: float) -> None:
+            call_soon_threadsafe(self._finish_round, future, targets, error, started, callers, fsync_seconds)
 
         self._thread.submit(targets, done)
 
@@ -118,12 +150,14 @@ class GroupCommitFlusher:
         error: BaseException | None,
         started: float,
         callers: int,
+        fsync_seconds: float,
     ) -> None:
         self.rounds += 1
         self.files_synced += len(targets)
-        elapsed = time.perf_counter() - started
-        for observe in self.round_observers:
-            observe(elapsed, callers)
+        if self.round_observers:
+            stats = RoundStats(time.perf_counter() - started, fsync_seconds, callers, len(targets))
+            for observe in self.round_observers:
+                observe(stats)
         self._running = None
         if not future.done():
             if error is None:

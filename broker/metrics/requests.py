@@ -6,12 +6,15 @@ from __future__ import annotations
 import dataclasses
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 from protocol.message import Message
 from protocol.messages import API_SPECS
+
+if TYPE_CHECKING:
+    from storage.flusher import RoundStats
 
 # Kafka's request latencies span from well under a millisecond (ApiVersions) to a Fetch long
 # poll's max.wait.ms (500 ms by default) and a JoinGroup's rebalance.
@@ -137,6 +140,26 @@ class BrokerMetrics:
             buckets=ROUND_SIZE_BUCKETS,
             registry=r,
         )
+        self.fsync_calls = Histogram(
+            "odradek_fsync_seconds",
+            "The fsync calls of one round alone, on the flusher's thread (the rest of "
+            "odradek_fsync_round_seconds is the handoff to that thread and back).",
+            buckets=FSYNC_BUCKETS,
+            registry=r,
+        )
+        self.fsync_files = Histogram(
+            "odradek_fsync_round_files",
+            "Files and directories one group-commit round synced.",
+            buckets=ROUND_SIZE_BUCKETS,
+            registry=r,
+        )
+        self.fsync_wait = Histogram(
+            "odradek_fsync_wait_seconds",
+            "How long a durable append or sync waited, from its call until durable (the "
+            "rest of its round, if one was running, and its own round).",
+            buckets=FSYNC_BUCKETS,
+            registry=r,
+        )
         self._children: dict[tuple[int, int], _RequestChildren] = {}
 
     def answered(self, api_key: int, version: int, seconds: float, response: Message | None) -> None:
@@ -154,6 +177,11 @@ class BrokerMetrics:
                     )
                 counter.inc()
 
-    def fsync_round(self, seconds: float, waiters: int) -> None:
-        self.fsync_latency.observe(seconds)
-        self.fsync_round_size.observe(waiters)
+    def fsync_round(self, stats: RoundStats) -> None:
+        self.fsync_latency.observe(stats.seconds)
+        self.fsync_round_size.observe(stats.waiters)
+        self.fsync_calls.observe(stats.fsync_seconds)
+        self.fsync_files.observe(stats.files)
+
+    def fsync_waited(self, seconds: float) -> None:
+        self.fsync_wait.observe(seconds)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from coordinator.transaction.completion import Completions
+from coordinator.transaction.completion import Completions, Phase
 from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
 from protocol.errors import ErrorCode
 
@@ -46,13 +46,20 @@ class BusyIds:
             return False
         return txn.pending or (txn.state.is_prepare and self.completions.get(transactional_id) is not None)
 
-    async def settle(self, transactional_id: str, attempt: Callable[[], Awaitable[R]]) -> R:
+    async def settle(
+        self, transactional_id: str, attempt: Callable[[], Awaitable[R]], *, takes_over: bool = False
+    ) -> R:
         """Run `attempt`; while it answers CONCURRENT_TRANSACTIONS because work already in
         flight will settle the id (typically the previous transaction's markers and
         CompleteCommit, written after EndTxn was answered), wait for that work, up to
         `concurrent_wait_ms` of the clock, and run it again. The answer is the one a client
         retry would get after its backoff, only sooner; if the work does not finish in time
-        the client gets CONCURRENT_TRANSACTIONS, as from Kafka."""
+        the client gets CONCURRENT_TRANSACTIONS, as from Kafka.
+
+        An attempt that `takes_over` (AddPartitionsToTxn) and finds the previous
+        transaction's markers still being written waits for them to be durable without
+        having CompleteX written first, then writes CompleteX with its own record: one
+        fsync round on its path instead of two."""
         deadline = self.clock.monotonic_ms() + self.config.concurrent_wait_ms
         while True:
             result = await attempt()
@@ -69,7 +76,10 @@ class BusyIds:
             if remaining <= 0:
                 return result
             if completion is not None and txn is not None and not txn.pending:
-                await completion.wait(remaining)
+                if takes_over and completion.phase is Phase.MARKERS:
+                    await completion.wait_held(remaining)
+                else:
+                    await completion.wait(remaining)
             else:
                 await self.state.wait_change(transactional_id, remaining)
 

@@ -6,8 +6,9 @@ One `TransactionCompletion` per transactional id owns the task doing the work, t
 requests waiting for it to end, and the phase it is in. Once the markers are durable the
 CompleteX record is held back for up to `complete_merge_window_ms`: the producer's next
 AddPartitionsToTxn usually arrives within a millisecond or two and then takes the
-completion over, writing CompleteX together with its own Ongoing record in one batch.
-Anyone else who waits for the id has CompleteX written at once."""
+completion over, writing CompleteX together with its own Ongoing record in one batch;
+one that arrives while the markers are still being written waits for them and takes over
+then. Anyone else who waits for the id has CompleteX written at once."""
 
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ class TransactionCompletion:
         self._waiters: list[asyncio.Future[None]] = []
         # Set while CompleteX is held back: resolving it ends the hold.
         self._kick: asyncio.Future[None] | None = None
+        # AddPartitionsToTxn requests waiting for the markers to be durable, to take over.
+        self._held_waiters: list[asyncio.Future[None]] = []
         self.task = asyncio.get_running_loop().create_task(
             self._run(), name=f"txn-completion-{txn.transactional_id}"
         )
@@ -97,8 +100,30 @@ class TransactionCompletion:
             if waiter in self._waiters:
                 self._waiters.remove(waiter)
 
+    async def wait_held(self, timeout_ms: int) -> None:
+        """Until the markers are durable (CompleteX is then held back for a take-over) or
+        this completion ends, at most `timeout_ms` of the clock's time. Unlike `wait`, this
+        does not have CompleteX written at once: the caller means to take it over."""
+        if self.phase is not Phase.MARKERS:
+            return
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._held_waiters.append(waiter)
+        timer = self._owner.clock.call_later(timeout_ms, functools.partial(release, waiter))
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            if waiter in self._held_waiters:
+                self._held_waiters.remove(waiter)
+
+    def _release_held_waiters(self) -> None:
+        waiters, self._held_waiters = self._held_waiters, []
+        for waiter in waiters:
+            release(waiter)
+
     def _ended(self, task: asyncio.Task[None]) -> None:
         self.phase = Phase.DONE
+        self._release_held_waiters()
         if not task.cancelled() and (exc := task.exception()) is not None:
             tid = self.txn.transactional_id
             log.error("transaction completion failed", transactional_id=tid, error=repr(exc))
@@ -116,6 +141,8 @@ class TransactionCompletion:
         if not self._current():
             return
         self.phase = Phase.HELD
+        # Before the hold starts: a take-over that was waiting for the markers may now merge.
+        self._release_held_waiters()
         await self._hold()
         await self._write_complete()
 

@@ -208,6 +208,7 @@ class TransactionCoordinator:
             lambda: self._add_partitions(
                 transactional_id, producer_id, producer_epoch, wanted, client_transaction_version
             ),
+            takes_over=True,
         )
 
     async def _add_partitions(

@@ -145,6 +145,13 @@ async def test_values_follow_produce_consume_groups_and_transactions(
     # acks=all appends are group-committed: at least one fsync round served them.
     assert value(produced, "odradek_fsync_round_seconds_count") > value(base, "odradek_fsync_round_seconds_count")
     assert value(produced, "odradek_fsync_round_waiters_sum") >= value(base, "odradek_fsync_round_waiters_sum") + 1
+    rounds = value(produced, "odradek_fsync_round_seconds_count") - value(base, "odradek_fsync_round_seconds_count")
+    # Every round's fsync calls are timed apart from the handoff, and never exceed the round.
+    assert value(produced, "odradek_fsync_seconds_count") - value(base, "odradek_fsync_seconds_count") == rounds
+    assert value(produced, "odradek_fsync_round_files_count") - value(base, "odradek_fsync_round_files_count") == rounds
+    assert value(produced, "odradek_fsync_seconds_sum") <= value(produced, "odradek_fsync_round_seconds_sum")
+    # Each of the 50 acknowledgements waited for a round (send_and_wait: one at a time).
+    assert value(produced, "odradek_fsync_wait_seconds_count") - value(base, "odradek_fsync_wait_seconds_count") >= 50
     assert value(produced, "odradek_log_end_offset", topic=topic, partition="0") == 50
     assert value(produced, "odradek_log_size_bytes", topic=topic, partition="0") >= sent
     assert value(produced, "odradek_partitions") >= 1

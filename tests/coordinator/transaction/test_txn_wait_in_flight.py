@@ -218,6 +218,51 @@ async def test_next_add_partitions_writes_complete_and_ongoing_in_one_batch(env:
     assert again is not None and again.state is S.COMPLETE_ABORT
 
 
+async def test_add_partitions_during_the_markers_waits_for_them_and_merges(env: Env) -> None:
+    """A producer faster than the markers: its next AddPartitionsToTxn arrives while they
+    are being written. It waits for them, then writes CompleteCommit with its Ongoing in one
+    batch, rather than having CompleteCommit written alone first (a second fsync round)."""
+    env.config.complete_merge_window_ms = 10_000
+    env.config.concurrent_wait_ms = 2_000
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
+    sizes = _count_appends(env)
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    task = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)]))
+    await run_ready()
+    assert not task.done() and env.writer.written.get(("t", 0)) is None  # markers held
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.PREPARE_COMMIT
+    env.writer.gate.set()
+    assert await answered(task) == E.NONE
+    assert env.writer.written[("t", 0)] == [(pid, epoch, True)]
+    assert sizes == [1, 2]  # PrepareCommit, then CompleteCommit + Ongoing in one batch
+    states = [t.state for _, t in env.log.records() if t is not None]
+    assert states[-3:] == [S.PREPARE_COMMIT, S.COMPLETE_COMMIT, S.ONGOING]
+    assert meta.state is S.ONGOING and meta.partitions == {("t", 1)}
+    await answered(coord.wait_for_markers())  # the taken-over completion wrote nothing more
+    assert sizes == [1, 2]
+    coord2 = await env.coordinator()
+    again = coord2.metadata("tx")
+    assert again is not None and again.state is S.ONGOING and again.partitions == {("t", 1)}
+
+
+async def test_end_txn_during_the_markers_still_has_complete_written_at_once(env: Env) -> None:
+    """Only AddPartitionsToTxn can take CompleteX over; a retried EndTxn waits for it."""
+    env.config.complete_merge_window_ms = 10_000
+    env.config.concurrent_wait_ms = 2_000
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
+    sizes = _count_appends(env)
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    task = asyncio.create_task(coord.end_txn("tx", pid, epoch, True))
+    await run_ready()
+    assert not task.done()
+    env.writer.gate.set()
+    assert await answered(task) == E.NONE
+    assert sizes == [1, 1]  # PrepareCommit, then CompleteCommit alone, without the window
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.COMPLETE_COMMIT
+
+
 async def test_complete_is_written_after_the_window_without_a_next_request(env: Env) -> None:
     env.config.complete_merge_window_ms = 20
     coord = await env.coordinator()
