@@ -73,6 +73,20 @@ _SETTINGS = [
         "Per-host exceptions to max.connections.per.ip, as `host:count,host:count`.",
     ),
     Setting("connections.max.idle.ms", int, 600000, "A connection with no request for this long is closed; -1: never."),
+    Setting(
+        "connections.max.reauth.ms",
+        int,
+        0,
+        "Longest SASL session before the client must re-authenticate (KIP-368); 0: no limit but the "
+        "credential's own lifetime. Also `listener.name.<l>.<mechanism>.connections.max.reauth.ms`.",
+    ),
+    Setting(
+        "max.connection.creation.rate",
+        int,
+        2147483647,
+        "New connections per second over all listeners (KIP-612); accepts past it are delayed. "
+        "Also `listener.name.<l>.max.connection.creation.rate`.",
+    ),
     # Kafka handles one request per connection at a time; this broker pipelines up to this many.
     Setting(
         "connection.max.in.flight.requests",

@@ -22,7 +22,7 @@ from broker.context import ConnectionInfo, RequestContext
 from broker.logging import get_logger
 from broker.security.listeners import uses_sasl
 from broker.security.sasl.mechanisms import SaslFailure
-from broker.security.sasl.session import MAX_RECEIVE_SIZE, SaslSession, SaslState
+from broker.security.sasl.session import MAX_RECEIVE_SIZE, SASL_HANDSHAKE_KEY, SaslSession, SaslState
 from broker.security.tls import peer_principal_name
 from protocol.apis import API_VERSIONS_KEY
 from protocol.codec import DecodeError, Reader, RecordsData, Writer
@@ -169,6 +169,9 @@ class KafkaConnection(asyncio.Protocol):
     def _dispatch(self, frame: Frame) -> bool:
         """Start the request's handler; False if no handler was started."""
         assert self.info is not None
+        session = self.info.sasl
+        if session is not None and self.info.authenticated and not self._within_session(session, frame):
+            return False
         if not self.info.authenticated and not self._allowed_before_authentication(frame):
             return False
         if len(frame) < _HEADER_PREFIX.size:
@@ -219,6 +222,24 @@ class KafkaConnection(asyncio.Protocol):
             return False
         return True
 
+    def _within_session(self, session: SaslSession, frame: Frame) -> bool:
+        """Kafka's SocketServer on an authenticated connection: a SaslHandshake may begin a
+        re-authentication; any other request after the session's lifetime closes it."""
+        if session.expires_at_ms is None:
+            return True
+        api_key = _HEADER_PREFIX.unpack_from(frame)[0] if len(frame) >= _HEADER_PREFIX.size else None
+        if api_key == SASL_HANDSHAKE_KEY and session.begin_reauthentication():
+            assert self.info is not None
+            # Until it completes only the exchange is served, as before the first one.
+            self.info.authenticated = False
+            log.info("re-authentication started", conn=self.info.connection_id, principal=self.info.principal)
+            return True
+        if session.expired():
+            # Counted as odradek_requests_failed{reason="session expired"} (Kafka: expired-connections-killed-count).
+            self.close("session expired", api_key=api_key, principal=self.info.principal if self.info else None)
+            return False
+        return True
+
     def _bare_token(self, session: SaslSession, token: bytes) -> None:
         """A SASL token after a v0 handshake: a bare frame, answered by a bare frame."""
         try:
@@ -237,7 +258,10 @@ class KafkaConnection(asyncio.Protocol):
         self.info.principal = principal
         self.info.authenticated = True
         self.frames.max_frame_bytes = self.services.config.max_frame_bytes
-        log.info("authenticated", conn=self.info.connection_id, principal=principal, mechanism=self._mechanism())
+        session = self.info.sasl
+        lifetime = session.session_lifetime_ms if session is not None else 0
+        log.info("authenticated", conn=self.info.connection_id, principal=principal, mechanism=self._mechanism(),
+                 session_lifetime_ms=lifetime)
 
     def _authentication_failed(self, reason: str) -> None:
         self.close_after_flush = reason
