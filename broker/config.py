@@ -80,6 +80,8 @@ _SETTINGS = [
         "Longest SASL session before the client must re-authenticate (KIP-368); 0: no limit but the "
         "credential's own lifetime. Also `listener.name.<l>.<mechanism>.connections.max.reauth.ms`.",
     ),
+    Setting("quota.window.num", int, 11, "Samples kept for rate quotas (the connection creation rate)."),
+    Setting("quota.window.size.seconds", int, 1, "Length of one rate quota sample; also the longest throttle."),
     Setting(
         "max.connection.creation.rate",
         int,

@@ -31,6 +31,7 @@ from protocol.message import Message
 from protocol.messages.api_versions_response import ApiVersion, ApiVersionsResponse
 from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
+from storage.clock import Timer
 
 if TYPE_CHECKING:
     from broker.services import Services
@@ -79,6 +80,8 @@ class KafkaConnection(asyncio.Protocol):
         # Counted in broker/connection_limits.py: released on close only if admitted.
         self.admitted_ip: str | None = None
         self.last_active_ms = 0
+        # Set while the connection creation rate holds the connection back.
+        self.held: Timer | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -119,6 +122,21 @@ class KafkaConnection(asyncio.Protocol):
             listener=self.listener,
             principal=self.info.principal,
         )
+        delay_ms = self.limits.creation_rate.delay_ms(self.listener)
+        if delay_ms > 0:
+            # Over max.connection.creation.rate: held unread for its throttle time (KIP-612).
+            self.held = self.limits.clock.call_later(delay_ms, self._release)
+            self.transport.pause_reading()
+            self.reading_paused = True
+            self.services.metrics.connections_throttled.labels(self.listener).inc()
+            log.info("connection creation throttled", conn=self.info.connection_id, listener=self.listener,
+                     delay_ms=delay_ms)
+
+    def _release(self) -> None:
+        self.held = None
+        if not self.closing:
+            self._dispatch_backlog()
+            self._update_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
@@ -126,6 +144,9 @@ class KafkaConnection(asyncio.Protocol):
             return
         self.limits.release(self.listener, self.admitted_ip)
         self.admitted_ip = None
+        if self.held is not None:
+            self.held.cancel()
+            self.held = None
         # Frames never dispatched leave the queue here; dispatched ones when their task ends.
         self.queue.done(len(self.backlog))
         self.backlog.clear()
@@ -160,7 +181,8 @@ class KafkaConnection(asyncio.Protocol):
         self._update_reading()
 
     def _dispatch_backlog(self) -> None:
-        while self.backlog and len(self.pending) < self.max_in_flight and not self.closing:
+        # A held connection's frames wait (a transport may read once before pausing).
+        while self.held is None and self.backlog and len(self.pending) < self.max_in_flight and not self.closing:
             if not self._dispatch(self.backlog.popleft()):
                 # Answered at once, refused, or the connection closed: handled either way.
                 self.queue.done()
@@ -355,7 +377,7 @@ class KafkaConnection(asyncio.Protocol):
     def _update_reading(self) -> None:
         if self.transport is None or self.closing or self.draining:
             return
-        should_pause = self.writing_paused or len(self.pending) >= self.max_in_flight or self.queue.full
+        should_pause = self.held is not None or self.writing_paused or len(self.pending) >= self.max_in_flight or self.queue.full
         if should_pause and not self.reading_paused:
             self.transport.pause_reading()
             self.reading_paused = True
