@@ -1,5 +1,6 @@
 """Throwaway certificates for tests and the bench: a CA, a server certificate for
-127.0.0.1/localhost and a client certificate, all signed by the CA, written as PEM files."""
+127.0.0.1/localhost and a client certificate, all signed by the CA, written as PEM files.
+It needs `cryptography`, which the test and bench extras install."""
 
 from __future__ import annotations
 
