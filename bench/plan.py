@@ -188,8 +188,8 @@ def tls_specs(timeout: float, n: Callable[[int], int]) -> list[Spec]:
     has no TLS. No key contains another workload's tag (`--only produce` must not pick them)."""
     specs = []
     for protocol, key, label in [("SSL", "tls", "TLS"), ("SASL_SSL", "sasl-ssl", "SASL_SSL PLAIN")]:
-        for direction, func, count in [("producing", "secure_produce_confluent", 100_000),
-                                       ("consuming", "secure_consume_confluent", 100_000)]:
+        for direction, func, count in [("producing", "secure_produce_confluent", 300_000),
+                                       ("consuming", "secure_consume_confluent", 300_000)]:
             verb = "produce 1 KiB acks=1" if direction == "producing" else "consume 1 KiB"
             specs.append(
                 Spec(
