@@ -180,8 +180,13 @@ def run_one(
     """Run one workload once on one broker; also return the broker's peak RSS during it."""
     if broker.name in failed:
         return Outcome(error=failed[broker.name]), None
+    params = {"bootstrap": broker.bootstrap, **spec.params}
+    if spec.secure:
+        if broker.secure is None:
+            return Outcome(error="no SSL/SASL_SSL listeners known (a broker the bench started has them)"), None
+        params["secure"] = broker.secure
     sampler.reset()
-    outcome = worker.run(spec.func, {"bootstrap": broker.bootstrap, **spec.params}, spec.hard_limit)
+    outcome = worker.run(spec.func, params, spec.hard_limit)
     peak = sampler.peaks().get(broker.name)
     if not broker.alive():
         failed[broker.name] = "broker exited"

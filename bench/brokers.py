@@ -57,6 +57,8 @@ class Broker:
     name: str
     bootstrap: str = ""
     pid: int | None = None
+    # The TLS rows' listeners and credentials (see `Odradek`), when the broker has them.
+    secure: dict[str, str] | None = None
     proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     log_path: Path | None = None
 
@@ -102,26 +104,49 @@ class Broker:
             self.proc.wait(10)
 
 
+SASL_USER, SASL_PASSWORD = "bench", "bench-secret"
+
+
 @dataclass
 class Odradek(Broker):
     """`python -m broker` from this checkout on a free port with a fresh data directory and
-    default settings."""
+    default settings, plus an SSL and a SASL_SSL (PLAIN) listener with throwaway certificates
+    for the TLS rows; clients of the other rows use only the PLAINTEXT one."""
 
     data_dir: Path | None = None
 
     def start(self, timeout: float = 30.0) -> None:
+        from odradek.pki import make_pki
+
         self.data_dir = Path(tempfile.mkdtemp(prefix="odradek-bench-"))
-        port = free_port()
+        pki = make_pki(self.data_dir / "pki")
+        port, ssl_port, sasl_port = free_port(), free_port(), free_port()
+        jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required user_{SASL_USER}="{SASL_PASSWORD}";'
+        settings = {
+            "ssl.keystore.type": "PEM",
+            "ssl.keystore.location": str(pki.server.keystore),
+            "sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.sasl_ssl.plain.sasl.jaas.config": jaas,
+        }
         args = [
             sys.executable,
             "-m",
             "broker",
             "--listeners",
-            f"PLAINTEXT://127.0.0.1:{port}",
+            f"PLAINTEXT://127.0.0.1:{port},SSL://127.0.0.1:{ssl_port},SASL_SSL://127.0.0.1:{sasl_port}",
             "--log-dirs",
             str(self.data_dir / "data"),
         ]
+        for name, value in settings.items():
+            args += ["--override", f"{name}={value}"]
         self._spawn(args, port, timeout, self.data_dir)
+        self.secure = {
+            "ssl": f"127.0.0.1:{ssl_port}",
+            "sasl_ssl": f"127.0.0.1:{sasl_port}",
+            "ca": str(pki.ca),
+            "username": SASL_USER,
+            "password": SASL_PASSWORD,
+        }
 
     def stop(self, timeout: float = 20.0) -> None:
         super().stop(timeout)

@@ -19,6 +19,9 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     "create_s": ("create topic", "s", False),
     "ok": ("worked", "yes/no", True),
     "rss_mb": ("", "MB", False),
+    # The TLS rows: one listener against odradek's own PLAINTEXT one, in the same workload.
+    "plaintext_mb_s": ("plaintext", "MB/s", True),
+    "vs_plaintext": ("/plaintext", "ratio", True),
     # The pipeline rows: the connector against the at-least-once path, on odradek only.
     "connector_rows_s": ("connector", "rows/s", True),
     "baseline_rows_s": ("at-least-once", "rows/s", True),
@@ -42,8 +45,11 @@ class Spec:
     hard_limit: float = 120.0
     tags: tuple[str, ...] = field(default=())
     sample_rss: bool = False  # report the brokers' peak memory during this workload
-    # Compares two clients on odradek rather than two brokers (the pipeline rows).
+    # Compares two clients on odradek rather than two brokers (the pipeline rows), or two
+    # of odradek's listeners (the TLS rows).
     odradek_only: bool = False
+    # Gets the broker's SSL and SASL_SSL listeners as `secure` (bench/brokers.py).
+    secure: bool = False
 
 
 def build_plan(quick: bool) -> list[Spec]:
@@ -171,7 +177,33 @@ def build_plan(quick: bool) -> list[Spec]:
             tags=("connections", "confluent"),
         )
     )
+    specs += tls_specs(timeout, n)
     specs += pipeline_specs(quick, n)
+    return specs
+
+
+def tls_specs(timeout: float, n: Callable[[int], int]) -> list[Spec]:
+    """1 KiB records over SSL and SASL_SSL (PLAIN), each measured right after the same
+    workload over PLAINTEXT on the same broker, for the ratio; odradek only, as the peer
+    has no TLS. No key contains another workload's tag (`--only produce` must not pick them)."""
+    specs = []
+    for protocol, key, label in [("SSL", "tls", "TLS"), ("SASL_SSL", "sasl-ssl", "SASL_SSL PLAIN")]:
+        for direction, func, count in [("producing", "secure_produce_confluent", 300_000),
+                                       ("consuming", "secure_consume_confluent", 300_000)]:
+            verb = "produce 1 KiB acks=1" if direction == "producing" else "consume 1 KiB"
+            specs.append(
+                Spec(
+                    key=f"{key}-{direction}-1kib",
+                    title=f"{label}: {verb} [confluent-kafka]",
+                    func=func,
+                    params={"protocol": protocol, "size": KIB, "count": n(count), "timeout": timeout},
+                    metrics=("mb_s", "plaintext_mb_s", "vs_plaintext"),
+                    hard_limit=2 * timeout + 60,
+                    tags=("tls",),
+                    odradek_only=True,
+                    secure=True,
+                )
+            )
     return specs
 
 

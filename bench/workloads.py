@@ -64,11 +64,19 @@ def _aio_producer(bootstrap: str, acks: str, idempotent: bool, **extra: Any) -> 
 
 
 def produce_confluent(
-    bootstrap: str, size: int, count: int, acks: str, idempotent: bool, timeout: float
+    bootstrap: str,
+    size: int,
+    count: int,
+    acks: str,
+    idempotent: bool,
+    timeout: float,
+    via: tuple[str, dict[str, Any]] | None = None,
 ) -> Metrics:
+    """`via`: another listener's bootstrap and client settings for the measured producer."""
     topic = unique("produce")
     create_topic(bootstrap, topic)
-    producer = Producer(producer_config(bootstrap, acks, idempotent))
+    client_bootstrap, extra = via or (bootstrap, {})
+    producer = Producer(producer_config(client_bootstrap, acks, idempotent, **extra))
     value = payload(size)
     produce_all(producer, topic, value, 1, timeout)  # connect, metadata, producer id
     start = time.perf_counter()
@@ -101,11 +109,16 @@ def produce_aiokafka(
 # ---------------------------------------------------------------- consume
 
 
-def consume_confluent(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
+def consume_confluent(
+    bootstrap: str, size: int, count: int, timeout: float, via: tuple[str, dict[str, Any]] | None = None
+) -> Metrics:
+    """`via`: another listener's bootstrap and client settings for the measured consumer."""
     topic = unique("consume")
     create_topic(bootstrap, topic)
     prefill(bootstrap, topic, payload(size), count, timeout)
-    conf = confluent_base(bootstrap)
+    client_bootstrap, extra = via or (bootstrap, {})
+    conf = confluent_base(client_bootstrap)
+    conf.update(extra)
     conf.update({"group.id": unique("group"), "enable.auto.commit": False, "enable.partition.eof": False})
     consumer = Consumer(conf)
     try:
@@ -454,6 +467,40 @@ def _produce_retrying(producer: Producer, topic: str, value: bytes, partition: i
                 raise WorkloadError("timed out with the queue full") from None
 
 
+# ---------------------------------------------------------------- TLS listeners
+
+
+def _listener(protocol: str, secure: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """The bootstrap and librdkafka settings of odradek's SSL or SASL_SSL listener."""
+    conf: dict[str, Any] = {"security.protocol": protocol, "ssl.ca.location": secure["ca"]}
+    if protocol == "SASL_SSL":
+        conf.update({"sasl.mechanism": "PLAIN", "sasl.username": secure["username"], "sasl.password": secure["password"]})
+        return secure["sasl_ssl"], conf
+    return secure["ssl"], conf
+
+
+def _against_plaintext(plain: Metrics, secured: Metrics) -> Metrics:
+    ratio = secured["mb_s"] / plain["mb_s"] if plain["mb_s"] else 0.0
+    return {"mb_s": secured["mb_s"], "plaintext_mb_s": plain["mb_s"], "vs_plaintext": ratio}
+
+
+def secure_produce_confluent(
+    bootstrap: str, secure: dict[str, str], protocol: str, size: int, count: int, timeout: float
+) -> Metrics:
+    """The same produce over PLAINTEXT, then over the secured listener, on one broker."""
+    plain = produce_confluent(bootstrap, size, count, "1", False, timeout)
+    secured = produce_confluent(bootstrap, size, count, "1", False, timeout, via=_listener(protocol, secure))
+    return _against_plaintext(plain, secured)
+
+
+def secure_consume_confluent(
+    bootstrap: str, secure: dict[str, str], protocol: str, size: int, count: int, timeout: float
+) -> Metrics:
+    plain = consume_confluent(bootstrap, size, count, timeout)
+    secured = consume_confluent(bootstrap, size, count, timeout, via=_listener(protocol, secure))
+    return _against_plaintext(plain, secured)
+
+
 WORKLOADS: dict[str, Callable[..., Metrics]] = {
     f.__name__: f
     for f in (
@@ -469,5 +516,7 @@ WORKLOADS: dict[str, Callable[..., Metrics]] = {
         txn_latency_confluent,
         many_partitions_confluent,
         many_connections_confluent,
+        secure_produce_confluent,
+        secure_consume_confluent,
     )
 }

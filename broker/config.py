@@ -79,9 +79,25 @@ _SETTINGS = [
         "",
         "Per-host exceptions to max.connections.per.ip, as `host:count,host:count`.",
     ),
-    Setting("quota.window.num", int, 11, "Samples kept by each client quota's rate (ClientQuotaManager)."),
-    Setting("quota.window.size.seconds", int, 1, "Span of one client quota rate sample, in seconds."),
     Setting("connections.max.idle.ms", int, 600000, "A connection with no request for this long is closed; -1: never."),
+    Setting(
+        "connections.max.reauth.ms",
+        int,
+        0,
+        "Longest SASL session before the client must re-authenticate (KIP-368); 0: no limit but the "
+        "credential's own lifetime. Also `listener.name.<l>.<mechanism>.connections.max.reauth.ms`.",
+    ),
+    Setting("quota.window.num", int, 11, "Samples kept by each rate quota (client quotas, connection creation rate)."),
+    Setting(
+        "quota.window.size.seconds", int, 1, "Span of one rate quota sample, in seconds; also the longest connection throttle."
+    ),
+    Setting(
+        "max.connection.creation.rate",
+        int,
+        2147483647,
+        "New connections per second over all listeners (KIP-612); accepts past it are delayed. "
+        "Also `listener.name.<l>.max.connection.creation.rate`.",
+    ),
     # Kafka handles one request per connection at a time; this broker pipelines up to this many.
     Setting(
         "connection.max.in.flight.requests",

@@ -26,7 +26,7 @@ from broker.quotas.throttling import limited, response_throttle_ms, times_reques
 from broker.quotas.timing import BusyTime
 from broker.security.listeners import uses_sasl
 from broker.security.sasl.mechanisms import SaslFailure
-from broker.security.sasl.session import MAX_RECEIVE_SIZE, SaslSession, SaslState
+from broker.security.sasl.session import MAX_RECEIVE_SIZE, SASL_HANDSHAKE_KEY, SaslSession, SaslState
 from broker.security.tls import peer_principal_name
 from protocol.apis import API_VERSIONS_KEY
 from protocol.codec import DecodeError, Reader, RecordsData, Writer
@@ -87,6 +87,8 @@ class KafkaConnection(asyncio.Protocol):
         # Set while a quota throttles the connection; it fires when reading may resume.
         self.throttle_timer: Timer | None = None
         self.throttled_until_ms = 0
+        # Set while the connection creation rate holds the connection back.
+        self.held: Timer | None = None
 
     # -- asyncio.Protocol -----------------------------------------------------------------
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -127,6 +129,21 @@ class KafkaConnection(asyncio.Protocol):
             listener=self.listener,
             principal=self.info.principal,
         )
+        delay_ms = self.limits.creation_rate.delay_ms(self.listener)
+        if delay_ms > 0:
+            # Over max.connection.creation.rate: held unread for its throttle time (KIP-612).
+            self.held = self.limits.clock.call_later(delay_ms, self._release)
+            self.transport.pause_reading()
+            self.reading_paused = True
+            self.services.metrics.connections_throttled.labels(self.listener).inc()
+            log.info("connection creation throttled", conn=self.info.connection_id, listener=self.listener,
+                     delay_ms=delay_ms)
+
+    def _release(self) -> None:
+        self.held = None
+        if not self.closing:
+            self._dispatch_backlog()
+            self._update_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
@@ -134,6 +151,9 @@ class KafkaConnection(asyncio.Protocol):
             return
         self.limits.release(self.listener, self.admitted_ip)
         self.admitted_ip = None
+        if self.held is not None:
+            self.held.cancel()
+            self.held = None
         # Frames never dispatched leave the queue here; dispatched ones when their task ends.
         self.queue.done(len(self.backlog))
         self.backlog.clear()
@@ -171,8 +191,13 @@ class KafkaConnection(asyncio.Protocol):
         self._update_reading()
 
     def _dispatch_backlog(self) -> None:
+        # A held connection's frames wait (a transport may read once before pausing).
         while (
-            self.backlog and len(self.pending) < self.max_in_flight and not self.closing and self.throttle_timer is None
+            self.held is None
+            and self.throttle_timer is None
+            and self.backlog
+            and len(self.pending) < self.max_in_flight
+            and not self.closing
         ):
             if not self._dispatch(self.backlog.popleft()):
                 # Answered at once, refused, or the connection closed: handled either way.
@@ -182,6 +207,9 @@ class KafkaConnection(asyncio.Protocol):
     def _dispatch(self, frame: Frame) -> bool:
         """Start the request's handler; False if no handler was started."""
         assert self.info is not None
+        session = self.info.sasl
+        if session is not None and self.info.authenticated and not self._within_session(session, frame):
+            return False
         if not self.info.authenticated and not self._allowed_before_authentication(frame):
             return False
         if len(frame) < _HEADER_PREFIX.size:
@@ -239,6 +267,24 @@ class KafkaConnection(asyncio.Protocol):
             return False
         return True
 
+    def _within_session(self, session: SaslSession, frame: Frame) -> bool:
+        """Kafka's SocketServer on an authenticated connection: a SaslHandshake may begin a
+        re-authentication; any other request after the session's lifetime closes it."""
+        if session.expires_at_ms is None:
+            return True
+        api_key = _HEADER_PREFIX.unpack_from(frame)[0] if len(frame) >= _HEADER_PREFIX.size else None
+        if api_key == SASL_HANDSHAKE_KEY and session.begin_reauthentication():
+            assert self.info is not None
+            # Until it completes only the exchange is served, as before the first one.
+            self.info.authenticated = False
+            log.info("re-authentication started", conn=self.info.connection_id, principal=self.info.principal)
+            return True
+        if session.expired():
+            # Counted as odradek_requests_failed{reason="session expired"} (Kafka: expired-connections-killed-count).
+            self.close("session expired", api_key=api_key, principal=self.info.principal if self.info else None)
+            return False
+        return True
+
     def _bare_token(self, session: SaslSession, token: bytes) -> None:
         """A SASL token after a v0 handshake: a bare frame, answered by a bare frame."""
         try:
@@ -257,7 +303,10 @@ class KafkaConnection(asyncio.Protocol):
         self.info.principal = principal
         self.info.authenticated = True
         self.frames.max_frame_bytes = self.services.config.max_frame_bytes
-        log.info("authenticated", conn=self.info.connection_id, principal=principal, mechanism=self._mechanism())
+        session = self.info.sasl
+        lifetime = session.session_lifetime_ms if session is not None else 0
+        log.info("authenticated", conn=self.info.connection_id, principal=principal, mechanism=self._mechanism(),
+                 session_lifetime_ms=lifetime)
 
     def _authentication_failed(self, reason: str) -> None:
         self.close_after_flush = reason
@@ -384,10 +433,11 @@ class KafkaConnection(asyncio.Protocol):
         if self.transport is None or self.closing or self.draining:
             return
         should_pause = (
-            self.writing_paused
+            self.held is not None
+            or self.throttle_timer is not None
+            or self.writing_paused
             or len(self.pending) >= self.max_in_flight
             or self.queue.full
-            or self.throttle_timer is not None
         )
         if should_pause and not self.reading_paused:
             self.transport.pause_reading()

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from broker.config import Config, ConfigError
+from broker.connection_rate import ConnectionCreationRate
 from broker.logging import get_logger
 from storage.clock import Clock, Timer
 
@@ -76,6 +77,7 @@ class ConnectionLimits:
                 except ValueError:
                     raise ConfigError(f"listener.name.{listener.name.lower()}.max.connections: {value!r}") from None
         self.idle_ms = config.get_ms("connections.max.idle.ms")
+        self.creation_rate = ConnectionCreationRate(config, clock)
         self.total = 0
         self.by_listener: Counter[str] = Counter()
         self.by_ip: Counter[str] = Counter()

@@ -22,4 +22,6 @@ async def handle(ctx: RequestContext, request: SaslAuthenticateRequest) -> SaslA
         step = session.authenticate(bytes(request.auth_bytes))
     except SaslFailure as exc:
         return SaslAuthenticateResponse(error_code=ErrorCode.SASL_AUTHENTICATION_FAILED, error_message=str(exc))
-    return SaslAuthenticateResponse(error_message=None, auth_bytes=step.challenge)
+    # The session's lifetime once the exchange is complete (KIP-368); 0 before, or without one.
+    lifetime = session.session_lifetime_ms if step.user is not None else 0
+    return SaslAuthenticateResponse(error_message=None, auth_bytes=step.challenge, session_lifetime_ms=lifetime)

@@ -128,6 +128,12 @@ class BrokerMetrics:
         self.connections_opened = Counter(
             "odradek_connections_opened", "Client connections accepted.", ["listener"], registry=r
         )
+        self.connections_throttled = Counter(
+            "odradek_connections_throttled",
+            "Connections held back by max.connection.creation.rate (KIP-612).",
+            ["listener"],
+            registry=r,
+        )
         self.fsync_latency = Histogram(
             "odradek_fsync_round_seconds",
             "Duration of one group-commit fsync round.",

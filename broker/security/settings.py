@@ -41,6 +41,8 @@ SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
 _PREFIXED = re.compile(r"^listener\.name\.([^.]+)\.(.+)$")
 _MECHANISM_JAAS = re.compile(r"^[a-z0-9-]+\.sasl\.jaas\.config$")
+_MECHANISM_REAUTH = re.compile(r"^[a-z0-9-]+\.connections\.max\.reauth\.ms$")
+_PER_LISTENER = frozenset({"max.connections", "max.connection.creation.rate", "connections.max.reauth.ms"})
 
 
 def is_security_setting(name: str) -> bool:
@@ -50,8 +52,8 @@ def is_security_setting(name: str) -> bool:
     if match is None:
         return False
     rest = match.group(2)
-    # `listener.name.<l>.max.connections` is kept with them: read per listener the same way.
-    return rest == "max.connections" or (rest.startswith(("ssl.", "sasl.")) and rest in DEFAULTS) or bool(_MECHANISM_JAAS.match(rest))
+    # The per-listener connection settings are kept with them: read per listener the same way.
+    return rest in _PER_LISTENER or bool(_MECHANISM_REAUTH.match(rest)) or (rest.startswith(("ssl.", "sasl.")) and rest in DEFAULTS) or bool(_MECHANISM_JAAS.match(rest))
 
 
 class SecuritySettings:
@@ -76,6 +78,15 @@ class SecuritySettings:
         if prefixed in self._values:
             return self._values[prefixed]
         return self.get("sasl.jaas.config")
+
+    def mechanism_setting(self, listener: str, mechanism: str, name: str) -> str | None:
+        """A listener-and-mechanism-prefixed setting, else the listener-prefixed one; None if
+        neither is given (Kafka's `ListenerName.saslMechanismConfigPrefix` lookup)."""
+        prefix = f"listener.name.{listener.lower()}."
+        for key in (f"{prefix}{mechanism.lower()}.{name}", f"{prefix}{name}"):
+            if key in self._values:
+                return self._values[key]
+        return None
 
     def list_for_listener(self, listener: str, name: str) -> list[str]:
         value = self.for_listener(listener, name) or ""

@@ -22,6 +22,17 @@ def test_the_pipeline_rows_are_selected_alone_and_only_by_their_tag() -> None:
         "pipeline-batch-read", "pipeline-batch-write", "pipeline-stream", "pipeline-driver-kill"
     ]
     assert all(s.odradek_only for s in pipeline)
-    other_tags = {t for s in plan for t in s.tags} - {"pipeline"}
+    other_tags = {t for s in plan for t in s.tags} - {"pipeline", "tls"}
     for tag in other_tags:
         assert not any(s.odradek_only for s in selected(plan, [tag])), tag
+
+
+def test_the_tls_rows_are_selected_by_their_tag_and_get_the_secure_listeners() -> None:
+    plan = build_plan(False)
+    tls = selected(plan, ["tls"])
+    assert [s.key for s in tls] == [
+        "tls-producing-1kib", "tls-consuming-1kib", "sasl-ssl-producing-1kib", "sasl-ssl-consuming-1kib"
+    ]
+    assert all(s.odradek_only and s.secure and s.params["size"] == 1024 for s in tls)
+    assert [s.params["protocol"] for s in tls] == ["SSL", "SSL", "SASL_SSL", "SASL_SSL"]
+    assert not any(s.secure for s in plan if s not in tls)

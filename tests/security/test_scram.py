@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 import time
 import uuid
@@ -36,6 +37,12 @@ from protocol.messages.describe_user_scram_credentials_request import (
     UserName,
 )
 from protocol.messages.describe_user_scram_credentials_response import DescribeUserScramCredentialsResponse
+from protocol.messages.metadata_request import MetadataRequest
+from protocol.messages.metadata_response import MetadataResponse
+from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
+from protocol.messages.sasl_authenticate_response import SaslAuthenticateResponse
+from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+from protocol.messages.sasl_handshake_response import SaslHandshakeResponse
 from tests.broker_process import BrokerProcess, free_port
 from tests.kafka_wire import WireClient
 
@@ -257,3 +264,74 @@ def test_deleted_credential_no_longer_logs_in(scram_broker: ScramBroker) -> None
     described = admin.describe_user_scram_credentials([user])
     with pytest.raises(Exception, match="does not exist"):
         described[user].result(30)
+
+
+def _client_final(password: bytes, mechanism: str, client_first_bare: str, server_first: str,
+                  nonce: str | None = None) -> bytes:
+    """RFC 5802's client proof, computed here so a test can send what a stock client would
+    not: another nonce, a replayed or a tampered proof."""
+    attrs = dict(item.split("=", 1) for item in server_first.split(","))
+    digest = "sha256" if mechanism == "SCRAM-SHA-256" else "sha512"
+    salted = hashlib.pbkdf2_hmac(digest, password, base64.b64decode(attrs["s"]), int(attrs["i"]))
+    client_key = hmac.new(salted, b"Client Key", digest).digest()
+    stored_key = hashlib.new(digest, client_key).digest()
+    without_proof = f"c=biws,r={nonce or attrs['r']}"
+    signature = hmac.new(stored_key, f"{client_first_bare},{server_first},{without_proof}".encode(), digest).digest()
+    proof = bytes(a ^ b for a, b in zip(client_key, signature, strict=True))
+    return f"{without_proof},p={base64.b64encode(proof).decode()}".encode()
+
+
+def _server_first(client: WireClient, user: str, client_nonce: str) -> tuple[str, str]:
+    handshake = client.call(17, 1, SaslHandshakeRequest(mechanism="SCRAM-SHA-256"))
+    assert isinstance(handshake, SaslHandshakeResponse) and handshake.error_code == 0
+    bare = f"n={user},r={client_nonce}"
+    first = client.call(36, 2, SaslAuthenticateRequest(auth_bytes=f"n,,{bare}".encode()))
+    assert isinstance(first, SaslAuthenticateResponse) and first.error_code == 0
+    return bare, bytes(first.auth_bytes).decode()
+
+
+def _final(client: WireClient, token: bytes) -> SaslAuthenticateResponse:
+    response = client.call(36, 2, SaslAuthenticateRequest(auth_bytes=token))
+    assert isinstance(response, SaslAuthenticateResponse)
+    return response
+
+
+def test_replayed_and_tampered_proofs_are_refused(scram_broker: ScramBroker) -> None:
+    user = _user()
+    _add_users(scram_broker, (user, ScramMechanism.SCRAM_SHA_256, "wire-pw"))
+    with WireClient(scram_broker.sasl_bootstrap) as first:
+        bare, server_first = _server_first(first, user, "fixed-client-nonce")
+        recorded = _client_final(b"wire-pw", "SCRAM-SHA-256", bare, server_first)
+        assert _final(first, recorded).error_code == 0
+    # The same client-final on a new exchange: the server's nonce differs, so it is refused.
+    with WireClient(scram_broker.sasl_bootstrap) as replay:
+        _server_first(replay, user, "fixed-client-nonce")
+        refused = _final(replay, recorded)
+        assert refused.error_code == ErrorCode.SASL_AUTHENTICATION_FAILED
+        assert replay.is_closed_by_peer()
+    with WireClient(scram_broker.sasl_bootstrap) as tamper:
+        bare, server_first = _server_first(tamper, user, "another-nonce")
+        token = bytearray(_client_final(b"wire-pw", "SCRAM-SHA-256", bare, server_first))
+        token[-3] = ord("A") if token[-3] != ord("A") else ord("B")
+        assert _final(tamper, bytes(token)).error_code == ErrorCode.SASL_AUTHENTICATION_FAILED
+        assert tamper.is_closed_by_peer()
+    # Other connections keep working.
+    with WireClient(scram_broker.process.bootstrap) as other:
+        response = other.call(3, 12, MetadataRequest(topics=[]))
+        assert isinstance(response, MetadataResponse) and response.brokers
+
+
+def test_nonce_must_end_with_the_servers_as_kafka_checks_it(scram_broker: ScramBroker) -> None:
+    user = _user()
+    _add_users(scram_broker, (user, ScramMechanism.SCRAM_SHA_256, "nonce-pw"))
+    # librdkafka 2.0 sends its own nonce before the combined one; Kafka's endsWith accepts it.
+    with WireClient(scram_broker.sasl_bootstrap) as prefixed:
+        bare, server_first = _server_first(prefixed, user, "cn0nce")
+        combined = dict(item.split("=", 1) for item in server_first.split(","))["r"]
+        token = _client_final(b"nonce-pw", "SCRAM-SHA-256", bare, server_first, nonce="cn0nce" + combined)
+        assert _final(prefixed, token).error_code == 0
+    with WireClient(scram_broker.sasl_bootstrap) as suffixed:
+        bare, server_first = _server_first(suffixed, user, "cn0nce")
+        combined = dict(item.split("=", 1) for item in server_first.split(","))["r"]
+        token = _client_final(b"nonce-pw", "SCRAM-SHA-256", bare, server_first, nonce=combined + "x")
+        assert _final(suffixed, token).error_code == ErrorCode.SASL_AUTHENTICATION_FAILED

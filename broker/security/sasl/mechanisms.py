@@ -89,13 +89,28 @@ class ScramServer:
                 self.server.set_client_first(token.decode())
                 return Step(self.server.get_server_first().encode())
             if self.round == 2:
-                self.server.set_client_final(token.decode())
+                final = token.decode()
+                self._accept_prefixed_nonce(final)
+                self.server.set_client_final(final)
                 return Step(self.server.get_server_final().encode(), self.user)
         except (scramp.ScramException, UnicodeDecodeError, SaslFailure, ValueError):
             pass
         raise SaslFailure(
             f"Authentication failed during authentication due to invalid credentials with SASL mechanism {self.mechanism}"
         )
+
+    def _accept_prefixed_nonce(self, client_final: str) -> None:
+        """Kafka's ScramSaslServer accepts a client-final nonce that ends with the server's
+        combined nonce (`endsWith`, not equality), and librdkafka 2.0 (kcat) relies on it,
+        sending its own nonce twice. The proof still covers the message as sent, server nonce
+        included, so a replay fails as before."""
+        expected = self.server.nonce  # scramp's Nonce: compared as text, replaced in kind
+        for attribute in client_final.split(","):
+            if attribute.startswith("r="):
+                echoed = attribute[2:]
+                if echoed != str(expected) and echoed.endswith(str(expected)):
+                    self.server.nonce = type(expected)(echoed)
+                return
 
 
 _AUTH = re.compile(r"auth=Bearer ([^\x01]+)")

@@ -22,6 +22,9 @@ class SaslServers:
         self.clock = clock
         self._mechanisms: dict[str, list[str]] = {}
         self._plain_users: dict[str, dict[str, str]] = {}
+        # connections.max.reauth.ms by (listener, mechanism), as Kafka's
+        # `connectionsMaxReauthMsByMechanism`.
+        self._max_reauth_ms: dict[tuple[str, str], int] = {}
         for listener in config.listeners:
             name = listener.name
             if config.security_protocols[name] not in ("SASL_PLAINTEXT", "SASL_SSL"):
@@ -33,6 +36,13 @@ class SaslServers:
                     f"listener {name}: sasl.enabled.mechanisms may name {', '.join(SUPPORTED)}, not {enabled}"
                 )
             self._mechanisms[name] = enabled
+            for mechanism in enabled:
+                value = config.security.mechanism_setting(name, mechanism, "connections.max.reauth.ms")
+                try:
+                    reauth_ms = config.get_int("connections.max.reauth.ms") if value is None else int(value)
+                except ValueError:
+                    raise ConfigError(f"listener {name}: connections.max.reauth.ms for {mechanism}: {value!r}") from None
+                self._max_reauth_ms[(name, mechanism)] = reauth_ms
             if "PLAIN" in enabled:
                 jaas = config.security.jaas_config(name, "PLAIN")
                 if not jaas:
@@ -47,6 +57,9 @@ class SaslServers:
 
     def mechanisms(self, listener: str) -> list[str]:
         return self._mechanisms.get(listener, [])
+
+    def max_reauth_ms(self, listener: str, mechanism: str) -> int:
+        return self._max_reauth_ms.get((listener, mechanism), 0)
 
     def create(self, listener: str, mechanism: str) -> MechanismServer:
         if mechanism == "PLAIN":
