@@ -366,3 +366,27 @@ async def test_a_new_topic_replaces_a_leftover_directory_and_its_partitions_are_
     assert s.describe_topic("x").topic_id == new.topic_id
     assert [s.log("x", p).log_end_offset for p in range(3)] == [0, 0, 2]
     await s.close()
+
+
+async def test_a_lost_metadata_file_keeps_its_data_at_start_but_never_at_creation(tmp_path: Path) -> None:
+    """A metadata file that did not survive (written, never synced on its own) is written
+    again at start, where the catalog names the topic; a directory without one found when
+    a topic is created is a leftover, replaced."""
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    info = await s.create_topic("m", 1)
+    await s.log("m", 0).append(make_batch(4), durable=True)
+    await s.abort()
+    (tmp_path / "m-0" / "partition.metadata").write_bytes(b"")
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert s.log("m", 0).log_end_offset == 4
+    assert f"topic_id: {info.topic_id}" in (tmp_path / "m-0" / "partition.metadata").read_text()
+    # The topic goes from the catalog but its directory stays, metadata lost (crash mid-delete).
+    kept = tmp_path / "kept"
+    shutil.copytree(tmp_path / "m-0", kept)
+    await s.delete_topic("m")
+    shutil.copytree(kept, tmp_path / "m-0")
+    (tmp_path / "m-0" / "partition.metadata").unlink()
+    new = await s.create_topic("m", 1)
+    assert s.log("m", 0).log_end_offset == 0
+    assert f"topic_id: {new.topic_id}" in (tmp_path / "m-0" / "partition.metadata").read_text()
+    await s.close()
