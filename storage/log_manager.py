@@ -72,7 +72,7 @@ class LogManager:
     async def _prepare_logs(self, info: TopicInfo, partitions: range) -> Mapping[int, LogSegment]:
         """Make new partitions' files durable before the topic is visible; returns the
         partitions prepared, each with its first segment open, for `_create_log` (the
-        others take `_open_log`)."""
+        others take `_open_new_log`)."""
         return {}
 
     def _create_log(self, info: TopicInfo, partition: int, segment: LogSegment) -> Log:
