@@ -236,9 +236,10 @@ class FileStorage(LogManager):
         now_ms = self.clock.now_ms()
 
         def open_segment(directory: str) -> LogSegment:
+            # Its files come with the first append (FileStore's lazy mode).
             return LogSegment.open_file(
                 directory, 0, index_interval_bytes=config.index_interval_bytes,
-                index_max_bytes=config.segment_index_bytes, now_ms=now_ms,
+                index_max_bytes=config.segment_index_bytes, now_ms=now_ms, lazy=True,
             )
 
         try:
@@ -341,18 +342,16 @@ def _partition_metadata(topic_id: uuid.UUID) -> bytes:
 def _prepare_directories(
     log_dir: str, directories: dict[int, str], topic_id: uuid.UUID, open_segment: Callable[[str], LogSegment]
 ) -> dict[int, LogSegment]:
-    """Creates new partitions' directories, each with its metadata and the files of its
-    first segment (opened here, off the event loop, which then has no file to make when
-    the partition is first written), and makes them durable before the catalog names the
-    topic. Returns the partitions made with their segments; a directory that already exists
-    (left by a deleted topic, or being deleted) is left to `FileStorage._open_new_log`, on
-    the event loop.
+    """Creates new partitions' directories, each with its metadata, and makes them durable
+    before the catalog names the topic. Returns the partitions made with their first
+    segments, whose files come with their first append (`FileStore`'s lazy mode syncs their
+    directory entries then); a directory that already exists (left by a deleted topic, or
+    being deleted) is left to `FileStorage._open_new_log`, on the event loop.
 
     Where the platform has syncfs, durability costs one for the whole request: every
-    directory, metadata file and segment file entry (so that a record later fsynced in a
-    segment is reachable) reaches the disk in one journal commit, made on one thread (more
-    only contend for the parent directory). A metadata file that a filesystem's syncfs
-    keeps no better than a crash does is written again by `FileStorage._open_log`.
+    directory and metadata file reaches the disk in one journal commit, made on one thread
+    (more only contend for the parent directory). A metadata file that a filesystem's
+    syncfs keeps no better than a crash does is written again by `FileStorage._open_log`.
     Elsewhere each metadata file and directory is synced, on a few threads at once so that
     the journal serves many of them per commit. A crash before the catalog names the topic
     leaves directories that no topic owns; a later topic of the same name replaces them."""
