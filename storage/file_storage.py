@@ -248,7 +248,8 @@ class FileStorage(LogManager):
             raise KafkaStorageError(f"cannot create the partitions of {info.name}: {exc}") from exc
 
     def _create_log(self, info: TopicInfo, partition: int, segment: LogSegment) -> Log:
-        """A partition `_prepare_directories` made: empty, its files durable."""
+        """A partition `_prepare_directories` made: empty, its directory durable, its
+        segment files to come with its first append."""
         directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
         self.recovery[(info.name, partition)] = RecoveryReport()
         return self._log(info, partition, directory, [segment], 0, None, 0, new=True)
