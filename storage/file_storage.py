@@ -9,7 +9,8 @@ Layout under the log directory:
         log-start-offset            checkpoint of DeleteRecords / retention
         recovery-point              offset below which everything was fsynced
         cleaner-offset-checkpoint   offset below which the log cleaner has compacted
-        00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex)
+        00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex); a new
+                                    partition's first files come with its first write
         00000000000000000000.snapshot  producer state at that offset
 """
 
