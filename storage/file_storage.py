@@ -9,7 +9,8 @@ Layout under the log directory:
         log-start-offset            checkpoint of DeleteRecords / retention
         recovery-point              offset below which everything was fsynced
         cleaner-offset-checkpoint   offset below which the log cleaner has compacted
-        00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex)
+        00000000000000000000.log    raw batches; .index / .timeindex / (.txnindex); a new
+                                    partition's first files come with its first write
         00000000000000000000.snapshot  producer state at that offset
 """
 
@@ -20,14 +21,14 @@ import contextlib
 import os
 import shutil
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from .catalog import load_catalog, save_catalog
 from .clock import Clock
 from .engine import TopicInfo
 from .errors import KafkaStorageError
-from .files import DirectorySync, sync_directory, write_atomically
+from .files import HAS_SYNCFS, DirectorySync, sync_directory, sync_filesystem, write_atomically
 from .log import Log
 from .log_loader import (
     CLEANER_CHECKPOINT_FILE,
@@ -54,7 +55,8 @@ from .topic_config import TopicConfig
 
 CLEAN_SHUTDOWN_FILE = ".clean_shutdown"
 LOCK_FILE = ".lock"
-# Threads preparing a new topic's directories; beyond a few the journal gains little.
+# Threads preparing a new topic's directories where each is synced on its own; beyond a
+# few the journal gains little.
 _PREPARE_THREADS = 8
 
 
@@ -194,14 +196,32 @@ class FileStorage(LogManager):
             raise KafkaStorageError(f"cannot write topic catalog: {exc}") from exc
 
     def _open_log(self, info: TopicInfo, partition: int) -> Log:
+        """A partition the catalog names, at start."""
         directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
         meta_path = os.path.join(directory, PARTITION_METADATA_FILE)
-        if os.path.isdir(directory) and _read_topic_id(meta_path) != info.topic_id:
+        found = _read_topic_id(meta_path) if os.path.isdir(directory) else None
+        if found is not None and found != info.topic_id:
             # Leftover of a deleted topic with the same name (crash mid-delete).
             shutil.rmtree(directory)
+        elif found is None and os.path.isdir(directory):
+            # Its metadata was written but not synced on its own (`_prepare_directories`)
+            # and did not survive: any leftover directory was replaced when this topic was
+            # created, so the data here is this topic's.
+            write_atomically(meta_path, _partition_metadata(info.topic_id))
+        return self._load_log(info, partition, directory)
+
+    def _open_new_log(self, info: TopicInfo, partition: int) -> Log:
+        """A partition being created: a directory already there under its name belongs to
+        no live partition (a deleted topic's, or one being deleted), and is replaced."""
+        directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
+        if os.path.isdir(directory) and _read_topic_id(os.path.join(directory, PARTITION_METADATA_FILE)) != info.topic_id:
+            shutil.rmtree(directory)
+        return self._load_log(info, partition, directory)
+
+    def _load_log(self, info: TopicInfo, partition: int, directory: str) -> Log:
         if not os.path.isdir(directory):
             os.makedirs(directory)
-            write_atomically(meta_path, _partition_metadata(info.topic_id))
+            write_atomically(os.path.join(directory, PARTITION_METADATA_FILE), _partition_metadata(info.topic_id))
             sync_directory(self.log_dir)
         log_start = read_offset_file(directory, LOG_START_OFFSET_FILE) or 0
         segments, report = load_segments(
@@ -211,21 +231,27 @@ class FileStorage(LogManager):
         cleaner_checkpoint = read_offset_file(directory, CLEANER_CHECKPOINT_FILE) or 0
         return self._log(info, partition, directory, segments, log_start, report.recovery_start, cleaner_checkpoint)
 
-    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> set[int]:
+    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> dict[int, LogSegment]:
         directories = {p: os.path.join(self.log_dir, partition_dir_name(info.name, p)) for p in partitions}
+        config = info.config
+        now_ms = self.clock.now_ms()
+
+        def open_segment(directory: str) -> LogSegment:
+            # Its files come with the first append (FileStore's lazy mode).
+            return LogSegment.open_file(
+                directory, 0, index_interval_bytes=config.index_interval_bytes,
+                index_max_bytes=config.segment_index_bytes, now_ms=now_ms, lazy=True,
+            )
+
         try:
-            return await asyncio.to_thread(_prepare_directories, self.log_dir, directories, info.topic_id)
+            return await asyncio.to_thread(_prepare_directories, self.log_dir, directories, info.topic_id, open_segment)
         except OSError as exc:
             raise KafkaStorageError(f"cannot create the partitions of {info.name}: {exc}") from exc
 
-    def _create_log(self, info: TopicInfo, partition: int) -> Log:
-        """A partition `_prepare_directories` made: empty, its files durable."""
+    def _create_log(self, info: TopicInfo, partition: int, segment: LogSegment) -> Log:
+        """A partition `_prepare_directories` made: empty, its directory durable, its
+        segment files to come with its first append."""
         directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
-        config = info.config
-        segment = LogSegment.open_file(
-            directory, 0, index_interval_bytes=config.index_interval_bytes,
-            index_max_bytes=config.segment_index_bytes, now_ms=self.clock.now_ms(),
-        )
         self.recovery[(info.name, partition)] = RecoveryReport()
         return self._log(info, partition, directory, [segment], 0, None, 0, new=True)
 
@@ -315,45 +341,58 @@ def _partition_metadata(topic_id: uuid.UUID) -> bytes:
     return f"version: 0\ntopic_id: {topic_id}\n".encode()
 
 
-def _prepare_directories(log_dir: str, directories: dict[int, str], topic_id: uuid.UUID) -> set[int]:
-    """Creates new partitions' directories, each with its metadata and the files of its
-    first segment, and makes them durable: each metadata file, each directory (the entries
-    of its files, so a record later fsynced in the segment is reachable), then the parent
-    once for all the directories. Returns the partitions made; a directory that already
-    exists (left by a deleted topic, or being deleted) is left to the careful path of
-    `FileStorage._open_log`, on the event loop.
+def _prepare_directories(
+    log_dir: str, directories: dict[int, str], topic_id: uuid.UUID, open_segment: Callable[[str], LogSegment]
+) -> dict[int, LogSegment]:
+    """Creates new partitions' directories, each with its metadata, and makes them durable
+    before the catalog names the topic. Returns the partitions made with their first
+    segments, whose files come with their first append (`FileStore`'s lazy mode syncs their
+    directory entries then); a directory that already exists (left by a deleted topic, or
+    being deleted) is left to `FileStorage._open_new_log`, on the event loop.
 
-    The work runs on a few threads at once: creating and syncing files are waits on the
-    filesystem's journal, which then serves many of them per commit instead of one each.
-    A crash before the catalog names the topic leaves directories that no topic owns; a
-    later topic of the same name replaces them (their metadata names another topic id)."""
+    Where the platform has syncfs, durability costs one for the whole request: every
+    directory and metadata file reaches the disk in one journal commit, made on one thread
+    (more only contend for the parent directory). A metadata file that a filesystem's
+    syncfs keeps no better than a crash does is written again by `FileStorage._open_log`.
+    Elsewhere each metadata file and directory is synced, on a few threads at once so that
+    the journal serves many of them per commit. A crash before the catalog names the topic
+    leaves directories that no topic owns; a later topic of the same name replaces them."""
     metadata = _partition_metadata(topic_id)
+    batched = HAS_SYNCFS
 
-    def prepare(directory: str) -> bool:
+    def prepare(directory: str) -> LogSegment | None:
         try:
             os.mkdir(directory)
         except FileExistsError:
-            return False
+            return None
         fd = os.open(os.path.join(directory, PARTITION_METADATA_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             os.write(fd, metadata)
-            os.fsync(fd)
+            if not batched:
+                os.fsync(fd)
         finally:
             os.close(fd)
-        stem = os.path.join(directory, segment_name(0))
-        for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
-            os.close(os.open(stem + suffix, os.O_WRONLY | os.O_CREAT, 0o644))
-        sync_directory(directory)
-        return True
+        segment = open_segment(directory)
+        if not batched:
+            sync_directory(directory)
+        return segment
 
     items = list(directories.items())
-    if len(items) <= 1:
-        made = [prepare(directory) for _, directory in items]
-    else:
-        with ThreadPoolExecutor(max_workers=min(_PREPARE_THREADS, len(items))) as pool:
-            made = list(pool.map(prepare, [directory for _, directory in items]))
-    sync_directory(log_dir)
-    return {p for (p, _), ok in zip(items, made, strict=True) if ok}
+    made: list[LogSegment | None] = []
+    try:
+        if batched or len(items) <= 1:
+            made.extend(prepare(directory) for _, directory in items)
+        else:
+            with ThreadPoolExecutor(max_workers=min(_PREPARE_THREADS, len(items))) as pool:
+                made.extend(pool.map(prepare, [directory for _, directory in items]))
+        if not (batched and sync_filesystem(log_dir)):
+            sync_directory(log_dir)
+    except BaseException:
+        for segment in made:
+            if segment is not None:
+                segment.close()
+        raise
+    return {p: segment for (p, _), segment in zip(items, made, strict=True) if segment is not None}
 
 
 def _read_topic_id(path: str) -> uuid.UUID | None:

@@ -7,7 +7,9 @@ the exact same log logic as the disk engine.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -32,49 +34,71 @@ class ByteStore(Protocol):
 
 class FileStore:
     """An append-only file. Appends use pwrite at the tracked end, reads use pread, so no
-    shared file position is involved and reads never copy more than asked for."""
+    shared file position is involved and reads never copy more than asked for.
 
-    __slots__ = ("_closed", "_fd", "_size", "path")
+    A `lazy` store starts empty with no file at all: the file is made by the first append,
+    and the first sync after that also makes its directory entry durable. A new topic's
+    partitions cost no files until they are written."""
 
-    def __init__(self, path: str, *, create: bool = True) -> None:
-        flags = os.O_RDWR | (os.O_CREAT if create else 0)
+    __slots__ = ("_closed", "_dir_unsynced", "_fd", "_size", "path")
+
+    def __init__(self, path: str, *, create: bool = True, lazy: bool = False) -> None:
         self.path = path
-        self._fd = os.open(path, flags, 0o644)
-        self._size = os.fstat(self._fd).st_size
         self._closed = False
+        self._dir_unsynced = False
+        self._fd: int | None = None
+        self._size = 0
+        if not lazy:
+            self._fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
+            self._size = os.fstat(self._fd).st_size
 
     @property
     def size(self) -> int:
         return self._size
 
+    def _writable_fd(self) -> int:
+        if self._fd is None:
+            # Empty by construction: whatever a crash left under this name is not ours.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+            self._dir_unsynced = True  # before the fd shows: a sync that sees one sees this
+            self._fd = fd
+        return self._fd
+
     def append(self, data: bytes | bytearray | memoryview) -> None:
         view = memoryview(data)
+        fd = self._writable_fd()
         written = 0
         try:
             while written < len(view):
-                written += os.pwrite(self._fd, view[written:], self._size + written)
+                written += os.pwrite(fd, view[written:], self._size + written)
         except OSError:
             # Never leave a half-written batch behind the tracked end.
             with contextlib.suppress(OSError):
-                os.ftruncate(self._fd, self._size)
+                os.ftruncate(fd, self._size)
             raise
         self._size += written
 
     def read(self, position: int, length: int) -> bytes:
         length = max(0, min(length, self._size - position))
-        return os.pread(self._fd, length, position) if length else b""
+        return os.pread(self._fd, length, position) if length and self._fd is not None else b""
 
     def truncate(self, size: int) -> None:
+        if self._fd is None:
+            return  # nothing written yet: nothing to cut
         os.ftruncate(self._fd, size)
         self._size = size
 
     def sync(self) -> None:
-        if self._closed:
+        fd = self._fd
+        if self._closed or fd is None:
             return
         try:
             # The data and the size that makes it reachable; not timestamps (which fsync
             # would also write, for nothing recovery reads).
-            _datasync(self._fd)
+            _datasync(fd)
+            if self._dir_unsynced:
+                sync_directory(os.path.dirname(self.path) or ".")
+                self._dir_unsynced = False
         except OSError:
             if self._closed:  # closed by the event loop while we were syncing
                 return
@@ -83,7 +107,8 @@ class FileStore:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            os.close(self._fd)
+            if self._fd is not None:
+                os.close(self._fd)
 
     def delete(self) -> None:
         self.close()
@@ -130,6 +155,22 @@ def sync_directory(path: str) -> None:
         os.close(fd)
 
 
+def sync_filesystem(path: str) -> bool:
+    """syncfs(2) on the filesystem holding `path`: every file and directory entry written
+    there so far becomes durable in one journal commit. False where the platform has no
+    syncfs (the caller then syncs file by file)."""
+    if _syncfs is None:
+        return False
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        if _syncfs(fd) != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err), path)
+    finally:
+        os.close(fd)
+    return True
+
+
 def write_atomically(path: str, data: bytes, mode: int = 0o644) -> None:
     """write temp + fsync + rename + fsync dir: the file is either old or new, never torn."""
     tmp = path + ".tmp"
@@ -160,3 +201,19 @@ class DirectorySync:
 
 # fdatasync where the platform has it (Linux), fsync elsewhere.
 _datasync = getattr(os, "fdatasync", os.fsync)
+
+
+def _load_syncfs() -> Callable[[int], int] | None:
+    try:
+        # The process's own symbols, libc's among them.
+        func = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):  # no libc to load, or no syncfs in it (not Linux)
+        return None
+    func.argtypes = [ctypes.c_int]
+    func.restype = ctypes.c_int
+    syncfs: Callable[[int], int] = func
+    return syncfs
+
+
+_syncfs = _load_syncfs()
+HAS_SYNCFS = _syncfs is not None

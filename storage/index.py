@@ -21,14 +21,17 @@ TIME_ENTRY = struct.Struct(">qi")  # timestamp, relative offset
 class _Index:
     ENTRY: struct.Struct
 
-    def __init__(self, base_offset: int, path: str | None, max_entries: int) -> None:
+    def __init__(self, base_offset: int, path: str | None, max_entries: int, *, lazy: bool = False) -> None:
         self.base_offset = base_offset
         self.path = path
         self.max_entries = max(1, max_entries)
         self.keys: array[int] = array("q")
         self.values: array[int] = array("q")
         self._fd: int | None = None
-        if path is not None:
+        # Lazy: no file until the first entry (an index is rebuilt from its log when its
+        # file is missing or damaged, so its directory entry needs no sync of its own).
+        self._pending = lazy and path is not None
+        if path is not None and not lazy:
             self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
 
     def __len__(self) -> int:
@@ -39,6 +42,9 @@ class _Index:
         return len(self.keys) >= self.max_entries
 
     def _write(self, raw: bytes) -> None:
+        if self._pending and self.path is not None:
+            self._pending = False
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         if self._fd is not None:
             os.write(self._fd, raw)
 
@@ -62,6 +68,7 @@ class _Index:
                 os.fsync(fd)
 
     def close(self) -> None:
+        self._pending = False
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

@@ -141,7 +141,12 @@ def load_segments(
     _complete_swaps(directory, config, now_ms)
     bases = _segment_bases(directory)
     if not bases:
-        return [open_segment(log_start_offset)], report
+        # Nothing written yet: the files are made by the first append, as for a new topic.
+        segment = LogSegment.open_file(
+            directory, log_start_offset, index_interval_bytes=interval, index_max_bytes=index_bytes,
+            now_ms=now_ms, lazy=True,
+        )
+        return [segment], report
 
     if clean:
         recover_from = len(bases)

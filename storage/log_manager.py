@@ -5,6 +5,7 @@ Subclasses decide where the catalog and the partition data live.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Mapping
@@ -22,6 +23,7 @@ from .errors import (
 )
 from .flusher import GroupCommitFlusher
 from .log import Log
+from .segment import LogSegment
 from .topic_config import INTERNAL_TOPIC_DEFAULTS, ConfigEntry, TopicConfig, validate_configs
 
 logger = logging.getLogger(__name__)
@@ -67,13 +69,19 @@ class LogManager:
     def _open_log(self, info: TopicInfo, partition: int) -> Log:
         raise NotImplementedError
 
-    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> set[int]:
+    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> Mapping[int, LogSegment]:
         """Make new partitions' files durable before the topic is visible; returns the
-        partitions `_create_log` may open as prepared (the others take `_open_log`)."""
-        return set()
+        partitions prepared, each with its first segment open, for `_create_log` (the
+        others take `_open_new_log`)."""
+        return {}
 
-    def _create_log(self, info: TopicInfo, partition: int) -> Log:
-        """Open a partition `_prepare_logs` prepared."""
+    def _create_log(self, info: TopicInfo, partition: int, segment: LogSegment) -> Log:
+        """Open a partition `_prepare_logs` prepared, around its first segment."""
+        segment.close()
+        return self._open_new_log(info, partition)
+
+    def _open_new_log(self, info: TopicInfo, partition: int) -> Log:
+        """Open a partition being created that `_prepare_logs` did not prepare."""
         return self._open_log(info, partition)
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
@@ -148,21 +156,39 @@ class LogManager:
         record = TopicRecord(name, topic_id or uuid.uuid4(), num_partitions, clean)
         if validate_only:
             return self._info(record)
+        # The name is taken at once; the creation runs to its end even when the request
+        # that started it is cancelled (a client gone mid-request), as Kafka's controller
+        # does, so that neither the files made nor the open segments are left behind.
+        self._creating.add(name)
+        creation = asyncio.ensure_future(self._create(record))
+        creation.add_done_callback(_retrieve_outcome)
+        return await asyncio.shield(creation)
+
+    async def _create(self, record: TopicRecord) -> TopicInfo:
         # The files come first, while the topic is invisible (its name taken), so that
         # the engine can make them durable all at once rather than one by one.
-        self._creating.add(name)
+        partitions = range(record.num_partitions)
         try:
-            prepared = await self._prepare_logs(self._info(record), range(num_partitions))
+            prepared = await self._prepare_logs(self._info(record), partitions)
         finally:
-            self._creating.discard(name)
+            self._creating.discard(record.name)
+        if self._closed:
+            for segment in prepared.values():
+                segment.close()
         self._check_open()
         info = self._install(record)
-        # The logs open before the first suspension: a request that sees the topic while
-        # the catalog is being written must find every partition too.
-        for p in range(num_partitions):
-            self._logs[(name, p)] = self._create_log(info, p) if p in prepared else self._open_log(info, p)
+        self._open_new_logs(info, partitions, prepared)
         await self._persist_catalog()
         return info
+
+    def _open_new_logs(self, info: TopicInfo, partitions: range, prepared: Mapping[int, LogSegment]) -> None:
+        # The logs open before the first suspension: a request that sees the topic while
+        # the catalog is being written must find every partition too.
+        for p in partitions:
+            segment = prepared.get(p)
+            self._logs[(info.name, p)] = (
+                self._create_log(info, p, segment) if segment is not None else self._open_new_log(info, p)
+            )
 
     async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo:
         self._check_open()
@@ -196,7 +222,7 @@ class LogManager:
         old_count = info.num_partitions
         info = self._install(new_record)
         for p in range(old_count, total_count):
-            self._logs[(name, p)] = self._open_log(info, p)
+            self._logs[(name, p)] = self._open_new_log(info, p)
         await self._persist_catalog()
         return info
 
@@ -290,3 +316,9 @@ class LogManager:
             except Exception:
                 logger.exception("log cleaner failed on %s-%d", log.topic, log.partition)
         return cleaned
+
+
+def _retrieve_outcome(task: asyncio.Future[TopicInfo]) -> None:
+    """Marks a creation's failure as seen: the request awaiting it may have been cancelled."""
+    if not task.cancelled():
+        task.exception()

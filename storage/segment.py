@@ -68,14 +68,16 @@ class LogSegment:
         index_max_bytes: int,
         now_ms: int,
         suffix: str = "",
+        lazy: bool = False,
     ) -> LogSegment:
-        """The segment's files; `suffix` (CLEANED_SUFFIX, SWAP_SUFFIX) names a rewrite in progress."""
+        """The segment's files; `suffix` (CLEANED_SUFFIX, SWAP_SUFFIX) names a rewrite in
+        progress. `lazy`: a new, empty segment whose files are made when first written."""
         stem = os.path.join(directory, segment_name(base_offset))
         return cls(
             base_offset,
-            FileStore(stem + LOG_SUFFIX + suffix),
-            OffsetIndex(base_offset, stem + INDEX_SUFFIX + suffix, index_max_bytes // OFFSET_ENTRY.size),
-            TimeIndex(base_offset, stem + TIME_INDEX_SUFFIX + suffix, index_max_bytes // TIME_ENTRY.size),
+            FileStore(stem + LOG_SUFFIX + suffix, lazy=lazy),
+            OffsetIndex(base_offset, stem + INDEX_SUFFIX + suffix, index_max_bytes // OFFSET_ENTRY.size, lazy=lazy),
+            TimeIndex(base_offset, stem + TIME_INDEX_SUFFIX + suffix, index_max_bytes // TIME_ENTRY.size, lazy=lazy),
             index_interval_bytes=index_interval_bytes,
             created_ms=now_ms,
             txn_index=TransactionIndex(stem + TXN_INDEX_SUFFIX + suffix),

@@ -703,3 +703,26 @@ async def test_marker_epoch_rule_of_transaction_version_2(harness: Harness) -> N
     assert log.last_stable_offset == log.log_end_offset == 7
     read = await log.list_offset(-1, isolation_level=READ_COMMITTED)
     assert read is not None and read.offset == 7
+
+
+async def test_a_creation_whose_request_is_cancelled_runs_to_its_end(harness: Harness) -> None:
+    """A client gone mid-CreateTopics cancels the request, not the creation: the topic is
+    made whole (every partition open, in the catalog after a reopen) and the name stays
+    taken meanwhile."""
+    s = harness.storage
+    assert s is not None
+    request = asyncio.ensure_future(s.create_topic("c", 40))
+    await asyncio.sleep(0)
+    request.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await request
+    with pytest.raises(errors.TopicAlreadyExistsError):
+        await s.create_topic("c", 1)
+    for _ in range(1000):  # the creation finishes on its own (a worker thread for files)
+        if "c" in {t.name for t in s.list_topics()}:
+            break
+        await asyncio.sleep(0.01)
+    assert s.describe_topic("c").num_partitions == 40
+    assert (await s.log("c", 39).append(make_batch(2), durable=True)).base_offset == 0
+    s = await harness.reopen()
+    assert [s.log("c", p).log_end_offset for p in (0, 39)] == [0, 2]

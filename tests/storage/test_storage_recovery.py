@@ -359,10 +359,63 @@ async def test_a_new_topic_replaces_a_leftover_directory_and_its_partitions_are_
     for p in range(3):
         meta = (tmp_path / f"x-{p}" / "partition.metadata").read_text()
         assert f"topic_id: {new.topic_id}" in meta
-        assert seg_path(tmp_path, "x", 0, partition=p).exists()
+        # A segment's files come with its first append.
+        assert not seg_path(tmp_path, "x", 0, partition=p).exists()
     assert (await s.log("x", 2).append(make_batch(2), durable=True)).base_offset == 0
+    assert seg_path(tmp_path, "x", 0, partition=2).exists()
     await s.abort()
     s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     assert s.describe_topic("x").topic_id == new.topic_id
     assert [s.log("x", p).log_end_offset for p in range(3)] == [0, 0, 2]
+    await s.close()
+
+
+async def test_a_partition_gets_its_segment_files_with_its_first_append(tmp_path: Path) -> None:
+    """New partitions cost a directory and a metadata file; the segment's files come with
+    the first append, survive a crash once synced, and a partition never written stays
+    without them across restarts, clean or not."""
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    await s.create_topic("lazy", 2)
+    assert sorted(os.listdir(tmp_path / "lazy-0")) == ["partition.metadata"]
+    assert s.log("lazy", 0).read_now(0, 1000).records == b""
+    assert (await s.log("lazy", 1).append(make_batch(3), durable=True)).base_offset == 0
+    assert seg_path(tmp_path, "lazy", 0, partition=1).stat().st_size > 0
+    await s.abort()
+    for clean in (False, True):
+        s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+        assert [s.log("lazy", p).log_end_offset for p in range(2)] == [0, 3]
+        assert sorted(os.listdir(tmp_path / "lazy-0")) == ["partition.metadata"]
+        if clean:
+            await s.close()
+        else:
+            await s.abort()
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert (await s.log("lazy", 0).append(make_batch(2), durable=True)).base_offset == 0
+    await s.abort()
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert [s.log("lazy", p).log_end_offset for p in range(2)] == [2, 3]
+    await s.close()
+
+
+async def test_a_lost_metadata_file_keeps_its_data_at_start_but_never_at_creation(tmp_path: Path) -> None:
+    """A metadata file that did not survive (written, never synced on its own) is written
+    again at start, where the catalog names the topic; a directory without one found when
+    a topic is created is a leftover, replaced."""
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    info = await s.create_topic("m", 1)
+    await s.log("m", 0).append(make_batch(4), durable=True)
+    await s.abort()
+    (tmp_path / "m-0" / "partition.metadata").write_bytes(b"")
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert s.log("m", 0).log_end_offset == 4
+    assert f"topic_id: {info.topic_id}" in (tmp_path / "m-0" / "partition.metadata").read_text()
+    # The topic goes from the catalog but its directory stays, metadata lost (crash mid-delete).
+    kept = tmp_path / "kept"
+    shutil.copytree(tmp_path / "m-0", kept)
+    await s.delete_topic("m")
+    shutil.copytree(kept, tmp_path / "m-0")
+    (tmp_path / "m-0" / "partition.metadata").unlink()
+    new = await s.create_topic("m", 1)
+    assert s.log("m", 0).log_end_offset == 0
+    assert f"topic_id: {new.topic_id}" in (tmp_path / "m-0" / "partition.metadata").read_text()
     await s.close()
