@@ -24,8 +24,8 @@ from coordinator.group.api import (
 )
 from coordinator.group.consumer_group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
 from coordinator.group.consumer_heartbeat import ConsumerHeartbeatHandler
-from coordinator.group.conversion import encode_assignment, owned_partitions, parse_subscription
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE
+from coordinator.group.conversion import encode_assignment, owned_partitions
+from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, decode_subscription
 from coordinator.group.reconciliation import MemberState
 from coordinator.group.runtime import GroupRuntime
 from coordinator.log import CoordinatorLogError
@@ -66,7 +66,7 @@ class ClassicMemberHandler:
     def _join(self, group: ConsumerGroup, req: JoinMember, topics: Mapping[str, TopicImage]) -> JoinResult:
         if req.protocol_type != CONSUMER_PROTOCOL_TYPE or not req.protocols:
             return JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.member_id)
-        sub = parse_subscription(req.protocols[0][1])
+        sub = decode_subscription(req.protocols[0][1])
         if sub is None:
             return JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.member_id)
         unknown = req.member_id == ""

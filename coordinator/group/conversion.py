@@ -19,7 +19,7 @@ from coordinator.group import consumer_records
 from coordinator.group.api import JoinResult, SyncResult
 from coordinator.group.assignors import Partition
 from coordinator.group.consumer_group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member
+from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member, decode_subscription
 from coordinator.group.metadata_manager import group_record
 from coordinator.group.rebalance import Rebalancer
 from coordinator.group.reconciliation import MemberAssignment
@@ -32,19 +32,6 @@ from protocol.messages.consumer_protocol_assignment import TopicPartition as Ass
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 
 log = structlog.get_logger("odradek.groups")
-
-
-def parse_subscription(metadata: bytes) -> ConsumerProtocolSubscription | None:
-    """A ConsumerProtocolSubscription (int16 version + struct), None if unreadable."""
-    if len(metadata) < 2:
-        return None
-    version = int.from_bytes(metadata[:2], "big", signed=True)
-    if version < 0:
-        return None
-    try:
-        return ConsumerProtocolSubscription.decode(metadata[2:], min(version, ConsumerProtocolSubscription.MAX_VERSION))
-    except Exception:
-        return None
 
 
 def owned_partitions(sub: ConsumerProtocolSubscription) -> frozenset[Partition]:
@@ -108,7 +95,7 @@ class GroupConversion:
             return None
         subscriptions = {}
         for m in classic.members.values():
-            sub = parse_subscription(m.metadata(classic.protocol_name or m.protocols[0][0]))
+            sub = decode_subscription(m.metadata(classic.protocol_name or m.protocols[0][0]))
             if sub is None:
                 return None
             subscriptions[m.member_id] = sub

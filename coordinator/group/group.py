@@ -309,17 +309,20 @@ class ClassicGroup:
         self.pending_sync_members.clear()
 
 
-def parse_subscription(metadata: bytes) -> list[str] | None:
-    """Topics of a ConsumerProtocolSubscription (int16 version + struct), None if unreadable."""
+def decode_subscription(metadata: bytes) -> ConsumerProtocolSubscription | None:
+    """A ConsumerProtocolSubscription (int16 version + struct), None if unreadable."""
     if len(metadata) < 2:
         return None
     version = int.from_bytes(metadata[:2], "big", signed=True)
     if version < 0:
         return None
     try:
-        sub = ConsumerProtocolSubscription.decode(
-            metadata[2:], min(version, ConsumerProtocolSubscription.MAX_VERSION)
-        )
+        return ConsumerProtocolSubscription.decode(metadata[2:], min(version, ConsumerProtocolSubscription.MAX_VERSION))
     except Exception:
         return None
-    return list(sub.topics)
+
+
+def parse_subscription(metadata: bytes) -> list[str] | None:
+    """Topics of a ConsumerProtocolSubscription, None if unreadable."""
+    sub = decode_subscription(metadata)
+    return None if sub is None else list(sub.topics)
