@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.abc import AbstractTokenProvider as AIOTokenProvider
-from confluent_kafka import Consumer, Producer
 from kafka import KafkaConsumer, KafkaProducer
 from kafka.net.sasl.oauth import AbstractTokenProvider
 
 from tests.broker_process import BrokerProcess, free_port
+from tests.security.confluent_round_trip import commit_and_read_back
 
 
 @pytest.fixture(scope="module")
@@ -102,27 +102,7 @@ def test_confluent_kafka_oauthbearer_produce_transaction_consume(oauth_bootstrap
         "enable.sasl.oauthbearer.unsecure.jwt": True,
         "sasl.oauthbearer.config": "principal=rdk-user",
     }
-    producer = Producer({**auth, "transactional.id": f"tx-{topic}"})
-    producer.init_transactions(30)
-    producer.begin_transaction()
-    producer.produce(topic, b"in-txn")
-    producer.commit_transaction(30)
-    plain = Producer(auth)
-    plain.produce(topic, b"plain")
-    assert plain.flush(30) == 0
-    consumer = Consumer({**auth, "group.id": f"g-{topic}", "auto.offset.reset": "earliest",
-                         "isolation.level": "read_committed"})
-    consumer.subscribe([topic])
-    got: list[bytes | None] = []
-    deadline = time.monotonic() + 30
-    try:
-        while len(got) < 2 and time.monotonic() < deadline:
-            msg = consumer.poll(0.5)
-            if msg is not None and msg.error() is None:
-                got.append(msg.value())
-    finally:
-        consumer.close()
-    assert got == [b"in-txn", b"plain"]
+    assert commit_and_read_back(auth, topic, b"in-txn", b"plain") == [b"in-txn", b"plain"]
     assert _authenticated_as(process, mark, "rdk-user")
 
 

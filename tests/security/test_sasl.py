@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import KafkaError as AIOKafkaError
-from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import KafkaError, Producer
 from kafka import KafkaConsumer, KafkaProducer
 
 from protocol.errors import ErrorCode
@@ -28,6 +28,7 @@ from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
 from protocol.messages.sasl_handshake_response import SaslHandshakeResponse
 from tests.broker_process import BrokerProcess, free_port
 from tests.kafka_wire import WireClient, encode_request
+from tests.security.confluent_round_trip import commit_and_read_back
 
 PLAIN_JAAS = (
     'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="admin-secret" '
@@ -128,23 +129,7 @@ def test_confluent_kafka_plain_transaction(sasl_broker: SaslBroker) -> None:
         "sasl.username": "admin",
         "sasl.password": "admin-secret",
     }
-    producer = Producer({**auth, "transactional.id": f"tx-{topic}"})
-    producer.init_transactions(30)
-    producer.begin_transaction()
-    producer.produce(topic, b"committed")
-    producer.commit_transaction(30)
-    consumer = Consumer({**auth, "group.id": f"g-{topic}", "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
-    consumer.subscribe([topic])
-    got: list[bytes | None] = []
-    deadline = time.monotonic() + 30
-    try:
-        while not got and time.monotonic() < deadline:
-            msg = consumer.poll(1.0)
-            if msg is not None and msg.error() is None:
-                got.append(msg.value())
-    finally:
-        consumer.close()
-    assert got == [b"committed"]
+    assert commit_and_read_back(auth, topic, b"committed") == [b"committed"]
 
 
 def test_confluent_kafka_unknown_user_is_refused(sasl_broker: SaslBroker) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.errors import KafkaError as AIOKafkaError
-from confluent_kafka import Consumer, KafkaError, Producer
+from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import (
     AdminClient,
     ScramCredentialInfo,
@@ -45,6 +45,7 @@ from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
 from protocol.messages.sasl_handshake_response import SaslHandshakeResponse
 from tests.broker_process import BrokerProcess, free_port
 from tests.kafka_wire import WireClient
+from tests.security.confluent_round_trip import commit_and_read_back
 
 
 class ScramBroker:
@@ -129,23 +130,7 @@ def test_confluent_kafka_scram_512_transaction_and_refusals(scram_broker: ScramB
         "sasl.username": user,
         "sasl.password": "pw-512",
     }
-    producer = Producer({**auth, "transactional.id": f"tx-{topic}"})
-    producer.init_transactions(30)
-    producer.begin_transaction()
-    producer.produce(topic, b"in-txn")
-    producer.commit_transaction(30)
-    consumer = Consumer({**auth, "group.id": f"g-{topic}", "auto.offset.reset": "earliest", "isolation.level": "read_committed"})
-    consumer.subscribe([topic])
-    got: list[bytes | None] = []
-    deadline = time.monotonic() + 30
-    try:
-        while not got and time.monotonic() < deadline:
-            msg = consumer.poll(1.0)
-            if msg is not None and msg.error() is None:
-                got.append(msg.value())
-    finally:
-        consumer.close()
-    assert got == [b"in-txn"]
+    assert commit_and_read_back(auth, topic, b"in-txn") == [b"in-txn"]
     # The credential is for SCRAM-SHA-512 only; an unknown user fails the same way.
     for name, mechanism in [(user, "SCRAM-SHA-256"), ("nobody", "SCRAM-SHA-512")]:
         errors: list[KafkaError] = []
