@@ -224,6 +224,9 @@ def test_the_group_survives_a_broker_restart(fresh_group_broker: BrokerProcess) 
         poll_until(members, lambda: sorted(len(assigned(c)) for c in members) == [1, 1, 2])
         members.pop().close()  # the group epoch moves on: 3 joins, 1 leave
         poll_until(members, lambda: [len(assigned(c)) for c in members] == [2, 2])
+        # The members acknowledge their new assignment in a later heartbeat; until then the
+        # group is Reconciling and may turn Stable between the describe and the restart.
+        poll_until(members, lambda: describe(bs, group).group_state == "Stable")
         before = describe(bs, group)
         assert before.error_code == 0 and before.group_epoch == 4 and len(before.members) == 2
         fresh_group_broker.restart()
