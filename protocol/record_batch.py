@@ -8,8 +8,9 @@ coordinator log replay, ListOffsets-by-timestamp and tests.
 
 from __future__ import annotations
 
+import mmap
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import NamedTuple
@@ -351,24 +352,40 @@ def compress(codec: Compression, data: bytes) -> bytes:
     raise InvalidRecordError(f"unknown compression codec {codec}")
 
 
-def decompress(codec: Compression, data: bytes | memoryview) -> bytes:
+# A batch may claim any compression ratio: 8 KiB of zstd expands to 256 MiB of zeros. Every
+# codec decompresses into a buffer of at most this size, so one small batch cannot take the
+# broker's memory (Kafka streams records one at a time instead; the bound keeps that effect).
+MAX_DECOMPRESSED_BYTES = 128 * 1024 * 1024
+
+
+def decompress(codec: Compression, data: bytes | memoryview, limit: int = MAX_DECOMPRESSED_BYTES) -> bytes:
+    """The records of a batch's payload, refused as corrupt past `limit` bytes."""
+    if codec == Compression.NONE:
+        return bytes(data)
     try:
-        if codec == Compression.NONE:
-            return bytes(data)
         if codec == Compression.GZIP:
-            return bytes(cramjam.gzip.decompress(bytes(data)))
+            return _decompress_bounded(cramjam.gzip.decompress_into, bytes(data), limit)
         if codec == Compression.SNAPPY:
-            return _snappy_decompress(bytes(data))
+            return _snappy_decompress(bytes(data), limit)
         if codec == Compression.LZ4:
-            return bytes(cramjam.lz4.decompress(bytes(data)))
+            return _decompress_bounded(cramjam.lz4.decompress_into, bytes(data), limit)
         if codec == Compression.ZSTD:
-            return bytes(cramjam.zstd.decompress(bytes(data)))
+            return _decompress_bounded(cramjam.zstd.decompress_into, bytes(data), limit)
     except cramjam.DecompressionError as exc:
-        raise CorruptRecordError(f"cannot decompress {codec.name} records: {exc}") from exc
+        raise CorruptRecordError(
+            f"cannot decompress {codec.name} records (corrupt, or over {limit} bytes decompressed): {exc}"
+        ) from exc
     raise InvalidRecordError(f"unknown compression codec {codec}")
 
 
-def _snappy_decompress(data: bytes) -> bytes:
+def _decompress_bounded(decompress_into: Callable[[bytes, mmap.mmap], int], data: bytes, limit: int) -> bytes:
+    # An anonymous map costs only the pages written: the bound is not paid up front.
+    with mmap.mmap(-1, max(limit, 1)) as out:
+        n = decompress_into(data, out)  # raises DecompressionError when `out` is too small
+        return out[:n]
+
+
+def _snappy_decompress(data: bytes, limit: int) -> bytes:
     if data.startswith(_XERIAL_MAGIC):
         out = bytearray()
         pos = len(_XERIAL_HEADER)
@@ -379,13 +396,20 @@ def _snappy_decompress(data: bytes) -> bytes:
             pos += 4
             if n < 0 or n > len(data) - pos:
                 raise CorruptRecordError(f"xerial snappy block of {n} bytes runs past the batch")
-            out += bytes(cramjam.snappy.decompress_raw(data[pos : pos + n]))
+            out += _snappy_raw(data[pos : pos + n], limit - len(out))
             pos += n
         return bytes(out)
     try:
-        return bytes(cramjam.snappy.decompress_raw(data))
+        return _snappy_raw(data, limit)
     except cramjam.DecompressionError:
-        return bytes(cramjam.snappy.decompress(data))  # snappy framing format
+        return _decompress_bounded(cramjam.snappy.decompress_into, data, limit)  # snappy framing format
+
+
+def _snappy_raw(block: bytes, limit: int) -> bytes:
+    # A raw snappy block states its decompressed length first.
+    if cramjam.snappy.decompress_raw_len(block) > limit:
+        raise CorruptRecordError(f"snappy records over {limit} bytes decompressed")
+    return bytes(cramjam.snappy.decompress_raw(block))
 
 
 # --- records, builders, decoding ------------------------------------------------------
