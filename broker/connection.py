@@ -130,7 +130,18 @@ class KafkaConnection(asyncio.Protocol):
             principal=self.info.principal,
         )
         delay_ms = self.limits.creation_rate.delay_ms(self.listener)
-        if delay_ms > 0:
+        ip_throttle_ms = self.limits.creation_rate.ip_throttle_ms(ip, delay_ms)
+        if ip_throttle_ms > 0:
+            # Over its address's connection_creation_rate: closed after the throttle time,
+            # unread until then (KIP-612).
+            self.held = self.limits.clock.call_later(
+                delay_ms + ip_throttle_ms,
+                lambda: self.close("connection creation rate", throttle_ms=ip_throttle_ms),
+            )
+            self.transport.pause_reading()
+            self.reading_paused = True
+            self.services.metrics.connections_throttled.labels(self.listener).inc()
+        elif delay_ms > 0:
             # Over max.connection.creation.rate: held unread for its throttle time (KIP-612).
             self.held = self.limits.clock.call_later(delay_ms, self._release)
             self.transport.pause_reading()

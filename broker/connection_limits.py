@@ -20,6 +20,7 @@ from typing import Protocol
 from broker.config import Config, ConfigError
 from broker.connection_rate import ConnectionCreationRate
 from broker.logging import get_logger
+from broker.quotas.store import QuotaStore
 from storage.clock import Clock, Timer
 
 log = get_logger("odradek.connection_limits")
@@ -62,7 +63,7 @@ def _address(host: str, resolve: Callable[[str], str]) -> str:
 
 
 class ConnectionLimits:
-    def __init__(self, config: Config, clock: Clock) -> None:
+    def __init__(self, config: Config, clock: Clock, quotas: QuotaStore | None = None) -> None:
         self.clock = clock
         self.config = config
         self.max_connections = config.get_int("max.connections")
@@ -77,7 +78,7 @@ class ConnectionLimits:
                 except ValueError:
                     raise ConfigError(f"listener.name.{listener.name.lower()}.max.connections: {value!r}") from None
         self.idle_ms = config.get_ms("connections.max.idle.ms")
-        self.creation_rate = ConnectionCreationRate(config, clock)
+        self.creation_rate = ConnectionCreationRate(config, clock, quotas)
         self.total = 0
         self.by_listener: Counter[str] = Counter()
         self.by_ip: Counter[str] = Counter()

@@ -6,13 +6,23 @@ connection over the rate: its acceptor waits the throttle time before taking the
 and so before accepting the next one. Here a connection is held the same way (nothing read from
 it until its turn), and each later connection's turn comes after the one before, so a burst is
 spread out as Kafka's blocked acceptor spreads it.
+
+A client quota entity of type ip with `connection_creation_rate` (KIP-612, set with
+AlterClientQuotas, broker/quotas/store.py) bounds the rate per client address, `<default>`
+for addresses without their own. As Kafka's `ConnectionQuotas.recordIpConnectionMaybeThrottle`,
+a connection over its address's rate is not counted and is closed once its throttle time has
+passed; nothing is read from it meanwhile.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from broker.config import Config, ConfigError
+from broker.quotas.store import QuotaStore, is_ip_address
 from storage.clock import Clock
 
 UNLIMITED = 2147483647
@@ -48,6 +58,15 @@ class WindowedRate:
             return 0
         return min(int((rate - self.quota) / self.quota * span_ms), self.window_ms)
 
+    def unrecord(self) -> None:
+        """Takes back the event just recorded (a connection refused is not counted)."""
+        self._samples[-1].count -= 1
+
+    def idle_since(self, now_ms: int) -> bool:
+        """Whether every sample has expired: the rate has nothing left to remember."""
+        self._purge(now_ms)
+        return not self._samples
+
     def _purge(self, now_ms: int) -> None:
         expire_ms = self.samples_max * self.window_ms
         self._samples = [s for s in self._samples if now_ms - s.start_ms < expire_ms]
@@ -60,11 +79,67 @@ class WindowedRate:
         return max(elapsed, 1)
 
 
+class IpConnectionRates:
+    """The windowed rate of each client address held to an ip quota."""
+
+    # Rates of this many addresses at most before the idle ones are forgotten.
+    MAX_TRACKED = 1024
+
+    def __init__(
+        self, store: QuotaStore, samples: int, window_ms: int, resolve: Callable[[str], str] = socket.gethostbyname
+    ) -> None:
+        self.store = store
+        self.samples = samples
+        self.window_ms = window_ms
+        self.resolve = resolve
+        self._rates: dict[str, WindowedRate] = {}
+        self._quotas: dict[str | None, float] = {}
+        self._version = -1
+
+    def throttle_ms(self, ip: str, now_ms: int) -> int:
+        """Counts a connection from `ip`; the time to hold it before closing it (0: within
+        its rate, or no ip quota applies)."""
+        quotas = self._current_quotas()
+        quota = quotas.get(ip, quotas.get(None))
+        if quota is None:
+            return 0
+        rate = self._rates.get(ip)
+        if rate is None:
+            if len(self._rates) >= self.MAX_TRACKED:
+                self._rates = {a: r for a, r in self._rates.items() if not r.idle_since(now_ms)}
+            rate = self._rates[ip] = WindowedRate(quota, self.samples, self.window_ms)
+        rate.quota = quota  # a changed quota applies to the rate measured so far, as in Kafka
+        throttle = rate.record(now_ms)
+        if throttle:
+            rate.unrecord()
+        return throttle
+
+    def _current_quotas(self) -> dict[str | None, float]:
+        if self._version != self.store.version:
+            self._version = self.store.version
+            self._quotas = {}
+            for name, value in self.store.ip_quotas().items():
+                address = name if name is None else self._address(name)
+                if address is not None or name is None:
+                    self._quotas[address] = value
+        return self._quotas
+
+    def _address(self, name: str) -> str | None:
+        if is_ip_address(name):
+            return str(ipaddress.ip_address(name))
+        try:
+            # A host name was resolvable when its quota was set; looked up once per change.
+            return self.resolve(name)
+        except OSError:
+            return None
+
+
 class ConnectionCreationRate:
-    def __init__(self, config: Config, clock: Clock) -> None:
+    def __init__(self, config: Config, clock: Clock, quotas: QuotaStore | None = None) -> None:
         self.clock = clock
         samples = config.get_int("quota.window.num")
         window_ms = config.get_int("quota.window.size.seconds") * 1000
+        self.by_ip = IpConnectionRates(quotas, samples, window_ms) if quotas is not None else None
         broker_quota = config.get_int("max.connection.creation.rate")
         self.broker = WindowedRate(broker_quota, samples, window_ms) if broker_quota < UNLIMITED else None
         self.listeners: dict[str, WindowedRate] = {}
@@ -103,3 +178,10 @@ class ConnectionCreationRate:
             throttle = max(throttle, listener_rate.record(start))
         self._free_at_ms[listener] = start + throttle
         return start + throttle - now
+
+    def ip_throttle_ms(self, ip: str, delay_ms: int) -> int:
+        """For a connection from `ip` to be taken on after `delay_ms`: 0, or how long after
+        that to hold it before closing it, over its address's ip quota."""
+        if self.by_ip is None:
+            return 0
+        return self.by_ip.throttle_ms(ip, self.clock.monotonic_ms() + delay_ms)

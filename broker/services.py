@@ -50,13 +50,13 @@ class Services:
 
     def __post_init__(self) -> None:
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
-        self.connection_limits = ConnectionLimits(self.config, self.clock)
         self.quotas = ClientQuotas.load(
             self.config.data_dir,
             self.clock,
             self.config.get_int("quota.window.num"),
             self.config.get_int("quota.window.size.seconds"),
         )
+        self.connection_limits = ConnectionLimits(self.config, self.clock, self.quotas.store)
         self.features = Features.load(
             self.config.data_dir, {TRANSACTION_VERSION: self.config.get_int("transaction.version")}
         )

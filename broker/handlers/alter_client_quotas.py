@@ -5,8 +5,10 @@ as KafkaApis checks."""
 
 from __future__ import annotations
 
+import asyncio
+
 from broker.context import RequestContext
-from broker.quotas.store import Entity, QuotaError, validate_entity, validate_value
+from broker.quotas.store import IP, Entity, QuotaError, is_ip_address, validate_entity, validate_value
 from broker.security.acl.model import AclOperation
 from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
@@ -25,8 +27,8 @@ def _result(entry: RequestEntry, code: int = ErrorCode.NONE, message: str | None
     )
 
 
-def _changes(entry: RequestEntry) -> tuple[Entity, dict[str, float | None]]:
-    entity = validate_entity([(e.entity_type, e.entity_name) for e in entry.entity])
+def _changes(entry: RequestEntry, resolved: set[str]) -> tuple[Entity, dict[str, float | None]]:
+    entity = validate_entity([(e.entity_type, e.entity_name) for e in entry.entity], resolved.__contains__)
     ops: dict[str, float | None] = {}
     for op in entry.ops:
         if op.key in ops:
@@ -34,9 +36,27 @@ def _changes(entry: RequestEntry) -> tuple[Entity, dict[str, float | None]]:
         if op.remove:
             ops[op.key] = None
         else:
-            validate_value(op.key, op.value)
+            validate_value(entity, op.key, op.value)
             ops[op.key] = op.value
     return entity, ops
+
+
+async def _resolvable_hosts(request: AlterClientQuotasRequest) -> set[str]:
+    """The host names of ip entities that resolve (Kafka checks with InetAddress.getByName),
+    looked up off the event loop."""
+    hosts = {
+        e.entity_name for entry in request.entries for e in entry.entity
+        if e.entity_type == IP and e.entity_name and not is_ip_address(e.entity_name)
+    }
+    loop = asyncio.get_running_loop()
+    resolved: set[str] = set()
+    for host in hosts:
+        try:
+            await loop.getaddrinfo(host, None)
+        except OSError:
+            continue
+        resolved.add(host)
+    return resolved
 
 
 async def handle(ctx: RequestContext, request: AlterClientQuotasRequest) -> AlterClientQuotasResponse:
@@ -46,9 +66,10 @@ async def handle(ctx: RequestContext, request: AlterClientQuotasRequest) -> Alte
         ])
     changes: dict[Entity, dict[str, float | None]] = {}
     results: list[EntryData] = []
+    resolved = await _resolvable_hosts(request)
     for entry in request.entries:
         try:
-            entity, ops = _changes(entry)
+            entity, ops = _changes(entry, resolved)
         except QuotaError as exc:
             results.append(_result(entry, exc.error_code, exc.message))
             continue

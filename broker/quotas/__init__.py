@@ -31,8 +31,9 @@ class ClientQuotas:
 
     @property
     def active(self) -> bool:
-        """Any quota configured: without one, requests skip quotas altogether."""
-        return bool(self.store)
+        """Any user or client id quota configured: without one, requests skip quotas
+        altogether (ip quotas apply to connections, broker/connection_rate.py)."""
+        return self.store.has_client_quotas()
 
     def limits(self, user: str, client_id: str) -> bool:
         """Whether any quota applies to this client."""

@@ -8,10 +8,11 @@ AlterClientQuotas, `ClientQuotasImage.describe` for DescribeClientQuotas.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,14 +29,18 @@ PRODUCER_BYTE_RATE = "producer_byte_rate"
 CONSUMER_BYTE_RATE = "consumer_byte_rate"
 REQUEST_PERCENTAGE = "request_percentage"
 CONTROLLER_MUTATION_RATE = "controller_mutation_rate"
-# QuotaConfig.userAndClientQuotaConfigs: the key and whether it holds a whole number.
-KEYS: dict[str, bool] = {
-    PRODUCER_BYTE_RATE: True,
-    CONSUMER_BYTE_RATE: True,
-    REQUEST_PERCENTAGE: False,
-    CONTROLLER_MUTATION_RATE: False,
+CONNECTION_CREATION_RATE = "connection_creation_rate"
+# The keys an entity may hold and the type of each value, as QuotaConfig's
+# userAndClientQuotaConfigs and ipConfigs define them.
+USER_AND_CLIENT_KEYS: dict[str, str] = {
+    PRODUCER_BYTE_RATE: "LONG",
+    CONSUMER_BYTE_RATE: "LONG",
+    REQUEST_PERCENTAGE: "DOUBLE",
+    CONTROLLER_MUTATION_RATE: "DOUBLE",
 }
-_LONG_MAX = 9223372036854775807
+IP_KEYS: dict[str, str] = {CONNECTION_CREATION_RATE: "INT"}
+_INTEGRAL_MAX = {"INT": 2147483647, "LONG": 9223372036854775807}
+_AN = {"INT": "an INT", "LONG": "a LONG"}
 
 # DescribeClientQuotas match types.
 MATCH_EXACT = 0
@@ -56,33 +61,51 @@ class QuotaError(Exception):
     message: str
 
 
-def validate_entity(pairs: list[tuple[str, str | None]]) -> Entity:
-    """The entity of an AlterClientQuotas entry, or QuotaError as Kafka words it."""
+def validate_entity(pairs: list[tuple[str, str | None]], resolves: Callable[[str], bool] | None = None) -> Entity:
+    """The entity of an AlterClientQuotas entry, or QuotaError as Kafka words it. An ip
+    entity names an address or a host `resolves` accepts (default: a literal address only)."""
     if not pairs:
         raise QuotaError(ErrorCode.INVALID_REQUEST, "Invalid empty client quota entity")
     seen: dict[str, str | None] = {}
     for entity_type, name in pairs:
         if entity_type in seen:
             raise QuotaError(ErrorCode.INVALID_REQUEST, f"Invalid client quota entity, duplicate entity entry {entity_type}")
-        if entity_type not in (USER, CLIENT_ID):
-            # IP quotas (KIP-612, connection_creation_rate) are not enforced here, so not kept.
+        if entity_type not in (USER, CLIENT_ID, IP):
             raise QuotaError(ErrorCode.INVALID_REQUEST, f"Unhandled client quota entity type: {entity_type}")
         seen[entity_type] = name
         if name is not None and not name:
             raise QuotaError(ErrorCode.INVALID_REQUEST, f"Empty {entity_type} not supported")
+    if IP in seen:
+        if USER in seen or CLIENT_ID in seen:
+            # Kafka's message, its missing space included.
+            raise QuotaError(
+                ErrorCode.INVALID_REQUEST,
+                "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId",
+            )
+        name = seen[IP]
+        if name is not None and not (is_ip_address(name) or (resolves is not None and resolves(name))):
+            raise QuotaError(ErrorCode.INVALID_REQUEST, f"{name} is not a valid IP or resolvable host.")
     return entity_of(seen.items())
 
 
-def validate_value(key: str, value: float) -> None:
-    """ClientQuotaControlManager.validateQuotaKeyValue."""
-    integral = KEYS.get(key)
-    if integral is None:
+def is_ip_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def validate_value(entity: Entity, key: str, value: float) -> None:
+    """ClientQuotaControlManager.validateQuotaKeyValue, with the keys of the entity's type."""
+    value_type = (IP_KEYS if any(t == IP for t, _ in entity) else USER_AND_CLIENT_KEYS).get(key)
+    if value_type is None:
         raise QuotaError(ErrorCode.INVALID_REQUEST, f"Invalid configuration key {key}")
     if not value > 0.0:
         raise QuotaError(ErrorCode.INVALID_REQUEST, f"Quota {key} must be greater than 0")
-    if integral:
-        if value > _LONG_MAX:
-            raise QuotaError(ErrorCode.INVALID_REQUEST, f"Proposed value for {key} is too large for a LONG.")
+    if value_type in _INTEGRAL_MAX:
+        if value > _INTEGRAL_MAX[value_type]:
+            raise QuotaError(ErrorCode.INVALID_REQUEST, f"Proposed value for {key} is too large for {_AN[value_type]}.")
         if abs(math.fmod(value, 1.0)) > 1e-6:
             raise QuotaError(ErrorCode.INVALID_REQUEST, f"{key} cannot be a fractional value.")
 
@@ -170,9 +193,17 @@ class QuotaStore:
     def describe(self, wanted: Filter) -> list[tuple[Entity, dict[str, float]]]:
         return [(e, dict(v)) for e, v in sorted(self._quotas.items(), key=_sort_key) if wanted.matches(e)]
 
-    def __bool__(self) -> bool:
-        """Whether any quota is configured."""
-        return bool(self._quotas)
+    def has_client_quotas(self) -> bool:
+        """Whether any user or client id quota is configured."""
+        return any(t != IP for entity in self._quotas for t, _ in entity)
+
+    def ip_quotas(self) -> dict[str | None, float]:
+        """The connection creation rate of each ip entity (None: the default), as set."""
+        return {
+            entity[0][1]: values[CONNECTION_CREATION_RATE]
+            for entity, values in self._quotas.items()
+            if entity[0][0] == IP and CONNECTION_CREATION_RATE in values
+        }
 
     def has_key(self, key: str) -> bool:
         return any(key in values for values in self._quotas.values())

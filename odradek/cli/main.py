@@ -50,19 +50,23 @@ def _topics(sub: argparse._SubParsersAction) -> None:
 
 
 def _quotas(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55)")
+    p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55), connection rates by ip (KIP-612)")
     s = p.add_subparsers(dest="action", required=True)
     for action in ("describe", "alter"):
         c = s.add_parser(action, help="show quotas" if action == "describe" else "set or delete quotas")
         c.add_argument("--user", metavar="NAME", help="a user, or <default>")
         c.add_argument("--client-id", metavar="ID", help="a client id, or <default>")
+        c.add_argument("--ip", metavar="ADDRESS", help="a client address, or <default>")
         if action == "describe":
-            c.set_defaults(run=lambda cl, a: quotas.describe(cl, a.user, a.client_id))
+            c.set_defaults(run=lambda cl, a: quotas.describe(cl, a.user, a.client_id, a.ip))
         else:
             c.add_argument("--add-config", action="append", default=[], metavar="KEY=VALUE",
-                           help="producer_byte_rate, consumer_byte_rate, request_percentage, ...")
+                           help="producer_byte_rate, consumer_byte_rate, request_percentage, "
+                                "connection_creation_rate (--ip), ...")
             c.add_argument("--delete-config", action="append", default=[], metavar="KEY")
-            c.set_defaults(run=lambda cl, a: quotas.alter(cl, a.user, a.client_id, a.add_config, a.delete_config))
+            c.set_defaults(
+                run=lambda cl, a: quotas.alter(cl, a.user, a.client_id, a.add_config, a.delete_config, a.ip)
+            )
 
 
 def _groups(sub: argparse._SubParsersAction) -> None:

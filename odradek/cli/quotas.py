@@ -1,5 +1,5 @@
 """`odradek quotas`: describe and alter client quotas (what Kafka's kafka-configs.sh does for
-`--entity-type users` and `clients`, through DescribeClientQuotas and AlterClientQuotas)."""
+`--entity-type users`, `clients` and `ips`, through DescribeClientQuotas and AlterClientQuotas)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,12 @@ DEFAULT = "<default>"
 MATCH_EXACT, MATCH_DEFAULT = 0, 1
 
 
-def _entity(user: str | None, client_id: str | None) -> dict[str, str | None]:
+def _entity(user: str | None, client_id: str | None, ip: str | None = None) -> dict[str, str | None]:
     """Entity type to name; `<default>` names the default entity, as kafka-configs.sh."""
     out: dict[str, str | None] = {}
-    if user is not None:
-        out["user"] = None if user == DEFAULT else user
-    if client_id is not None:
-        out["client-id"] = None if client_id == DEFAULT else client_id
+    for entity_type, name in (("user", user), ("client-id", client_id), ("ip", ip)):
+        if name is not None:
+            out[entity_type] = None if name == DEFAULT else name
     return out
 
 
@@ -34,10 +33,10 @@ def _shown(name: str | None) -> str:
     return DEFAULT if name is None else name
 
 
-def describe(cluster: Cluster, user: str | None, client_id: str | None) -> Output:
+def describe(cluster: Cluster, user: str | None, client_id: str | None, ip: str | None = None) -> Output:
     components = [
         ComponentData(entity_type=t, match_type=MATCH_DEFAULT if n is None else MATCH_EXACT, match=n)
-        for t, n in _entity(user, client_id).items()
+        for t, n in _entity(user, client_id, ip).items()
     ]
     resp = cluster.any_node().call(DescribeClientQuotasRequest(components=components, strict=False), 1)
     check(resp.error_code, "describing client quotas", resp.error_message)
@@ -45,15 +44,16 @@ def describe(cluster: Cluster, user: str | None, client_id: str | None) -> Outpu
     for entry in resp.entries or []:
         entity = {e.entity_type: _shown(e.entity_name) for e in entry.entity}
         data.append({"entity": entity, "quotas": {v.key: v.value for v in entry.values}})
-    rows = [{"user": d["entity"].get("user"), "client-id": d["entity"].get("client-id"), "quotas": d["quotas"]}
-            for d in data]
-    return Output(data, ["user", "client-id", "quotas"], rows)
+    columns = ["user", "client-id", *(["ip"] if any("ip" in d["entity"] for d in data) else []), "quotas"]
+    rows = [{c: d["quotas"] if c == "quotas" else d["entity"].get(c) for c in columns} for d in data]
+    return Output(data, columns, rows)
 
 
-def alter(cluster: Cluster, user: str | None, client_id: str | None, adds: list[str], deletes: list[str]) -> Output:
-    entity = _entity(user, client_id)
+def alter(cluster: Cluster, user: str | None, client_id: str | None, adds: list[str], deletes: list[str],
+          ip: str | None = None) -> Output:
+    entity = _entity(user, client_id, ip)
     if not entity:
-        raise CliError("name the entity: --user and/or --client-id (`<default>` for the default)")
+        raise CliError("name the entity: --user and/or --client-id, or --ip (`<default>` for the default)")
     if not adds and not deletes:
         raise CliError("nothing to change: give --add-config name=value or --delete-config name")
     values: dict[str, float] = {}

@@ -79,14 +79,14 @@ def test_alter_and_describe_round_trip_with_kafkas_errors(broker: BrokerProcess)
             entry({"user": "bob"}, op("producer_byte_rate", 1024), op("no_such_key", 1)),
             entry({"user": "carol"}, op("producer_byte_rate", 10.5)),
             entry({}, op("producer_byte_rate", 1)),
-            entry({"ip": "127.0.0.1"}, op("connection_creation_rate", 1)),
+            entry({"ip": "no-such-host.invalid"}, op("connection_creation_rate", 1)),
         ) == [
             (ErrorCode.NONE, None),
             (ErrorCode.NONE, None),
             (ErrorCode.INVALID_REQUEST, "Invalid configuration key no_such_key"),
             (ErrorCode.INVALID_REQUEST, "producer_byte_rate cannot be a fractional value."),
             (ErrorCode.INVALID_REQUEST, "Invalid empty client quota entity"),
-            (ErrorCode.INVALID_REQUEST, "Unhandled client quota entity type: ip"),
+            (ErrorCode.INVALID_REQUEST, "no-such-host.invalid is not a valid IP or resolvable host."),
         ]
         expected = {
             (("client-id", None), ("user", "alice")): {"producer_byte_rate": 1024.0},

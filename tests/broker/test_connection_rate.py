@@ -3,12 +3,21 @@ throttle time its acceptor waits, and a connection held unread for it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from broker.config import Config, ConfigError
-from broker.connection_rate import ConnectionCreationRate, WindowedRate
+from broker.connection_rate import ConnectionCreationRate, IpConnectionRates, WindowedRate
+from broker.quotas.store import QuotaStore
 from storage.clock import ManualClock
 from tests.broker.test_connection_limits import connect, services
+
+
+def _ip_rates(tmp_path: Path, quotas: dict[str | None, float]) -> IpConnectionRates:
+    store = QuotaStore(tmp_path / "client-quotas.json")
+    store.apply({(("ip", name),): {"connection_creation_rate": value} for name, value in quotas.items()})
+    return IpConnectionRates(store, samples=11, window_ms=1000, resolve={"app-host": "10.0.0.9"}.__getitem__)
 
 
 def _rate(clock: ManualClock, **settings: str) -> ConnectionCreationRate:
@@ -69,3 +78,25 @@ def test_a_throttled_connection_is_not_read_until_its_turn() -> None:
     assert held.transport.calls == ["pause_reading"]
     clock.advance(1)
     assert held.transport.calls == ["pause_reading", "resume_reading"]
+
+
+def test_an_address_over_its_ip_quota_is_throttled_and_not_counted(tmp_path: Path) -> None:
+    rates = _ip_rates(tmp_path, {"10.0.0.1": 1, None: 2, "app-host": 1})
+    # 1/s over the 10 s minimum span: one a second fits, an eleventh within the span is
+    # throttled (a full window, the cap). Refused connections are taken back: had the two
+    # below counted, the one at 11 s would be over the rate too.
+    assert [rates.throttle_ms("10.0.0.1", t * 1000) for t in range(10)] == [0] * 10
+    assert rates.throttle_ms("10.0.0.1", 9_000) == 1000
+    assert rates.throttle_ms("10.0.0.1", 10_000) == 1000
+    assert rates.throttle_ms("10.0.0.1", 11_000) == 0
+    # Other addresses have the default's rate, each its own.
+    assert [rates.throttle_ms("10.0.0.2", 0) for _ in range(21)][-2:] == [0, 500]
+    assert [rates.throttle_ms("10.0.0.3", 0) for _ in range(20)] == [0] * 20
+    # A host name applies to the address it resolves to.
+    assert [rates.throttle_ms("10.0.0.9", 0) for _ in range(11)][-1] == 1000
+
+
+def test_without_ip_quotas_nothing_is_throttled_or_kept(tmp_path: Path) -> None:
+    rates = _ip_rates(tmp_path, {})
+    assert all(rates.throttle_ms(f"10.0.0.{i}", 0) == 0 for i in range(50))
+    assert rates._rates == {}

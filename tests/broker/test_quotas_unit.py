@@ -149,6 +149,12 @@ def test_quotas_are_saved_and_loaded(tmp_path: Path) -> None:
     ([("user", "a"), ("user", "b")], "Invalid client quota entity, duplicate entity entry user"),
     ([("group", "g")], "Unhandled client quota entity type: group"),
     ([("client-id", "")], "Empty client-id not supported"),
+    ([("ip", "")], "Empty ip not supported"),
+    ([("ip", "10.0.0.1"), ("user", "a")],
+     "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId"),
+    ([("ip", None), ("client-id", None)],
+     "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId"),
+    ([("ip", "no-such-host.invalid")], "no-such-host.invalid is not a valid IP or resolvable host."),
 ])
 def test_bad_entities(pairs: list[tuple[str, str | None]], message: str) -> None:
     with pytest.raises(QuotaError) as caught:
@@ -156,18 +162,34 @@ def test_bad_entities(pairs: list[tuple[str, str | None]], message: str) -> None
     assert caught.value == QuotaError(ErrorCode.INVALID_REQUEST, message)
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("producer_byte_rate", 10.5, "producer_byte_rate cannot be a fractional value."),
-    ("consumer_byte_rate", 0.0, "Quota consumer_byte_rate must be greater than 0"),
-    ("request_percentage", -1.0, "Quota request_percentage must be greater than 0"),
-    ("producer_byte_rate", 1e30, "Proposed value for producer_byte_rate is too large for a LONG."),
-    ("bytes_per_second", 1.0, "Invalid configuration key bytes_per_second"),
+def test_ip_entities_name_an_address_a_resolvable_host_or_the_default() -> None:
+    assert validate_entity([("ip", "10.0.0.1")]) == (("ip", "10.0.0.1"),)
+    assert validate_entity([("ip", "::1")]) == (("ip", "::1"),)
+    assert validate_entity([("ip", None)]) == (("ip", None),)
+    assert validate_entity([("ip", "broker-host")], {"broker-host"}.__contains__) == (("ip", "broker-host"),)
+
+
+USER = (("user", "a"),)
+IP = (("ip", "10.0.0.1"),)
+
+
+@pytest.mark.parametrize(("entity", "key", "value", "message"), [
+    (USER, "producer_byte_rate", 10.5, "producer_byte_rate cannot be a fractional value."),
+    (USER, "consumer_byte_rate", 0.0, "Quota consumer_byte_rate must be greater than 0"),
+    (USER, "request_percentage", -1.0, "Quota request_percentage must be greater than 0"),
+    (USER, "producer_byte_rate", 1e30, "Proposed value for producer_byte_rate is too large for a LONG."),
+    (USER, "bytes_per_second", 1.0, "Invalid configuration key bytes_per_second"),
+    (USER, "connection_creation_rate", 5.0, "Invalid configuration key connection_creation_rate"),
+    (IP, "producer_byte_rate", 5.0, "Invalid configuration key producer_byte_rate"),
+    (IP, "connection_creation_rate", 2.5, "connection_creation_rate cannot be a fractional value."),
+    (IP, "connection_creation_rate", 3e9, "Proposed value for connection_creation_rate is too large for an INT."),
 ])
-def test_bad_values(key: str, value: float, message: str) -> None:
+def test_bad_values(entity: tuple[tuple[str, str | None], ...], key: str, value: float, message: str) -> None:
     with pytest.raises(QuotaError) as caught:
-        validate_value(key, value)
+        validate_value(entity, key, value)
     assert caught.value == QuotaError(ErrorCode.INVALID_REQUEST, message)
-    validate_value("request_percentage", 12.5)
+    validate_value(USER, "request_percentage", 12.5)
+    validate_value(IP, "connection_creation_rate", 100.0)
 
 
 def test_describe_filters(tmp_path: Path) -> None:

@@ -29,3 +29,18 @@ def test_quotas_alter_describe_delete(capsys: pytest.CaptureFixture[str], bootst
               "--delete-config", "producer_byte_rate", "--delete-config", "request_percentage")
     assert run.code == 0
     assert cli(capsys, bootstrap, "quotas", "describe", "--user", user).json == []
+
+
+def test_quotas_by_ip(capsys: pytest.CaptureFixture[str], bootstrap: str) -> None:
+    address = "192.0.2.44"  # TEST-NET-1: no client of the shared broker comes from it
+    run = cli(capsys, bootstrap, "quotas", "alter", "--ip", address, "--add-config", "connection_creation_rate=20")
+    assert (run.code, run.json) == (0, {"entity": {"ip": address}, "set": {"connection_creation_rate": 20.0},
+                                        "deleted": []})
+    run = cli(capsys, bootstrap, "quotas", "describe", "--ip", address)
+    assert (run.code, run.json) == (0, [{"entity": {"ip": address}, "quotas": {"connection_creation_rate": 20.0}}])
+    run = cli(capsys, bootstrap, "quotas", "alter", "--ip", address, "--user", "u", "--add-config",
+              "connection_creation_rate=5")
+    assert run.code == 1 and "IP entity shouldnot be combined with User or ClientId" in run.err
+    assert cli(capsys, bootstrap, "quotas", "alter", "--ip", address, "--delete-config",
+               "connection_creation_rate").code == 0
+    assert cli(capsys, bootstrap, "quotas", "describe", "--ip", address).json == []
