@@ -146,6 +146,30 @@ class TransactionStateManager:
         are durable; `then(error)` runs right after, in the same shielded step."""
         return await self.durably(self._write(txn, transits, then))
 
+    def write_soon(
+        self,
+        txn: TransactionMetadata,
+        *transits: TxnTransit,
+        then: Callable[[int], None] | None = None,
+    ) -> None:
+        """`write` without waiting for it: the append starts now, its round runs while the
+        caller answers, and the transitions are applied once durable as with `write`. Until
+        then the id is pending, so whoever must see the result waits for it (`settle`)."""
+        task = asyncio.get_running_loop().create_task(self._write(txn, transits, then))
+        self._steps.add(task)
+        task.add_done_callback(self._step_done)
+
+    async def settle(self, transactional_id: str, timeout_ms: int) -> bool:
+        """Until no transition of the id is being appended, at most `timeout_ms` of the
+        clock's time; False if one still is."""
+        deadline = self.clock.monotonic_ms() + timeout_ms
+        while (txn := self._txns.get(transactional_id)) is not None and txn.pending:
+            remaining = deadline - self.clock.monotonic_ms()
+            if remaining <= 0 or self.status is not CoordinatorStatus.ACTIVE:
+                return False
+            await self.wait_change(transactional_id, remaining)
+        return True
+
     async def _write(
         self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...], then: Callable[[int], None] | None
     ) -> int:
