@@ -110,7 +110,7 @@ async def handle(ctx: RequestContext, request: AddPartitionsToTxnRequest) -> Add
     for txn in request.transactions:
         partitions = _partitions(txn.topics)
         if txn.verify_only:
-            errors = coordinator.verify_partitions(
+            errors = await coordinator.verify_when_settled(
                 txn.transactional_id, txn.producer_id, txn.producer_epoch, partitions
             )
             if version < TRANSACTION_ABORTABLE_MIN_VERSION:
