@@ -205,9 +205,9 @@ class TransactionCoordinator:
     ) -> int:
         """AddPartitionsToTxn, or (transaction version 2) the implicit add of a Produce.
 
-        With `answer_before_durable` (a client's AddPartitionsToTxn) the answer goes out as
-        soon as the record is appended, while its fsync round runs; the state still changes
-        only once it is durable. Safe because nothing of the transaction reaches a log
+        With `answer_before_durable` (a client's AddPartitionsToTxn) the answer goes out at
+        once, while the record is appended and made durable; the state still changes only
+        once it is durable. Safe because nothing of the transaction reaches a log
         before that: the Produce that follows waits for it in `verify_when_settled`, and
         is refused if the write failed, so the producer aborts."""
         wanted = set(partitions)
