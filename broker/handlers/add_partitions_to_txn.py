@@ -63,6 +63,10 @@ async def _add(
     partitions: list[TopicPartition],
     client_transaction_version: int | None = None,
 ) -> dict[TopicPartition, int]:
+    # A producer's own request (v0-v3) is answered before its record is durable: the
+    # Produce that follows waits for it (TransactionCoordinator.verify_when_settled). The
+    # implicit add of a Produce v12+ is followed by that Produce's append at once.
+    early = client_transaction_version is None
     if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
         return dict.fromkeys(partitions, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     denied = {t for t, _ in partitions if not allowed(ctx, AclOperation.WRITE, ResourceType.TOPIC, t)}
@@ -76,7 +80,8 @@ async def _add(
             for tp in partitions
         }
     error = await coordinator.add_partitions(
-        transactional_id, producer_id, producer_epoch, partitions, client_transaction_version
+        transactional_id, producer_id, producer_epoch, partitions, client_transaction_version,
+        answer_before_durable=early,
     )
     if error == ErrorCode.PRODUCER_FENCED and ctx.api_version < PRODUCER_FENCED_MIN_VERSION:
         error = ErrorCode.INVALID_PRODUCER_EPOCH
@@ -105,7 +110,7 @@ async def handle(ctx: RequestContext, request: AddPartitionsToTxnRequest) -> Add
     for txn in request.transactions:
         partitions = _partitions(txn.topics)
         if txn.verify_only:
-            errors = coordinator.verify_partitions(
+            errors = await coordinator.verify_when_settled(
                 txn.transactional_id, txn.producer_id, txn.producer_epoch, partitions
             )
             if version < TRANSACTION_ABORTABLE_MIN_VERSION:

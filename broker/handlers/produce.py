@@ -136,9 +136,10 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             header = _peek_header(records)
             verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
             implicit = verify and version >= IMPLICIT_ADD_MIN_VERSION
-            # The implicit add suspends; the producer's pipelined batches wait behind it so
+            # The implicit add, and the verification of a partition whose add is still being
+            # made durable, suspend; the producer's pipelined batches wait behind them so
             # they still reach the log in the order sent.
-            order = _producer_order(request.transactional_id) if implicit else contextlib.nullcontext()
+            order = _producer_order(request.transactional_id) if verify else contextlib.nullcontext()
             async with order:
                 if verify:
                     assert header is not None
@@ -146,7 +147,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                     if implicit:
                         code = await _add_implicitly(services, request.transactional_id, header, tp, version)
                     else:
-                        code = _verify(services, request.transactional_id, header, tp, version)
+                        code = await _verify(services, request.transactional_id, header, tp, version)
                     if code != ErrorCode.NONE:
                         log.info("transactional produce not verified", topic=info.name, partition=partition.index,
                                  producer_id=header.producer_id, error=code.name)
@@ -230,14 +231,16 @@ def _producer_order(transactional_id: str | None) -> asyncio.Lock:
     return lock
 
 
-def _verify(
+async def _verify(
     services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
 ) -> ErrorCode:
-    """Is this partition part of the producer's ongoing transaction? Translated for the
-    producer as Kafka's ReplicaManager does."""
+    """Is this partition part of the producer's ongoing transaction (once its add is
+    durable)? Translated for the producer as Kafka's ReplicaManager does."""
     if transactional_id is None:
         return ErrorCode.NOT_ENOUGH_REPLICAS
-    result = services.transactions.verify_partitions(transactional_id, header.producer_id, header.producer_epoch, [tp])
+    result = await services.transactions.verify_when_settled(
+        transactional_id, header.producer_id, header.producer_epoch, [tp]
+    )
     return _for_producer(ErrorCode(result.get(tp, ErrorCode.NONE)), version)
 
 

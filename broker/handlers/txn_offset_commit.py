@@ -101,7 +101,7 @@ async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOff
                 request.transactional_id, request.producer_id, request.producer_epoch, [tp], client_transaction_version=2
             )
             return verification_error(added, v)
-        verdict = transactions.verify_partitions(
+        verdict = await transactions.verify_when_settled(
             request.transactional_id, request.producer_id, request.producer_epoch, [tp]
         )
         return verification_error(verdict.get(tp, ErrorCode.UNKNOWN_SERVER_ERROR), v)

@@ -200,13 +200,22 @@ class TransactionCoordinator:
         producer_epoch: int,
         partitions: Iterable[TopicPartition],
         client_transaction_version: int | None = None,
+        *,
+        answer_before_durable: bool = False,
     ) -> int:
-        """AddPartitionsToTxn, or (transaction version 2) the implicit add of a Produce."""
+        """AddPartitionsToTxn, or (transaction version 2) the implicit add of a Produce.
+
+        With `answer_before_durable` (a client's AddPartitionsToTxn) the answer goes out at
+        once, while the record is appended and made durable; the state still changes only
+        once it is durable. Safe because nothing of the transaction reaches a log
+        before that: the Produce that follows waits for it in `verify_when_settled`, and
+        is refused if the write failed, so the producer aborts."""
         wanted = set(partitions)
         return await self.busy.settle(
             transactional_id,
             lambda: self._add_partitions(
-                transactional_id, producer_id, producer_epoch, wanted, client_transaction_version
+                transactional_id, producer_id, producer_epoch, wanted, client_transaction_version,
+                answer_before_durable,
             ),
             takes_over=True,
         )
@@ -218,6 +227,7 @@ class TransactionCoordinator:
         producer_epoch: int,
         wanted: set[TopicPartition],
         client_transaction_version: int | None,
+        answer_before_durable: bool,
     ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
@@ -228,7 +238,7 @@ class TransactionCoordinator:
         except TxnError as exc:
             return exc.error_code
         if txn.state.is_prepare:
-            return await self._complete_and_add(txn, wanted, client_transaction_version)
+            return await self._complete_and_add(txn, wanted, client_transaction_version, answer_before_durable)
         if txn.state is S.ONGOING and wanted <= txn.partitions:
             return ErrorCode.NONE
         try:
@@ -236,10 +246,17 @@ class TransactionCoordinator:
         except IllegalTransitionError:
             log.exception("AddPartitions in an unexpected state", transactional_id=transactional_id)
             return ErrorCode.UNKNOWN_SERVER_ERROR
+        if answer_before_durable:
+            self.state.write_soon(txn, transit)
+            return ErrorCode.NONE
         return await self.state.write(txn, transit)
 
     async def _complete_and_add(
-        self, txn: TransactionMetadata, wanted: set[TopicPartition], client_transaction_version: int | None
+        self,
+        txn: TransactionMetadata,
+        wanted: set[TopicPartition],
+        client_transaction_version: int | None,
+        answer_before_durable: bool,
     ) -> int:
         """If the previous transaction's markers are durable but its CompleteX is held back,
         write CompleteX and the new transaction's Ongoing as one batch (one fsync), as if
@@ -262,7 +279,27 @@ class TransactionCoordinator:
                 # Not written: CompleteX is still owed, and the markers are already durable.
                 self.completions.start(txn, markers_durable=True)
 
+        if answer_before_durable:
+            self.state.write_soon(txn, complete, ongoing, then=complete_anyway)
+            return ErrorCode.NONE
         return await self.state.write(txn, complete, ongoing, then=complete_anyway)
+
+    async def verify_when_settled(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Iterable[TopicPartition],
+    ) -> dict[TopicPartition, int]:
+        """`verify_partitions` once no transition of the id is being appended: an
+        AddPartitionsToTxn answered before its record was durable joins its partitions
+        when it is, and no data of the transaction may reach a log before then. Still
+        pending after `concurrent_wait_ms`: CONCURRENT_TRANSACTIONS, which the producer
+        retries."""
+        wanted = list(partitions)
+        if transactional_id and not await self.state.settle(transactional_id, self.config.concurrent_wait_ms):
+            return dict.fromkeys(wanted, ErrorCode.CONCURRENT_TRANSACTIONS)
+        return self.verify_partitions(transactional_id, producer_id, producer_epoch, wanted)
 
     def verify_partitions(
         self,

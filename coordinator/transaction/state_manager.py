@@ -125,10 +125,13 @@ class TransactionStateManager:
     async def durably(self, step: Coroutine[Any, Any, _T]) -> _T:
         """Run `step` to its end even if the caller is cancelled: what it appends is applied,
         and what it prepared is released, whether or not anyone waits for the answer."""
+        return await asyncio.shield(self._start(step))
+
+    def _start(self, step: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(step)
         self._steps.add(task)
         task.add_done_callback(self._step_done)
-        return await asyncio.shield(task)
+        return task
 
     def _step_done(self, task: asyncio.Task[Any]) -> None:
         self._steps.discard(task)
@@ -145,6 +148,28 @@ class TransactionStateManager:
         """Append prepared transitions (one record each, one batch) and apply them once they
         are durable; `then(error)` runs right after, in the same shielded step."""
         return await self.durably(self._write(txn, transits, then))
+
+    def write_soon(
+        self,
+        txn: TransactionMetadata,
+        *transits: TxnTransit,
+        then: Callable[[int], None] | None = None,
+    ) -> None:
+        """`write` without waiting for it: the append and its fsync round run while the
+        caller answers, and the transitions are applied once durable as with `write`. Until
+        then the id is pending, so whoever must see the result waits for it (`settle`)."""
+        self._start(self._write(txn, transits, then))
+
+    async def settle(self, transactional_id: str, timeout_ms: int) -> bool:
+        """Until no transition of the id is being appended, at most `timeout_ms` of the
+        clock's time; False if one still is."""
+        deadline = self.clock.monotonic_ms() + timeout_ms
+        while (txn := self._txns.get(transactional_id)) is not None and txn.pending:
+            remaining = deadline - self.clock.monotonic_ms()
+            if remaining <= 0 or self.status is not CoordinatorStatus.ACTIVE:
+                return False
+            await self.wait_change(transactional_id, remaining)
+        return True
 
     async def _write(
         self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...], then: Callable[[int], None] | None
