@@ -228,12 +228,11 @@ class FileStorage(LogManager):
         return self._log(info, partition, directory, segments, log_start, report.recovery_start, cleaner_checkpoint)
 
     async def _prepare_logs(self, info: TopicInfo, partitions: range) -> list[int]:
-        directories = [os.path.join(self.log_dir, partition_dir_name(info.name, p)) for p in partitions]
+        metadata = _partition_metadata(info.topic_id)
         try:
-            in_the_way = await asyncio.to_thread(_make_directories, directories, _partition_metadata(info.topic_id))
+            return await asyncio.to_thread(_make_directories, self.log_dir, info.name, partitions, metadata)
         except OSError as exc:
             raise KafkaStorageError(f"cannot create the partitions of {info.name}: {exc}") from exc
-        return [partitions[i] for i in in_the_way]
 
     def _create_log(self, info: TopicInfo, partition: int) -> Log:
         """A partition `_make_directories` made, at its first lookup: empty, its segment
@@ -332,10 +331,10 @@ def _partition_metadata(topic_id: uuid.UUID) -> bytes:
     return f"version: 0\ntopic_id: {topic_id}\n".encode()
 
 
-def _make_directories(directories: list[str], metadata: bytes) -> list[int]:
+def _make_directories(log_dir: str, topic: str, partitions: range, metadata: bytes) -> list[int]:
     """Makes new partitions' directories, each with its metadata file, and returns the
-    indexes of those already there (left by a deleted topic, or being deleted), which
-    `FileStorage._open_new_log` replaces.
+    partitions whose directory was already there (left by a deleted topic, or being
+    deleted), which `FileStorage._open_new_log` replaces.
 
     Nothing is synced here, yet nothing the topic needs is left to chance. The catalog
     write that names the topic syncs the log directory after these, so their entries are
@@ -348,11 +347,13 @@ def _make_directories(directories: list[str], metadata: bytes) -> list[int]:
     names the topic leaves directories that no topic owns; a later topic of the same name
     replaces them."""
     in_the_way: list[int] = []
-    for i, directory in enumerate(directories):
+    stem = os.path.join(log_dir, topic + "-")  # `partition_dir_name` without a call per partition
+    for p in partitions:
+        directory = f"{stem}{p}"
         try:
             os.mkdir(directory)
         except FileExistsError:
-            in_the_way.append(i)
+            in_the_way.append(p)
             continue
         fd = os.open(os.path.join(directory, PARTITION_METADATA_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:

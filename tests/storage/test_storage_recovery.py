@@ -419,3 +419,47 @@ async def test_a_lost_metadata_file_keeps_its_data_at_start_but_never_at_creatio
     assert s.log("m", 0).log_end_offset == 0
     assert f"topic_id: {new.topic_id}" in (tmp_path / "m-0" / "partition.metadata").read_text()
     await s.close()
+
+
+async def test_a_big_topic_costs_the_catalog_syncs_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating 1,000 partitions syncs the catalog's file and the log directory and
+    nothing per partition, opens no log until one is looked up, and a partition's first
+    durable append syncs its own directory once; the topic and the data survive a crash,
+    and deleting the topic removes every directory, looked up or not."""
+    synced: list[tuple[int, int]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        st = os.fstat(fd)
+        synced.append((st.st_dev, st.st_ino))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+    def inode(path: Path) -> tuple[int, int]:
+        st = os.stat(path)
+        return st.st_dev, st.st_ino
+
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    synced.clear()
+    await s.create_topic("big", 1000)
+    assert synced[-1] == inode(tmp_path) and len(synced) == 2  # the catalog's temporary file, then its directory
+    assert sum(1 for entry in os.listdir(tmp_path) if entry.startswith("big-")) == 1000
+    assert s.logs() == []
+    synced.clear()
+    assert (await s.log("big", 999).append(make_batch(3), durable=True)).base_offset == 0
+    assert synced == [inode(tmp_path / "big-999")]
+    assert (await s.log("big", 999).append(make_batch(2), durable=True)).base_offset == 3
+    assert synced == [inode(tmp_path / "big-999")]
+    assert [log.partition for log in s.logs()] == [999]
+    await s.create_topic("unused", 5)
+    await s.delete_topic("unused")
+    assert [entry for entry in os.listdir(tmp_path) if entry.startswith("unused-")] == []
+    await s.abort()
+    monkeypatch.undo()
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert s.describe_topic("big").num_partitions == 1000
+    assert [s.log("big", p).log_end_offset for p in (0, 999)] == [0, 5]
+    await s.delete_topic("big")
+    assert [entry for entry in os.listdir(tmp_path) if entry.startswith("big-")] == []
+    await s.close()
