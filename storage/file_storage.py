@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import uuid
@@ -336,6 +337,11 @@ def _make_directories(log_dir: str, topic: str, partitions: range, metadata: byt
     partitions whose directory was already there (left by a deleted topic, or being
     deleted), which `FileStorage._open_new_log` replaces.
 
+    Every partition's metadata says the same (the topic id), so the first file written
+    is hard-linked into the other directories: a link costs no inode of its own, which
+    is most of what creating a partition costs. A filesystem without hard links gets a
+    file in each directory; a restored file (`write_atomically`) replaces one link only.
+
     Nothing is synced here, yet nothing the topic needs is left to chance. The catalog
     write that names the topic syncs the log directory after these, so their entries are
     durable before the answer; a partition directory missing at start (a filesystem that
@@ -348,6 +354,8 @@ def _make_directories(log_dir: str, topic: str, partitions: range, metadata: byt
     replaces them."""
     in_the_way: list[int] = []
     stem = os.path.join(log_dir, topic + "-")  # `partition_dir_name` without a call per partition
+    link_from: str | None = None
+    can_link = True
     for p in partitions:
         directory = f"{stem}{p}"
         try:
@@ -355,11 +363,20 @@ def _make_directories(log_dir: str, topic: str, partitions: range, metadata: byt
         except FileExistsError:
             in_the_way.append(p)
             continue
-        fd = os.open(os.path.join(directory, PARTITION_METADATA_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        path = os.path.join(directory, PARTITION_METADATA_FILE)
+        if link_from is not None:
+            try:
+                os.link(link_from, path)
+                continue
+            except OSError as exc:
+                # EMLINK: that file has all the links the filesystem allows; another starts.
+                can_link = exc.errno == errno.EMLINK
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             os.write(fd, metadata)
         finally:
             os.close(fd)
+        link_from = path if can_link else None
     return in_the_way
 
 
