@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import shutil
 import uuid
-from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 
 from .catalog import load_catalog, save_catalog
 from .clock import Clock
 from .engine import TopicInfo
 from .errors import KafkaStorageError
-from .files import HAS_SYNCFS, DirectorySync, sync_directory, sync_filesystem, write_atomically
+from .files import DirectorySync, sync_directory, write_atomically
 from .log import Log
 from .log_loader import (
     CLEANER_CHECKPOINT_FILE,
@@ -55,9 +55,6 @@ from .topic_config import TopicConfig
 
 CLEAN_SHUTDOWN_FILE = ".clean_shutdown"
 LOCK_FILE = ".lock"
-# Threads preparing a new topic's directories where each is synced on its own; beyond a
-# few the journal gains little.
-_PREPARE_THREADS = 8
 
 
 def partition_dir_name(topic: str, partition: int) -> str:
@@ -204,7 +201,7 @@ class FileStorage(LogManager):
             # Leftover of a deleted topic with the same name (crash mid-delete).
             shutil.rmtree(directory)
         elif found is None and os.path.isdir(directory):
-            # Its metadata was written but not synced on its own (`_prepare_directories`)
+            # Its metadata was written but not synced (`_make_directories`)
             # and did not survive: any leftover directory was replaced when this topic was
             # created, so the data here is this topic's.
             write_atomically(meta_path, _partition_metadata(info.topic_id))
@@ -231,28 +228,22 @@ class FileStorage(LogManager):
         cleaner_checkpoint = read_offset_file(directory, CLEANER_CHECKPOINT_FILE) or 0
         return self._log(info, partition, directory, segments, log_start, report.recovery_start, cleaner_checkpoint)
 
-    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> dict[int, LogSegment]:
-        directories = {p: os.path.join(self.log_dir, partition_dir_name(info.name, p)) for p in partitions}
-        config = info.config
-        now_ms = self.clock.now_ms()
-
-        def open_segment(directory: str) -> LogSegment:
-            # Its files come with the first append (FileStore's lazy mode).
-            return LogSegment.open_file(
-                directory, 0, index_interval_bytes=config.index_interval_bytes,
-                index_max_bytes=config.segment_index_bytes, now_ms=now_ms, lazy=True,
-            )
-
+    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> list[int]:
+        metadata = _partition_metadata(info.topic_id)
         try:
-            return await asyncio.to_thread(_prepare_directories, self.log_dir, directories, info.topic_id, open_segment)
+            return await asyncio.to_thread(_make_directories, self.log_dir, info.name, partitions, metadata)
         except OSError as exc:
             raise KafkaStorageError(f"cannot create the partitions of {info.name}: {exc}") from exc
 
-    def _create_log(self, info: TopicInfo, partition: int, segment: LogSegment) -> Log:
-        """A partition `_prepare_directories` made: empty, its directory durable, its
-        segment files to come with its first append."""
+    def _create_log(self, info: TopicInfo, partition: int) -> Log:
+        """A partition `_make_directories` made, at its first lookup: empty, its segment
+        files to come with its first append."""
         directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
-        self.recovery[(info.name, partition)] = RecoveryReport()
+        config = info.config
+        segment = LogSegment.open_file(
+            directory, 0, index_interval_bytes=config.index_interval_bytes,
+            index_max_bytes=config.segment_index_bytes, now_ms=self.clock.now_ms(), lazy=True,
+        )
         return self._log(info, partition, directory, [segment], 0, None, 0, new=True)
 
     def _log(
@@ -341,58 +332,52 @@ def _partition_metadata(topic_id: uuid.UUID) -> bytes:
     return f"version: 0\ntopic_id: {topic_id}\n".encode()
 
 
-def _prepare_directories(
-    log_dir: str, directories: dict[int, str], topic_id: uuid.UUID, open_segment: Callable[[str], LogSegment]
-) -> dict[int, LogSegment]:
-    """Creates new partitions' directories, each with its metadata, and makes them durable
-    before the catalog names the topic. Returns the partitions made with their first
-    segments, whose files come with their first append (`FileStore`'s lazy mode syncs their
-    directory entries then); a directory that already exists (left by a deleted topic, or
-    being deleted) is left to `FileStorage._open_new_log`, on the event loop.
+def _make_directories(log_dir: str, topic: str, partitions: range, metadata: bytes) -> list[int]:
+    """Makes new partitions' directories, each with its metadata file, and returns the
+    partitions whose directory was already there (left by a deleted topic, or being
+    deleted), which `FileStorage._open_new_log` replaces.
 
-    Where the platform has syncfs, durability costs one for the whole request: every
-    directory and metadata file reaches the disk in one journal commit, made on one thread
-    (more only contend for the parent directory). A metadata file that a filesystem's
-    syncfs keeps no better than a crash does is written again by `FileStorage._open_log`.
-    Elsewhere each metadata file and directory is synced, on a few threads at once so that
-    the journal serves many of them per commit. A crash before the catalog names the topic
-    leaves directories that no topic owns; a later topic of the same name replaces them."""
-    metadata = _partition_metadata(topic_id)
-    batched = HAS_SYNCFS
+    Every partition's metadata says the same (the topic id), so the first file written
+    is hard-linked into the other directories: a link costs no inode of its own, which
+    is most of what creating a partition costs. A filesystem without hard links gets a
+    file in each directory; a restored file (`write_atomically`) replaces one link only.
 
-    def prepare(directory: str) -> LogSegment | None:
+    Nothing is synced here, yet nothing the topic needs is left to chance. The catalog
+    write that names the topic syncs the log directory after these, so their entries are
+    durable before the answer; a partition directory missing at start (a filesystem that
+    kept the entries but not the directories) is made again by `FileStorage._load_log`,
+    and a metadata file that did not survive is written again by `FileStorage._open_log`
+    (any directory of another topic was replaced before the catalog named this one). A
+    directory's own content becomes durable with its first segment file: the first sync
+    of a `FileStore` also syncs the directory holding it. A crash before the catalog
+    names the topic leaves directories that no topic owns; a later topic of the same name
+    replaces them."""
+    in_the_way: list[int] = []
+    stem = os.path.join(log_dir, topic + "-")  # `partition_dir_name` without a call per partition
+    link_from: str | None = None
+    can_link = True
+    for p in partitions:
+        directory = f"{stem}{p}"
         try:
             os.mkdir(directory)
         except FileExistsError:
-            return None
-        fd = os.open(os.path.join(directory, PARTITION_METADATA_FILE), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            in_the_way.append(p)
+            continue
+        path = os.path.join(directory, PARTITION_METADATA_FILE)
+        if link_from is not None:
+            try:
+                os.link(link_from, path)
+                continue
+            except OSError as exc:
+                # EMLINK: that file has all the links the filesystem allows; another starts.
+                can_link = exc.errno == errno.EMLINK
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         try:
             os.write(fd, metadata)
-            if not batched:
-                os.fsync(fd)
         finally:
             os.close(fd)
-        segment = open_segment(directory)
-        if not batched:
-            sync_directory(directory)
-        return segment
-
-    items = list(directories.items())
-    made: list[LogSegment | None] = []
-    try:
-        if batched or len(items) <= 1:
-            made.extend(prepare(directory) for _, directory in items)
-        else:
-            with ThreadPoolExecutor(max_workers=min(_PREPARE_THREADS, len(items))) as pool:
-                made.extend(pool.map(prepare, [directory for _, directory in items]))
-        if not (batched and sync_filesystem(log_dir)):
-            sync_directory(log_dir)
-    except BaseException:
-        for segment in made:
-            if segment is not None:
-                segment.close()
-        raise
-    return {p: segment for (p, _), segment in zip(items, made, strict=True) if segment is not None}
+        link_from = path if can_link else None
+    return in_the_way
 
 
 def _read_topic_id(path: str) -> uuid.UUID | None:

@@ -7,9 +7,7 @@ the exact same log logic as the disk engine.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
-from collections.abc import Callable
 from typing import Protocol
 
 
@@ -155,22 +153,6 @@ def sync_directory(path: str) -> None:
         os.close(fd)
 
 
-def sync_filesystem(path: str) -> bool:
-    """syncfs(2) on the filesystem holding `path`: every file and directory entry written
-    there so far becomes durable in one journal commit. False where the platform has no
-    syncfs (the caller then syncs file by file)."""
-    if _syncfs is None:
-        return False
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        if _syncfs(fd) != 0:
-            err = ctypes.get_errno()
-            raise OSError(err, os.strerror(err), path)
-    finally:
-        os.close(fd)
-    return True
-
-
 def write_atomically(path: str, data: bytes, mode: int = 0o644) -> None:
     """write temp + fsync + rename + fsync dir: the file is either old or new, never torn."""
     tmp = path + ".tmp"
@@ -201,19 +183,3 @@ class DirectorySync:
 
 # fdatasync where the platform has it (Linux), fsync elsewhere.
 _datasync = getattr(os, "fdatasync", os.fsync)
-
-
-def _load_syncfs() -> Callable[[int], int] | None:
-    try:
-        # The process's own symbols, libc's among them.
-        func = ctypes.CDLL(None, use_errno=True).syncfs
-    except (OSError, AttributeError):  # no libc to load, or no syncfs in it (not Linux)
-        return None
-    func.argtypes = [ctypes.c_int]
-    func.restype = ctypes.c_int
-    syncfs: Callable[[int], int] = func
-    return syncfs
-
-
-_syncfs = _load_syncfs()
-HAS_SYNCFS = _syncfs is not None

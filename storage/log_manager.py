@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from .append_signal import AppendSignal
 from .catalog import INTERNAL_TOPICS, TopicRecord, validate_topic_name
@@ -23,7 +23,6 @@ from .errors import (
 )
 from .flusher import GroupCommitFlusher
 from .log import Log
-from .segment import LogSegment
 from .topic_config import INTERNAL_TOPIC_DEFAULTS, ConfigEntry, TopicConfig, validate_configs
 
 logger = logging.getLogger(__name__)
@@ -60,6 +59,10 @@ class LogManager:
         self._closed = False
         # Topics whose files are being prepared: not visible yet, but their names are taken.
         self._creating: set[str] = set()
+        # Partitions created empty and not looked up since, by topic: their Log objects are
+        # made by the first lookup, so a topic of thousands of partitions costs none at
+        # creation. Every engine-wide pass over `logs()` may skip them: they hold nothing.
+        self._unopened: dict[str, set[int]] = {}
 
     # --- hooks for the engines --------------------------------------------------------
 
@@ -69,15 +72,14 @@ class LogManager:
     def _open_log(self, info: TopicInfo, partition: int) -> Log:
         raise NotImplementedError
 
-    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> Mapping[int, LogSegment]:
-        """Make new partitions' files durable before the topic is visible; returns the
-        partitions prepared, each with its first segment open, for `_create_log` (the
-        others take `_open_new_log`)."""
-        return {}
+    async def _prepare_logs(self, info: TopicInfo, partitions: range) -> Collection[int]:
+        """Make new partitions' files before the topic is visible; returns the partitions
+        it left alone (something of another topic in the way), for `_open_new_log`. The
+        others are opened by `_create_log` at their first lookup."""
+        return ()
 
-    def _create_log(self, info: TopicInfo, partition: int, segment: LogSegment) -> Log:
-        """Open a partition `_prepare_logs` prepared, around its first segment."""
-        segment.close()
+    def _create_log(self, info: TopicInfo, partition: int) -> Log:
+        """Open a partition `_prepare_logs` prepared, empty, at its first lookup."""
         return self._open_new_log(info, partition)
 
     def _open_new_log(self, info: TopicInfo, partition: int) -> Log:
@@ -165,30 +167,25 @@ class LogManager:
         return await asyncio.shield(creation)
 
     async def _create(self, record: TopicRecord) -> TopicInfo:
-        # The files come first, while the topic is invisible (its name taken), so that
-        # the engine can make them durable all at once rather than one by one.
+        # The files come first, while the topic is invisible (its name taken): the
+        # catalog write that makes it visible then makes them durable all at once.
         partitions = range(record.num_partitions)
         try:
-            prepared = await self._prepare_logs(self._info(record), partitions)
+            in_the_way = await self._prepare_logs(self._info(record), partitions)
         finally:
             self._creating.discard(record.name)
-        if self._closed:
-            for segment in prepared.values():
-                segment.close()
         self._check_open()
         info = self._install(record)
-        self._open_new_logs(info, partitions, prepared)
+        # Every partition is found from here on, before the first suspension: a request
+        # that sees the topic while the catalog is being written must find them all.
+        for p in in_the_way:
+            self._logs[(info.name, p)] = self._open_new_log(info, p)
+        unopened = set(partitions)
+        unopened.difference_update(in_the_way)
+        if unopened:
+            self._unopened[info.name] = unopened
         await self._persist_catalog()
         return info
-
-    def _open_new_logs(self, info: TopicInfo, partitions: range, prepared: Mapping[int, LogSegment]) -> None:
-        # The logs open before the first suspension: a request that sees the topic while
-        # the catalog is being written must find every partition too.
-        for p in partitions:
-            segment = prepared.get(p)
-            self._logs[(info.name, p)] = (
-                self._create_log(info, p, segment) if segment is not None else self._open_new_log(info, p)
-            )
 
     async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo:
         self._check_open()
@@ -199,6 +196,9 @@ class LogManager:
         # The partitions go with the topic, before the first suspension: a topic of the same
         # name created meanwhile must find its own logs, never lose them to this deletion.
         logs = [self._logs.pop((info.name, p), None) for p in range(info.num_partitions)]
+        # Closing a log tells its waiters it is gone; one never opened tells them here.
+        for p in self._unopened.pop(info.name, ()):
+            self.appended.notify(info.name, p)
         # Catalog first: after a crash the data is orphaned, never resurrected.
         await self._persist_catalog()
         for p, log in enumerate(logs):
@@ -276,7 +276,20 @@ class LogManager:
     def log(self, topic: str, partition: int) -> Log:
         log = self._logs.get((topic, partition))
         if log is None:
-            raise UnknownTopicOrPartitionError(f"unknown partition {topic}-{partition}")
+            log = self._open_unopened(topic, partition)
+            if log is None:
+                raise UnknownTopicOrPartitionError(f"unknown partition {topic}-{partition}")
+        return log
+
+    def _open_unopened(self, topic: str, partition: int) -> Log | None:
+        unopened = self._unopened.get(topic)
+        if unopened is None or partition not in unopened:
+            return None
+        unopened.discard(partition)
+        if not unopened:
+            del self._unopened[topic]
+        # With the topic's config as it is now: changes made meanwhile went to the catalog.
+        log = self._logs[(topic, partition)] = self._create_log(self._topics[topic], partition)
         return log
 
     def log_by_id(self, topic_id: uuid.UUID, partition: int) -> Log:
@@ -287,6 +300,7 @@ class LogManager:
         return self.log(name, partition)
 
     def logs(self) -> list[Log]:
+        """The open logs; a partition never looked up since its creation is not among them."""
         return list(self._logs.values())
 
     # --- durability and retention -----------------------------------------------------

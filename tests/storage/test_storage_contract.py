@@ -551,6 +551,33 @@ async def test_partitions_are_there_as_soon_as_the_topic_is(harness: Harness) ->
     assert visible_partitions("racy") == 60
 
 
+
+async def test_a_partition_first_looked_up_later_sees_the_topic_as_it_is_then(harness: Harness) -> None:
+    """A new topic's partitions are opened at their first lookup: one looked up after a
+    config change has the new config, and a topic deleted before some of its partitions
+    were looked up takes them all with it."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("late", 3)
+    opened = s.log("late", 0)
+    await s.alter_topic_configs("late", {"retention.ms": "1234"})
+    assert [s.log("late", p).config.retention_ms for p in range(3)] == [1234] * 3
+    s.set_broker_defaults({"retention.ms": "5678"})
+    await s.alter_topic_configs("late", {"retention.ms": None})
+    assert s.log("late", 2).config.retention_ms == 5678
+    assert s.log("late", 0) is opened
+    await s.create_topic("gone", 3)
+    await s.log("gone", 1).append(make_batch(2))
+    await s.delete_topic("gone")
+    for p in range(3):
+        with pytest.raises(errors.UnknownTopicOrPartitionError):
+            s.log("gone", p)
+    await s.create_topic("gone", 2)
+    assert [s.log("gone", p).log_end_offset for p in range(2)] == [0, 0]
+    s = await harness.reopen()
+    assert [s.log("gone", p).log_end_offset for p in range(2)] == [0, 0]
+
+
 # --- what the broker and the coordinators use, through the interface only -------------
 
 PID = 4000

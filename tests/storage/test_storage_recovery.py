@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import shutil
 from pathlib import Path
@@ -418,4 +419,80 @@ async def test_a_lost_metadata_file_keeps_its_data_at_start_but_never_at_creatio
     new = await s.create_topic("m", 1)
     assert s.log("m", 0).log_end_offset == 0
     assert f"topic_id: {new.topic_id}" in (tmp_path / "m-0" / "partition.metadata").read_text()
+    await s.close()
+
+
+async def test_a_big_topic_costs_the_catalog_syncs_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Creating 1,000 partitions syncs the catalog's file and the log directory and
+    nothing per partition, opens no log until one is looked up, and a partition's first
+    durable append syncs its own directory once; the topic and the data survive a crash,
+    and deleting the topic removes every directory, looked up or not."""
+    synced: list[tuple[int, int]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        st = os.fstat(fd)
+        synced.append((st.st_dev, st.st_ino))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+
+    def inode(path: Path) -> tuple[int, int]:
+        st = os.stat(path)
+        return st.st_dev, st.st_ino
+
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    synced.clear()
+    await s.create_topic("big", 1000)
+    assert synced[-1] == inode(tmp_path) and len(synced) == 2  # the catalog's temporary file, then its directory
+    assert sum(1 for entry in os.listdir(tmp_path) if entry.startswith("big-")) == 1000
+    # One metadata file, linked into every directory.
+    metadata = [tmp_path / f"big-{p}" / "partition.metadata" for p in (0, 999)]
+    assert {inode(path) for path in metadata} == {inode(metadata[0])} and os.stat(metadata[0]).st_nlink == 1000
+    assert s.logs() == []
+    synced.clear()
+    assert (await s.log("big", 999).append(make_batch(3), durable=True)).base_offset == 0
+    assert synced == [inode(tmp_path / "big-999")]
+    assert (await s.log("big", 999).append(make_batch(2), durable=True)).base_offset == 3
+    assert synced == [inode(tmp_path / "big-999")]
+    assert [log.partition for log in s.logs()] == [999]
+    await s.create_topic("unused", 5)
+    await s.delete_topic("unused")
+    assert [entry for entry in os.listdir(tmp_path) if entry.startswith("unused-")] == []
+    await s.abort()
+    monkeypatch.undo()
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    assert s.describe_topic("big").num_partitions == 1000
+    assert [s.log("big", p).log_end_offset for p in (0, 999)] == [0, 5]
+    await s.delete_topic("big")
+    assert [entry for entry in os.listdir(tmp_path) if entry.startswith("big-")] == []
+    await s.close()
+
+
+@pytest.mark.parametrize("refusal", [errno.ENOSYS, errno.EMLINK])
+async def test_partition_metadata_without_hard_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refusal: int
+) -> None:
+    """Where the filesystem refuses a hard link (none at all, or no more to that file), a
+    partition gets a metadata file of its own, and every partition names the topic."""
+    real_link = os.link
+    links: list[str] = []
+
+    def link(src: str, dst: str) -> None:
+        if refusal == errno.ENOSYS or len(links) % 3 == 2:
+            links.append("refused")
+            raise OSError(refusal, os.strerror(refusal))
+        links.append(dst)
+        real_link(src, dst)
+
+    monkeypatch.setattr(os, "link", link)
+    s = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    info = await s.create_topic("nl", 10)
+    paths = [tmp_path / f"nl-{p}" / "partition.metadata" for p in range(10)]
+    assert {path.read_text() for path in paths} == {f"version: 0\ntopic_id: {info.topic_id}\n"}
+    files = {os.stat(path).st_ino for path in paths}
+    if refusal == errno.ENOSYS:
+        assert links == ["refused"] and len(files) == 10  # one refusal, then no more tries
+    else:
+        assert links.count("refused") == 3 and len(files) == 4  # a new file after each refusal
     await s.close()
