@@ -4,6 +4,7 @@ do not speak TLS or bring no certificate."""
 
 from __future__ import annotations
 
+import re
 import ssl
 import time
 import uuid
@@ -142,7 +143,21 @@ def _api_versions_over(client: WireClient) -> ApiVersionsResponse:
     return response
 
 
+def handshake_failures(tls_broker: TlsBroker) -> list[str]:
+    """The `reason` of every failed TLS handshake the broker has logged."""
+    return re.findall(r"tls handshake failed.*?reason=(\S+)", tls_broker.process.log())
+
+
+def next_handshake_failure(tls_broker: TlsBroker, seen: int, seconds: float = 10) -> str:
+    deadline = time.monotonic() + seconds
+    while len(failures := handshake_failures(tls_broker)) <= seen:
+        assert time.monotonic() < deadline, "no failed TLS handshake logged"
+        time.sleep(0.05)
+    return failures[seen]
+
+
 def test_mutual_tls_refuses_a_client_without_certificate(tls_broker: TlsBroker) -> None:
+    seen = len(handshake_failures(tls_broker))
     context = ssl.create_default_context(cafile=str(tls_broker.pki.ca))
     # TLS 1.3 lets the client finish its handshake first: the refusal shows on first use.
     with (
@@ -150,6 +165,7 @@ def test_mutual_tls_refuses_a_client_without_certificate(tls_broker: TlsBroker) 
         WireClient(tls_broker.mtls_bootstrap, timeout=10, ssl_context=context) as client,
     ):
         _api_versions_over(client)
+    assert next_handshake_failure(tls_broker, seen) == "PEER_DID_NOT_RETURN_A_CERTIFICATE"
     # With its certificate the same client is served.
     context.load_cert_chain(tls_broker.pki.client.cert, tls_broker.pki.client.key)
     with WireClient(tls_broker.mtls_bootstrap, timeout=10, ssl_context=context) as client:
@@ -157,6 +173,7 @@ def test_mutual_tls_refuses_a_client_without_certificate(tls_broker: TlsBroker) 
 
 
 def test_plaintext_on_a_tls_port_is_refused_and_other_listeners_keep_working(tls_broker: TlsBroker) -> None:
+    seen = len(handshake_failures(tls_broker))
     with WireClient(tls_broker.ssl_bootstrap, timeout=10) as client:
         client.send_raw(encode_request(18, 0, ApiVersionsRequest(), 1))
         received = bytearray()
@@ -167,6 +184,7 @@ def test_plaintext_on_a_tls_port_is_refused_and_other_listeners_keep_working(tls
             pass
     # No Kafka response: at most a TLS alert record (content type 21), then the close.
     assert not received or received[0] == 21
+    assert next_handshake_failure(tls_broker, seen) == "WRONG_VERSION_NUMBER"
     with WireClient(tls_broker.process.bootstrap) as plain:
         assert _api_versions_over(plain).error_code == 0
     with WireClient(tls_broker.ssl_bootstrap, ssl_context=ssl.create_default_context(cafile=str(tls_broker.pki.ca))) as tls:
