@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from broker.security.settings import DEFAULTS as SECURITY_DEFAULTS
 from broker.security.settings import SecuritySettings, is_security_setting
+from storage.files import write_atomically
 
 
 class ConfigError(ValueError):
@@ -339,7 +340,6 @@ def load_or_create_cluster_id(config: Config) -> str:
             return props["cluster.id"]
     cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(f"version=1\ncluster.id={cluster_id}\nnode.id={config.node_id}\n")
-    os.replace(tmp, path)
+    # Synced: after a power loss the broker must come back as the same cluster.
+    write_atomically(os.fspath(path), f"version=1\ncluster.id={cluster_id}\nnode.id={config.node_id}\n".encode())
     return cluster_id
