@@ -130,7 +130,7 @@ class IpConnectionRates:
         try:
             # A host name was resolvable when its quota was set; looked up once per change.
             return self.resolve(name)
-        except OSError:
+        except (OSError, ValueError):
             return None
 
 

@@ -53,7 +53,7 @@ async def _resolvable_hosts(request: AlterClientQuotasRequest) -> set[str]:
     for host in hosts:
         try:
             await loop.getaddrinfo(host, None)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: not a host name at all (idna, NUL)
             continue
         resolved.add(host)
     return resolved

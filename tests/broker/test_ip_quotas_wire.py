@@ -68,12 +68,14 @@ def test_the_default_ip_entity_applies_to_addresses_without_their_own(broker: Br
             entry({"ip": "192.0.2.1"}, op("connection_creation_rate", 1000)),
             entry({"ip": "10.0.0.1", "user": "alice"}, op("connection_creation_rate", 1)),
             entry({"ip": "10.0.0.1"}, op("producer_byte_rate", 1)),
+            entry({"ip": "no\x9chost"}, op("connection_creation_rate", 1)),  # not even a host name
         ) == [
             (0, None),
             (0, None),
             (ErrorCode.INVALID_REQUEST,
              "Invalid quota entity combination, IP entity shouldnot be combined with User or ClientId"),
             (ErrorCode.INVALID_REQUEST, "Invalid configuration key producer_byte_rate"),
+            (ErrorCode.INVALID_REQUEST, "no\x9chost is not a valid IP or resolvable host."),
         ]
         assert all(answers(broker.bootstrap) for _ in range(RATE * 10))
         assert closed_unanswered(broker.bootstrap) < 5
