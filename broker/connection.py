@@ -18,6 +18,7 @@ import itertools
 import struct
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 from broker.context import ConnectionInfo, RequestContext
@@ -132,23 +133,22 @@ class KafkaConnection(asyncio.Protocol):
         delay_ms = self.limits.creation_rate.delay_ms(self.listener)
         ip_throttle_ms = self.limits.creation_rate.ip_throttle_ms(ip, delay_ms)
         if ip_throttle_ms > 0:
-            # Over its address's connection_creation_rate: closed after the throttle time,
-            # unread until then (KIP-612).
-            self.held = self.limits.clock.call_later(
-                delay_ms + ip_throttle_ms,
-                lambda: self.close("connection creation rate", throttle_ms=ip_throttle_ms),
-            )
-            self.transport.pause_reading()
-            self.reading_paused = True
-            self.services.metrics.connections_throttled.labels(self.listener).inc()
+            # Over its address's connection_creation_rate: closed after the throttle time.
+            self._hold(delay_ms + ip_throttle_ms,
+                       lambda: self.close("connection creation rate", throttle_ms=ip_throttle_ms))
         elif delay_ms > 0:
-            # Over max.connection.creation.rate: held unread for its throttle time (KIP-612).
-            self.held = self.limits.clock.call_later(delay_ms, self._release)
-            self.transport.pause_reading()
-            self.reading_paused = True
-            self.services.metrics.connections_throttled.labels(self.listener).inc()
+            # Over max.connection.creation.rate: served after its throttle time.
+            self._hold(delay_ms, self._release)
             log.info("connection creation throttled", conn=self.info.connection_id, listener=self.listener,
                      delay_ms=delay_ms)
+
+    def _hold(self, delay_ms: int, then: Callable[[], None]) -> None:
+        """Nothing is read from the connection for `delay_ms` (KIP-612), then `then` runs."""
+        self.held = self.limits.clock.call_later(delay_ms, then)
+        assert self.transport is not None
+        self.transport.pause_reading()
+        self.reading_paused = True
+        self.services.metrics.connections_throttled.labels(self.listener).inc()
 
     def _release(self) -> None:
         self.held = None

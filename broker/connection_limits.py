@@ -11,14 +11,13 @@ sweep timer, so a request costs only a timestamp update.
 
 from __future__ import annotations
 
-import ipaddress
 import socket
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from broker.config import Config, ConfigError
-from broker.connection_rate import ConnectionCreationRate
+from broker.connection_rate import ConnectionCreationRate, address_of
 from broker.logging import get_logger
 from broker.quotas.store import QuotaStore
 from storage.clock import Clock, Timer
@@ -53,12 +52,8 @@ def parse_overrides(text: str, resolve: Callable[[str], str] = socket.gethostbyn
 
 def _address(host: str, resolve: Callable[[str], str]) -> str:
     try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
-    try:
-        return resolve(host)
-    except OSError as exc:
+        return address_of(host, resolve)
+    except (OSError, ValueError) as exc:
         raise ConfigError(f"max.connections.per.ip.overrides: cannot resolve {host!r}: {exc}") from None
 
 

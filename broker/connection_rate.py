@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from broker.config import Config, ConfigError
-from broker.quotas.store import QuotaStore, is_ip_address
+from broker.quotas.store import QuotaStore
 from storage.clock import Clock
 
 UNLIMITED = 2147483647
@@ -125,13 +125,20 @@ class IpConnectionRates:
         return self._quotas
 
     def _address(self, name: str) -> str | None:
-        if is_ip_address(name):
-            return str(ipaddress.ip_address(name))
         try:
             # A host name was resolvable when its quota was set; looked up once per change.
-            return self.resolve(name)
+            return address_of(name, self.resolve)
         except (OSError, ValueError):
             return None
+
+
+def address_of(host: str, resolve: Callable[[str], str]) -> str:
+    """An IP address as the peer addresses of connections are written, a host name resolved
+    (Kafka's `InetAddress.getByName`); raises OSError (or ValueError) when it cannot be."""
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return resolve(host)
 
 
 class ConnectionCreationRate:
