@@ -1,7 +1,7 @@
 """Wake-ups for reads that wait on a partition's log to change (Kafka's DelayedFetch).
 
 Every log of an engine reports its changes here: records, transaction markers and
-coordinator records appended (the high watermark or the last stable offset moved), the
+coordinator records made durable (the high watermark or the last stable offset moved), the
 log start moved, segments swapped in by the cleaner, the log deleted. A parked Fetch
 waits on the partitions it reads and re-reads when one of them changed.
 """

@@ -29,6 +29,11 @@ EARLIEST_LOCAL_TIMESTAMP = -4
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
 
+# The longest a consumer's read waits for the fsync round covering records already written
+# before it answers with the high watermark as it stands (PartitionLog.wait_visible): far
+# above a round's usual length, short of a client's request timeout.
+VISIBILITY_WAIT_SECONDS = 1.0
+
 
 class AppendOrigin(Enum):
     CLIENT = "client"  # produce requests: control batches rejected
@@ -89,7 +94,10 @@ class PartitionLog(Protocol):
     def log_end_offset(self) -> int: ...
 
     @property
-    def high_watermark(self) -> int: ...
+    def high_watermark(self) -> int:
+        """The end of the durable prefix: what consumers may read. A write becomes visible
+        when an fsync round covers it (at once when nothing needs fsyncing)."""
+        ...
 
     @property
     def last_stable_offset(self) -> int: ...
@@ -106,8 +114,9 @@ class PartitionLog(Protocol):
         leader_epoch: int = 0,
         transaction_version: int = 0,
     ) -> AppendResult:
-        """Validate (header + CRC only), assign offsets and write one batch. With
-        durable=True (acks=all) return only after an fsync covering it. A marker
+        """Validate (header + CRC only), assign offsets and write one batch, starting (or
+        joining) the fsync round that makes it visible. With durable=True (acks=all)
+        return only after that round, the high watermark past the batch. A marker
         (control batch, origin COORDINATOR) with `transaction_version` 2 must carry an
         epoch above the producer's, as transaction version 2 coordinators bump it."""
         ...
@@ -132,6 +141,11 @@ class PartitionLog(Protocol):
         [log_start_offset, log_end_offset]."""
         ...
 
+    async def wait_visible(self, timeout: float) -> None:
+        """Wait, at most `timeout` seconds, until everything written so far is below the
+        high watermark (its fsync round is already under way)."""
+        ...
+
     def aborted_transactions(self, start_offset: int, end_offset: int) -> list[AbortedTransaction]: ...
 
     async def list_offset(
@@ -140,7 +154,8 @@ class PartitionLog(Protocol):
         """ListOffsets: -2 earliest, -1 latest, -3 max timestamp, else the first offset
         whose timestamp >= `timestamp`; None when no such record exists below the last
         fetchable offset (the LSO for READ_COMMITTED, the high watermark for
-        READ_UNCOMMITTED, the log end for None: not a consumer's request)."""
+        READ_UNCOMMITTED, the log end for None: not a consumer's request). A consumer's
+        lookup first waits (bounded) for records already written to become visible."""
         ...
 
     async def delete_records_before(self, offset: int) -> int:
@@ -158,7 +173,7 @@ class StorageEngine(Protocol):
     @property
     def appended(self) -> AppendSignal:
         """Fires per partition on every change of its log: client batches, transaction
-        markers and coordinator records appended (high watermark, last stable offset),
+        markers and coordinator records made durable (high watermark, last stable offset),
         the log start moved, cleaned segments swapped in, the log deleted. Fetch long
         polls wait on it."""
         ...

@@ -1,9 +1,11 @@
 """Group commit: one fsync round serves every durable append waiting at that moment.
 
-Writers mark the files they touched dirty and `await sync()`. When no round is running
-a round starts at once and fsyncs every dirty file on the flusher's own thread; callers
-that arrive while a round is in flight wait for the next round, which starts as soon as
-the current one ends and covers all of them.
+Writers mark the files they touched dirty and `await sync()`, or, when nobody waits for
+the write, `request_round()` and watch the round it returns (storage.log: the high
+watermark moves when the round covering a write ends). When no round is running a round
+starts at once and fsyncs every dirty file on the flusher's own thread; callers that
+arrive while a round is in flight wait for the next round, which starts as soon as the
+current one ends and covers all of them.
 
 The thread is fed by a queue and reports back with one `call_soon_threadsafe`: an
 `asyncio.to_thread` per round (context copy, executor bookkeeping, a chained future and
@@ -88,6 +90,8 @@ class GroupCommitFlusher:
         self.round_observers: list[RoundObserver] = []
         self.wait_observers: list[WaitObserver] = []
         self._next_callers = 0
+        # Called when a round ends well (after_round), keyed by the round's future.
+        self._after: dict[asyncio.Future[None], list[Callable[[], None]]] = {}
         # Told of every failed round (the broker halts, as Kafka does on a log dir failure).
         self.failure_listeners: list[Callable[[KafkaStorageError], None]] = []
 
@@ -112,19 +116,32 @@ class GroupCommitFlusher:
             observe(waited)
 
     def _waiter(self) -> asyncio.Future[None] | None:
-        """The round that makes everything written so far durable (None: already durable)."""
+        """The round that makes everything written so far durable (None: already durable),
+        counting its caller among the round's waiters."""
         if not self._dirty:
             # Everything written so far is either durable or in the running round.
+            return self._running
+        self._next_callers += 1
+        return self.request_round()
+
+    def request_round(self) -> asyncio.Future[None] | None:
+        """The round that makes everything written so far durable, started at once when
+        none is running (None: already durable). For writes nobody waits on (acks=0/1):
+        they become visible when it ends (`after_round`), so they must not wait for a
+        later sync()."""
+        if not self._dirty:
             return self._running
         waiter = self._next
         if waiter is None:
             waiter = self._next = asyncio.get_running_loop().create_future()
-            self._next_callers = 1
             if self._running is None:
                 self._start_round()
-        else:
-            self._next_callers += 1
         return waiter
+
+    def after_round(self, round_: asyncio.Future[None], callback: Callable[[], None]) -> None:
+        """Call `callback` when `round_` (from `request_round`) has made its writes durable,
+        before any of its waiters resumes; not at all when it fails."""
+        self._after.setdefault(round_, []).append(callback)
 
     def _start_round(self) -> None:
         future, self._next = self._next, None
@@ -176,6 +193,13 @@ class GroupCommitFlusher:
                 future.exception()  # waiters may all be gone; don't warn about it
         if self._next is not None:
             self._start_round()
+        # Run here, not as the future's done callbacks (scheduled for a later turn of the
+        # loop): once a round ended, a sync() that finds nothing dirty returns at once, and
+        # what it made durable must already be visible. Waiters resume on a later turn.
+        callbacks = self._after.pop(future, None)
+        if callbacks is not None and error is None:
+            for callback in callbacks:
+                callback()
 
     async def close(self) -> None:
         while self._running is not None or self._next is not None:

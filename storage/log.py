@@ -6,8 +6,10 @@ a segment factory and a `LogPersistence`.
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import contextlib
+import functools
 from collections.abc import Callable
 from typing import Protocol
 
@@ -24,6 +26,7 @@ from .engine import (
     MAX_TIMESTAMP,
     READ_COMMITTED,
     READ_UNCOMMITTED,
+    VISIBILITY_WAIT_SECONDS,
     AbortedTransaction,
     AppendOrigin,
     AppendResult,
@@ -88,8 +91,11 @@ class Log:
         cleaner_checkpoint: int = 0,
         appended: AppendSignal | None = None,
         new: bool = False,
+        writes_need_sync: bool = True,
     ) -> None:
-        """`new`: a partition just created, with nothing on disk to rebuild state from."""
+        """`new`: a partition just created, with nothing on disk to rebuild state from.
+        `writes_need_sync`: a write is durable only once an fsync round covers it (False:
+        durable when written, as in memory)."""
         assert segments, "a log always has an active segment"
         self._topic = topic
         self._partition = partition
@@ -112,8 +118,15 @@ class Log:
                 self._next_offset,
                 max_snapshot_offset=self._next_offset if max_snapshot_offset is None else max_snapshot_offset,
             )
-        # Single broker: a write is as replicated as it will ever be once it is in the log.
+        # Single broker: "replicated" is "durable", so the high watermark is the end of the
+        # fsynced prefix (Kafka's moves once every in-sync replica has the record). What a
+        # load finds on disk survived, so it starts at the log end.
         self._high_watermark = self._next_offset
+        self.producer_state.on_high_watermark(self._high_watermark)
+        self._writes_need_sync = writes_need_sync
+        # The fsync rounds covering writes not yet durable -> the log end each makes
+        # durable; in the order the rounds were started, so the last covers the log end.
+        self._round_ends: dict[asyncio.Future[None], int] = {}
         self.closed = False
         # Log cleaner bookkeeping: offsets below the checkpoint were cleaned already; the
         # horizon is the earliest delete horizon of a retained tombstone or marker
@@ -238,18 +251,65 @@ class Log:
             raise KafkaStorageError(f"write to {self._topic}-{self._partition} failed: {exc}") from exc
         self._flusher.mark_dirty(segment.store)
         self._next_offset = header.next_offset
-        self._high_watermark = self._next_offset
         aborted = self.producer_state.after_append(header, buf, origin, now)
         if aborted is not None:
             try:
                 segment.txn_index.append(aborted)
             except OSError as exc:
                 raise KafkaStorageError(f"write to {self._topic}-{self._partition} txn index failed: {exc}") from exc
-        # Every append moves the high watermark, and a marker may move the LSO: parked
-        # fetches of this partition re-read (a duplicate above changed nothing).
-        self._changed()
+        if self._writes_need_sync:
+            self._watch_round()
+        else:
+            self._advance_high_watermark(self._next_offset)
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
+
+    def _watch_round(self) -> None:
+        """Visible once durable: the high watermark moves to this write's end when the fsync
+        round covering it ends, a round started now if none is running (group commit: a
+        write nobody waits for joins the next round, it never waits for a later sync())."""
+        round_ = self._flusher.request_round()
+        if round_ is None:  # not reached: the write above marked its file dirty
+            self._advance_high_watermark(self._next_offset)
+            return
+        ends = self._round_ends
+        if round_ not in ends:
+            round_.add_done_callback(self._forget_round)
+            self._flusher.after_round(round_, functools.partial(self._round_durable, round_))
+        ends[round_] = self._next_offset
+
+    def _round_durable(self, round_: asyncio.Future[None]) -> None:
+        end = self._round_ends.get(round_)
+        if end is not None and not self.closed:
+            self._advance_high_watermark(end)
+
+    def _forget_round(self, round_: asyncio.Future[None]) -> None:
+        # A failed round leaves its writes invisible (the flusher marks them dirty again and
+        # the broker halts, as Kafka does on a log dir failure).
+        self._round_ends.pop(round_, None)
+
+    def _advance_high_watermark(self, offset: int) -> None:
+        if offset <= self._high_watermark:
+            return
+        self._high_watermark = offset
+        self.producer_state.on_high_watermark(offset)
+        # Records (and a marker's decision, which moves the LSO) became visible: parked
+        # fetches of this partition re-read.
+        self._changed()
+
+    async def wait_visible(self, timeout: float) -> None:
+        """Wait, at most `timeout` seconds, until what is written now is below the high
+        watermark: the fsync round covering it is already running or queued, so this is
+        one round (well under a millisecond on a quiet disk). Used where answering with
+        the high watermark as it stands would be stale to a producer that just had its
+        acks=1 answer (ListOffsets latest, a Fetch at the log end); a failed or slow round
+        leaves the answer as it stands."""
+        if self._high_watermark >= self._next_offset or not self._round_ends:
+            return
+        round_ = next(reversed(self._round_ends))
+        # The round moves the high watermark before its waiters resume (GroupCommitFlusher.after_round).
+        with contextlib.suppress(TimeoutError, KafkaStorageError):
+            await asyncio.wait_for(asyncio.shield(round_), timeout)
 
     def _check_records(
         self, records: bytes | bytearray | memoryview, header: BatchHeader, now: int, origin: AppendOrigin,
@@ -376,6 +436,11 @@ class Log:
         # below it, so a read_committed consumer never learns of undecided records.
         if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
             return OffsetAndTimestamp(self._log_start_offset, -1)
+        if isolation_level is not None:
+            # A producer answered at acks=1 (before its fsync) that asks for the latest
+            # offset next must see its records: wait for the round already covering them
+            # rather than answer a high watermark one round old.
+            await self.wait_visible(VISIBILITY_WAIT_SECONDS)
         last_fetchable = self.last_fetchable_offset(isolation_level)
         if timestamp == LATEST_TIMESTAMP:
             return OffsetAndTimestamp(last_fetchable, -1)
@@ -475,11 +540,13 @@ class Log:
         return deleted
 
     def _delete_leading(self, predicate: Callable[[LogSegment, int | None], bool]) -> int:
-        """Delete segments from the oldest while `predicate(segment, next_base)` holds."""
+        """Delete segments from the oldest while `predicate(segment, next_base)` holds, as
+        Kafka's UnifiedLog only segments wholly below the high watermark (never records a
+        consumer could not have read yet)."""
         deleted = 0
         while len(self._segments) > 1:
             segment = self._segments[0]
-            if not predicate(segment, self._bases[1]):
+            if self._bases[1] > self._high_watermark or not predicate(segment, self._bases[1]):
                 break
             self._segments.pop(0)
             self._bases.pop(0)

@@ -108,6 +108,7 @@ class MemoryStorage(LogManager):
             segment_bytes_override=self._segment_bytes_override_for(info.name),
             appended=self.appended,
             cleaner_checkpoint=self.state.cleaner_checkpoints.get(key, 0),
+            writes_need_sync=False,  # nothing to fsync: durable when written
         )
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:

@@ -257,12 +257,27 @@ class ProducerStateManager:
         self.expiration_ms = producer_id_expiration_ms
         self.producers: dict[int, ProducerStateEntry] = {}
         self._ongoing: dict[int, int] = {}  # producer id -> first offset of its open transaction
+        # Transactions whose marker is written but not yet below the high watermark (not
+        # durable): first offset -> marker offset. Still unstable, as Kafka's
+        # ProducerStateManager keeps its unreplicated transactions until the marker is
+        # replicated, so read_committed never reads a decision a crash could undo.
+        self._settling: dict[int, int] = {}
         self._next_expiry_check = 0
 
     # --- queries ----------------------------------------------------------------------
 
     def first_unstable_offset(self) -> int | None:
-        return min(self._ongoing.values()) if self._ongoing else None
+        """The first offset of a transaction that is open or whose marker is not durable."""
+        ongoing = min(self._ongoing.values()) if self._ongoing else None
+        if not self._settling:
+            return ongoing
+        settling = min(self._settling)
+        return settling if ongoing is None else min(ongoing, settling)
+
+    def on_high_watermark(self, high_watermark: int) -> None:
+        """Markers below the high watermark are durable: their transactions are decided."""
+        if self._settling:
+            self._settling = {first: marker for first, marker in self._settling.items() if marker >= high_watermark}
 
     def has_ongoing_txn(self, producer_id: int) -> bool:
         return producer_id in self._ongoing
@@ -400,10 +415,14 @@ class ProducerStateManager:
         entry.last_timestamp = now_ms
         self._ongoing.pop(pid, None)
         # A marker for a transaction without data here moves nothing and indexes nothing.
-        if first is None or ctype is not ControlType.ABORT:
+        if first is None:
+            return None
+        self._settling[first] = header.base_offset
+        if ctype is not ControlType.ABORT:
             return None
         last = header.base_offset
-        unstable = self.first_unstable_offset()
+        # As Kafka's lastStableOffset(completedTxn): the first offset of another open transaction.
+        unstable = min(self._ongoing.values()) if self._ongoing else None
         return AbortedTxn(pid, first, last, last + 1 if unstable is None else unstable)
 
     # --- expiry -----------------------------------------------------------------------
@@ -426,6 +445,7 @@ class ProducerStateManager:
 
     def _restore(self, entries: Sequence[ProducerStateEntry]) -> None:
         self.producers = {e.producer_id: e for e in entries}
+        self._settling = {}
         self._ongoing = {
             e.producer_id: e.current_txn_first_offset for e in entries if e.current_txn_first_offset is not None
         }
@@ -437,6 +457,7 @@ class ProducerStateManager:
         replayed from (storage.log_loader.rebuild_producer_state)."""
         self.producers = {}
         self._ongoing = {}
+        self._settling = {}
         start = log_start
         for offset in reversed(self.snapshots.offsets()):
             if offset > log_end_offset:

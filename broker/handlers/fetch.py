@@ -29,7 +29,7 @@ from protocol.messages.fetch_response import (
     PartitionData,
 )
 from protocol.record_batch import iter_batches
-from storage.engine import READ_COMMITTED, TopicInfo
+from storage.engine import READ_COMMITTED, VISIBILITY_WAIT_SECONDS, PartitionLog, TopicInfo
 from storage.errors import OffsetOutOfRangeError, StorageError, UnknownTopicOrPartitionError
 
 API_KEY = 1
@@ -63,10 +63,20 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         max_bytes = min(max_bytes, quota_bytes)
     deadline = services.clock.monotonic_ms() + max(0, request.max_wait_ms)
     appended = services.storage.appended
+    settled = False
     while True:
         seen = appended.changes
-        response, total_bytes, has_error = await _read(ctx, request, topics, denied, use_ids, max_bytes)
+        response, total_bytes, has_error, unsettled = await _read(ctx, request, topics, denied, use_ids, max_bytes)
         remaining_ms = deadline - services.clock.monotonic_ms()
+        if remaining_ms <= 0 and unsettled and not settled and total_bytes < request.min_bytes and not has_error:
+            # Out of time with records written at a fetch offset but their fsync round not
+            # ended (acks=1 answers before it): wait for that round, already under way,
+            # and read once more rather than answer empty a consumer that a producer
+            # just told its records were written.
+            settled = True
+            for log in unsettled:
+                await log.wait_visible(VISIBILITY_WAIT_SECONDS)
+            continue
         if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
             throttle_ms = fetch_throttle_ms(ctx, response)
             if throttle_ms > 0:
@@ -93,12 +103,15 @@ async def _read(
     denied: list[bool],
     use_ids: bool,
     max_bytes: int,
-) -> tuple[FetchResponse, int, bool]:
+) -> tuple[FetchResponse, int, bool, list[PartitionLog]]:
+    """The response, its size, whether a partition failed, and the logs read at an offset
+    written but not yet visible (between the high watermark and the log end)."""
     storage = ctx.services.storage
     read_committed = request.isolation_level == READ_COMMITTED
     budget = max_bytes
     total = 0
     has_error = False
+    unsettled: list[PartitionLog] = []
     responses: list[FetchableTopicResponse] = []
     for topic, info, topic_denied in zip(request.topics, topics, denied, strict=True):
         partitions: list[PartitionData] = []
@@ -152,6 +165,8 @@ async def _read(
             out.log_start_offset = result.log_start_offset
             out.records = result.records
             size = len(result.records)
+            if not size and result.high_watermark <= p.fetch_offset < result.log_end_offset:
+                unsettled.append(log)
             total += size
             budget -= size
             if read_committed:
@@ -160,7 +175,7 @@ async def _read(
                     AbortedTransaction(a.producer_id, a.first_offset)
                     for a in log.aborted_transactions(p.fetch_offset, max(end, p.fetch_offset + 1))
                 ]
-    return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error
+    return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error, unsettled
 
 
 def _fail(out: PartitionData, code: int) -> None:

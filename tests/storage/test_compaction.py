@@ -36,7 +36,7 @@ def batch(h: Harness, *records: tuple[bytes | None, bytes | None], **kwargs: obj
 
 
 async def put(h: Harness, log: Log, key: bytes | None, value: bytes | None) -> int:
-    return (await log.append(batch(h, (key, value)))).base_offset
+    return (await log.append(batch(h, (key, value)), durable=True)).base_offset
 
 
 async def all_records(log: Log, start: int | None = None) -> list[rb.Record]:
@@ -154,7 +154,7 @@ async def test_delete_policy_is_not_compacted(harness: Harness) -> None:
     log = storage.log("plain", 0)
     assert isinstance(log, Log)
     for i in range(5):
-        await log.append(batch(harness, (b"k", b"v%d" % i)))
+        await log.append(batch(harness, (b"k", b"v%d" % i)), durable=True)
     log.roll()
     assert await storage.compact() == 0
     assert len(await all_records(log)) == 5
@@ -218,7 +218,7 @@ async def test_horizon_survives_a_reopen(harness: Harness) -> None:
 async def test_compressed_batches_keep_their_codec(harness: Harness) -> None:
     log = await open_log(harness)
     records = [(b"k%d" % (i % 3), b"v%d" % i) for i in range(9)]
-    await log.append(batch(harness, *records, compression=rb.Compression.ZSTD))
+    await log.append(batch(harness, *records, compression=rb.Compression.ZSTD), durable=True)
     log.roll()
     await compact(harness, log)
     result = await log.read(0, 1 << 20)
@@ -288,7 +288,7 @@ async def crash_during_swap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ste
     assert not [n for n in names if n.endswith((".cleaned", ".swap"))]
     records = await all_records(recovered)  # type: ignore[arg-type]
     assert recovered.log_end_offset == 60
-    assert await recovered.append(batch(h, (b"k0", b"new"))) is not None
+    assert await recovered.append(batch(h, (b"k0", b"new")), durable=True) is not None
     await storage.close()
     return before, records
 
@@ -314,7 +314,7 @@ async def test_crash_mid_swap_recovers_a_consistent_log(
 
 
 async def txn_batch(h: Harness, log: Log, pid: int, seq: int, *records: tuple[bytes, bytes | None]) -> None:
-    await log.append(batch(h, *records, producer_id=pid, producer_epoch=0, base_sequence=seq, transactional=True))
+    await log.append(batch(h, *records, producer_id=pid, producer_epoch=0, base_sequence=seq, transactional=True), durable=True)
 
 
 async def marker(h: Harness, log: Log, pid: int, commit: bool) -> None:
@@ -322,7 +322,7 @@ async def marker(h: Harness, log: Log, pid: int, commit: bool) -> None:
         rb.ControlType.COMMIT if commit else rb.ControlType.ABORT,
         producer_id=pid, producer_epoch=0, coordinator_epoch=0, timestamp=h.clock.now_ms(),
     )
-    await log.append(control, origin=AppendOrigin.COORDINATOR)
+    await log.append(control, origin=AppendOrigin.COORDINATOR, durable=True)
 
 
 async def committed_view(log: Log) -> list[tuple[int, bytes | None, bytes | None]]:

@@ -47,7 +47,7 @@ async def new_log(h: Harness, topic: str = "t") -> Log:
 
 
 async def end(log: Log, commit: bool, **kwargs: int) -> AppendResult:
-    return await log.append(marker(commit, **kwargs), origin=AppendOrigin.COORDINATOR)
+    return await log.append(marker(commit, **kwargs), origin=AppendOrigin.COORDINATOR, durable=True)
 
 
 # --- idempotence ----------------------------------------------------------------------
@@ -55,70 +55,70 @@ async def end(log: Log, commit: bool, **kwargs: int) -> AppendResult:
 
 async def test_duplicates_of_the_last_five_batches_keep_their_offsets(harness: Harness) -> None:
     log = await new_log(harness)
-    first = [await log.append(data(3 * i)) for i in range(6)]
+    first = [await log.append(data(3 * i), durable=True) for i in range(6)]
     end_offset = log.log_end_offset
     for i in range(1, 6):
-        again = await log.append(data(3 * i))
+        again = await log.append(data(3 * i), durable=True)
         assert (again.base_offset, again.last_offset) == (first[i].base_offset, first[i].last_offset)
     assert log.log_end_offset == end_offset
     # The sixth-oldest batch is no longer cached: it is out of order, not a duplicate.
     with pytest.raises(OutOfOrderSequenceError):
-        await log.append(data(0))
+        await log.append(data(0), durable=True)
     assert log.log_end_offset == end_offset
-    assert (await log.append(data(18))).base_offset == end_offset
+    assert (await log.append(data(18), durable=True)).base_offset == end_offset
 
 
 async def test_duplicate_must_match_the_whole_sequence_range(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0, 3))
+    await log.append(data(0, 3), durable=True)
     with pytest.raises(OutOfOrderSequenceError):
-        await log.append(data(0, 2))
+        await log.append(data(0, 2), durable=True)
 
 
 async def test_sequence_gap_is_out_of_order(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0))
+    await log.append(data(0), durable=True)
     with pytest.raises(OutOfOrderSequenceError) as exc:
-        await log.append(data(4))
+        await log.append(data(4), durable=True)
     assert exc.value.error_code == 45
     assert log.log_end_offset == 3
 
 
 async def test_old_epoch_is_refused_and_a_new_epoch_starts_at_zero(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0, epoch=1))
+    await log.append(data(0, epoch=1), durable=True)
     with pytest.raises(InvalidProducerEpochError) as exc:
-        await log.append(data(3, epoch=0))
+        await log.append(data(3, epoch=0), durable=True)
     assert exc.value.error_code == 47
     with pytest.raises(OutOfOrderSequenceError):
-        await log.append(data(3, epoch=2))
-    assert (await log.append(data(0, epoch=2))).base_offset == 3
+        await log.append(data(3, epoch=2), durable=True)
+    assert (await log.append(data(0, epoch=2), durable=True)).base_offset == 3
     # The old epoch's batches are forgotten with the epoch change.
     with pytest.raises(InvalidProducerEpochError):
-        await log.append(data(0, epoch=1))
+        await log.append(data(0, epoch=1), durable=True)
 
 
 async def test_unknown_producer_may_start_at_any_sequence(harness: Harness) -> None:
     log = await new_log(harness)
-    assert (await log.append(data(42))).base_offset == 0
-    assert (await log.append(data(45))).base_offset == 3
+    assert (await log.append(data(42), durable=True)).base_offset == 0
+    assert (await log.append(data(45), durable=True)).base_offset == 3
 
 
 async def test_sequence_wraps_after_int32_max(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(INT32_MAX - 1, 2))  # last sequence INT32_MAX
-    assert (await log.append(data(0, 2))).base_offset == 2
+    await log.append(data(INT32_MAX - 1, 2), durable=True)  # last sequence INT32_MAX
+    assert (await log.append(data(0, 2), durable=True)).base_offset == 2
     # A batch spanning the wrap: base INT32_MAX-1, three records, last sequence 0.
-    await log.append(data(INT32_MAX - 1, 3, pid=7))
-    again = await log.append(data(INT32_MAX - 1, 3, pid=7))
+    await log.append(data(INT32_MAX - 1, 3, pid=7), durable=True)
+    again = await log.append(data(INT32_MAX - 1, 3, pid=7), durable=True)
     assert again.base_offset == 4
-    assert (await log.append(data(1, 1, pid=7))).base_offset == 7
+    assert (await log.append(data(1, 1, pid=7), durable=True)).base_offset == 7
 
 
 async def test_coordinator_appends_skip_the_sequence_check(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0, txn=True), origin=AppendOrigin.COORDINATOR)
-    await log.append(data(0, txn=True), origin=AppendOrigin.COORDINATOR)
+    await log.append(data(0, txn=True), origin=AppendOrigin.COORDINATOR, durable=True)
+    await log.append(data(0, txn=True), origin=AppendOrigin.COORDINATOR, durable=True)
     assert log.log_end_offset == 6
 
 
@@ -127,24 +127,24 @@ async def test_coordinator_appends_skip_the_sequence_check(harness: Harness) -> 
 
 async def test_non_transactional_write_during_a_transaction_is_refused(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0, txn=True))
+    await log.append(data(0, txn=True), durable=True)
     with pytest.raises(InvalidTxnStateError) as exc:
-        await log.append(data(3))
+        await log.append(data(3), durable=True)
     assert exc.value.error_code == 48
 
 
 async def test_lso_with_interleaved_transactions(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(make_batch(1))  # 0: plain data
+    await log.append(make_batch(1), durable=True)  # 0: plain data
     assert log.last_stable_offset == 1
-    await log.append(data(0, 2, pid=1, txn=True))  # 1-2
-    await log.append(data(0, 1, pid=2, txn=True))  # 3
-    await log.append(data(2, 1, pid=1, txn=True))  # 4
+    await log.append(data(0, 2, pid=1, txn=True), durable=True)  # 1-2
+    await log.append(data(0, 1, pid=2, txn=True), durable=True)  # 3
+    await log.append(data(2, 1, pid=1, txn=True), durable=True)  # 4
     assert log.last_stable_offset == 1
     assert log.high_watermark == 5
     await end(log, True, pid=1)  # 5
     assert log.last_stable_offset == 3
-    await log.append(data(0, 1, pid=3, txn=True))  # 6
+    await log.append(data(0, 1, pid=3, txn=True), durable=True)  # 6
     await end(log, False, pid=2)  # 7
     assert log.last_stable_offset == 6
     await end(log, False, pid=3)  # 8
@@ -157,7 +157,7 @@ async def test_lso_with_interleaved_transactions(harness: Harness) -> None:
     assert log.aborted_transactions(8, 9) == [AbortedTransaction(3, 6)]
     assert log.aborted_transactions(9, 20) == []
     # ListOffsets read_committed LATEST follows the LSO.
-    await log.append(data(0, 1, pid=4, txn=True))  # 9
+    await log.append(data(0, 1, pid=4, txn=True), durable=True)  # 9
     latest = await log.list_offset(-1, isolation_level=1)
     assert latest is not None and latest.offset == 9
 
@@ -171,7 +171,7 @@ async def test_marker_without_data_changes_nothing(harness: Harness) -> None:
 
 async def test_marker_epoch_checks(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0, epoch=3, txn=True))
+    await log.append(data(0, epoch=3, txn=True), durable=True)
     with pytest.raises(InvalidProducerEpochError):
         await end(log, False, epoch=2)
     await end(log, False, epoch=3, coordinator_epoch=5)
@@ -181,14 +181,14 @@ async def test_marker_epoch_checks(harness: Harness) -> None:
     # A marker with a bumped epoch fences the old epoch's data.
     await end(log, False, epoch=4, coordinator_epoch=5)
     with pytest.raises(InvalidProducerEpochError):
-        await log.append(data(3, epoch=3, txn=True))
+        await log.append(data(3, epoch=3, txn=True), durable=True)
 
 
 async def test_transaction_continues_sequences_after_a_commit(harness: Harness) -> None:
     log = await new_log(harness)
-    await log.append(data(0, txn=True))
+    await log.append(data(0, txn=True), durable=True)
     await end(log, True)
-    assert (await log.append(data(3, txn=True))).base_offset == 4
+    assert (await log.append(data(3, txn=True), durable=True)).base_offset == 4
     assert log.last_stable_offset == 4
 
 
@@ -203,25 +203,25 @@ def test_read_control_record() -> None:
 
 async def build_state(log: Log) -> None:
     """pid 1: committed; pid 2: aborted; pid 3: still open; pid 4: idempotent only."""
-    await log.append(data(0, 2, pid=1, txn=True))  # 0-1
-    await log.append(data(0, 2, pid=2, txn=True))  # 2-3
+    await log.append(data(0, 2, pid=1, txn=True), durable=True)  # 0-1
+    await log.append(data(0, 2, pid=2, txn=True), durable=True)  # 2-3
     await end(log, True, pid=1)  # 4
-    await log.append(data(0, 2, pid=3, txn=True))  # 5-6
+    await log.append(data(0, 2, pid=3, txn=True), durable=True)  # 5-6
     await end(log, False, pid=2)  # 7
-    await log.append(data(0, 2, pid=4))  # 8-9
-    await log.append(data(2, 2, pid=4))  # 10-11
+    await log.append(data(0, 2, pid=4), durable=True)  # 8-9
+    await log.append(data(2, 2, pid=4), durable=True)  # 10-11
 
 
 async def check_state(log: Log) -> None:
     assert log.log_end_offset == 12
     assert log.last_stable_offset == 5
     assert log.aborted_transactions(0, 12) == [AbortedTransaction(2, 2)]
-    again = await log.append(data(0, 2, pid=4))  # still a cached duplicate
+    again = await log.append(data(0, 2, pid=4), durable=True)  # still a cached duplicate
     assert again.base_offset == 8
     with pytest.raises(OutOfOrderSequenceError):
-        await log.append(data(7, 2, pid=4))
+        await log.append(data(7, 2, pid=4), durable=True)
     with pytest.raises(InvalidTxnStateError):
-        await log.append(data(2, 1, pid=3))
+        await log.append(data(2, 1, pid=3), durable=True)
     await end(log, False, pid=3)  # 12
     assert log.aborted_transactions(0, 13) == [AbortedTransaction(2, 2), AbortedTransaction(3, 5)]
     assert log.last_stable_offset == 13
@@ -290,10 +290,10 @@ async def test_truncated_tail_drops_the_state_of_lost_batches(tmp_path: Path) ->
     s = await FileStorage.open(root, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await log.append(data(0, 2, pid=1))  # 0-1
-    await log.append(data(0, 2, pid=2, txn=True))  # 2-3
+    await log.append(data(0, 2, pid=1), durable=True)  # 0-1
+    await log.append(data(0, 2, pid=2, txn=True), durable=True)  # 2-3
     await end(log, False, pid=2)  # 4: torn below
-    await log.append(data(2, 2, pid=1))  # 5-6: torn below
+    await log.append(data(2, 2, pid=1), durable=True)  # 5-6: torn below
     await crash(s, root)
     seg = root / "t-0" / f"{0:020d}.log"
     sizes = [h.size for _, h in rb.iter_batches(seg.read_bytes())]
@@ -306,7 +306,7 @@ async def test_truncated_tail_drops_the_state_of_lost_batches(tmp_path: Path) ->
     assert log.last_stable_offset == 2
     assert log.aborted_transactions(0, 10) == []
     # pid 1's lost batch is not a duplicate any more: it is simply the next one.
-    assert (await log.append(data(2, 2, pid=1))).base_offset == 4
+    assert (await log.append(data(2, 2, pid=1), durable=True)).base_offset == 4
     await s.close()
 
 
@@ -315,7 +315,7 @@ async def test_txn_index_file_format_and_retention(tmp_path: Path) -> None:
     s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=200, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await log.append(data(0, 2, txn=True))
+    await log.append(data(0, 2, txn=True), durable=True)
     await end(log, False)
     index = root / "t-0" / f"{log.segment_base_offsets()[-1]:020d}.txnindex"
     assert index.stat().st_size == ENTRY_SIZE
@@ -326,7 +326,7 @@ async def test_txn_index_file_format_and_retention(tmp_path: Path) -> None:
     assert int.from_bytes(raw[18:26], "big") == 2  # the marker
     assert int.from_bytes(raw[26:34], "big") == 3  # LSO once it completed
     for i in range(10):
-        await log.append(make_batch(3, key_prefix=str(i).encode()))
+        await log.append(make_batch(3, key_prefix=str(i).encode()), durable=True)
     assert len(log.segment_base_offsets()) > 2
     await log.delete_records_before(log.high_watermark)
     assert not index.exists()
@@ -339,9 +339,9 @@ async def test_a_txn_index_entry_lives_in_the_segment_of_its_marker(tmp_path: Pa
     s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=300, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await log.append(data(0, 2, pid=9, txn=True))  # 0-1, first segment
+    await log.append(data(0, 2, pid=9, txn=True), durable=True)  # 0-1, first segment
     for i in range(6):
-        await log.append(make_batch(2, key_prefix=str(i).encode()))
+        await log.append(make_batch(2, key_prefix=str(i).encode()), durable=True)
     await end(log, False, pid=9)
     bases = log.segment_base_offsets()
     assert len(bases) > 1
@@ -371,16 +371,16 @@ def test_snapshot_round_trip_and_corruption() -> None:
 async def test_idle_producers_expire(harness: Harness) -> None:
     log = await new_log(harness)
     day = 86_400_000
-    await log.append(data(0, 1, pid=1))
-    await log.append(data(0, 1, pid=2, txn=True))
+    await log.append(data(0, 1, pid=1), durable=True)
+    await log.append(data(0, 1, pid=2, txn=True), durable=True)
     harness.clock.advance(day - 1)
     with pytest.raises(OutOfOrderSequenceError):
         await log.append(make_batch(1, ts=harness.clock.now_ms(), producer_id=1, producer_epoch=0,
-                                    base_sequence=5))
+                                    base_sequence=5), durable=True)
     harness.clock.advance(1)
     # Expired: any sequence is accepted again.
     r = await log.append(make_batch(1, ts=harness.clock.now_ms(), producer_id=1, producer_epoch=0,
-                                    base_sequence=5))
+                                    base_sequence=5), durable=True)
     assert r.base_offset == 2
     # A producer with an open transaction never expires.
     assert log.producer_state.has_ongoing_txn(2)

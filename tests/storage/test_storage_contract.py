@@ -38,7 +38,7 @@ async def test_append_read_round_trip(harness: Harness) -> None:
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     sent = [make_batch(n) for n in (1, 5, 3, 7)]
-    results = [await log.append(b) for b in sent]
+    results = [await log.append(b, durable=True) for b in sent]
     assert [(r.base_offset, r.last_offset) for r in results] == [(0, 0), (1, 5), (6, 8), (9, 15)]
     assert log.log_end_offset == log.high_watermark == log.last_stable_offset == 16
     out = await log.read(0, 1 << 20)
@@ -57,7 +57,7 @@ async def test_read_every_offset_returns_containing_batch(harness: Harness) -> N
     await s.create_topic("t", 1, {"index.interval.bytes": "100"})
     log = s.log("t", 0)
     for n in (4, 1, 6, 2, 3, 5, 1, 1, 8):
-        await log.append(make_batch(n, value_size=60))
+        await log.append(make_batch(n, value_size=60), durable=True)
     bounds = []
     data = (await log.read(0, 1 << 20)).records
     for _, h in rb.iter_batches(data):
@@ -80,7 +80,7 @@ async def test_max_bytes_and_min_one_batch(harness: Harness) -> None:
     for _ in range(4):
         b = make_batch(5, value_size=100)
         sizes.append(len(b))
-        await log.append(b)
+        await log.append(b, durable=True)
     out = await log.read(0, sizes[0] + sizes[1] + sizes[2] - 1)
     assert batch_bases(out.records) == [0, 5]
     out = await log.read(0, 1)
@@ -98,14 +98,14 @@ async def test_out_of_range(harness: Harness) -> None:
     assert s is not None
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await log.append(make_batch(3))
+    await log.append(make_batch(3), durable=True)
     with pytest.raises(errors.OffsetOutOfRangeError) as info:
         await log.read(4, 100)
     assert info.value.error_code == 1
     with pytest.raises(errors.OffsetOutOfRangeError):
         await log.read(-1, 100)
     assert (await log.read(3, 100)).records == b""
-    await log.append(make_batch(3))
+    await log.append(make_batch(3), durable=True)
     assert await log.delete_records_before(4) == 4
     with pytest.raises(errors.OffsetOutOfRangeError):
         await log.read(3, 100)
@@ -131,7 +131,7 @@ async def test_roll_by_size_and_read_across_segments(harness: Harness) -> None:
     await s.create_topic("t", 1, {"index.interval.bytes": "200"})
     log = s.log("t", 0)
     for _ in range(30):
-        await log.append(make_batch(3, value_size=100))
+        await log.append(make_batch(3, value_size=100), durable=True)
     bases = log.segment_base_offsets()
     assert len(bases) > 3
     assert bases == sorted(bases) and bases[0] == 0
@@ -149,9 +149,9 @@ async def test_oversized_batch_gets_its_own_segment(harness: Harness) -> None:
     s = await harness.reopen()
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await log.append(make_batch(1))
-    await log.append(make_batch(2, value_size=1000))
-    await log.append(make_batch(1))
+    await log.append(make_batch(1), durable=True)
+    await log.append(make_batch(2, value_size=1000), durable=True)
+    await log.append(make_batch(1), durable=True)
     assert log.segment_base_offsets() == [0, 1, 3]
 
 
@@ -160,12 +160,12 @@ async def test_roll_by_time(harness: Harness) -> None:
     assert s is not None
     await s.create_topic("t", 1, {"segment.ms": "1000"})
     log = s.log("t", 0)
-    await log.append(make_batch(2, ts=harness.clock.now_ms()))
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
     harness.clock.advance(999)
-    await log.append(make_batch(2, ts=harness.clock.now_ms()))
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
     assert log.segment_base_offsets() == [0]
     harness.clock.advance(1)
-    await log.append(make_batch(2, ts=harness.clock.now_ms()))
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
     assert log.segment_base_offsets() == [0, 4]
 
 
@@ -175,7 +175,7 @@ async def test_retention_by_time(harness: Harness) -> None:
     await s.create_topic("t", 1, {"segment.ms": "1000", "retention.ms": "5000"})
     log = s.log("t", 0)
     for _ in range(4):
-        await log.append(make_batch(2, ts=harness.clock.now_ms()))
+        await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
         harness.clock.advance(1000)
     assert log.segment_base_offsets() == [0, 2, 4, 6]
     assert await s.enforce_retention() == 0
@@ -187,7 +187,7 @@ async def test_retention_by_time(harness: Harness) -> None:
     await s.enforce_retention()
     assert log.segment_base_offsets() == [6]  # the active segment stays
     assert log.log_end_offset == 8
-    assert (await log.append(make_batch(1))).base_offset == 8
+    assert (await log.append(make_batch(1), durable=True)).base_offset == 8
 
 
 async def test_retention_infinite_and_compact(harness: Harness) -> None:
@@ -198,7 +198,7 @@ async def test_retention_infinite_and_compact(harness: Harness) -> None:
     for name in ("keep", "__consumer_offsets"):
         log = s.log(name, 0)
         for _ in range(3):
-            await log.append(make_batch(1, ts=harness.clock.now_ms()))
+            await log.append(make_batch(1, ts=harness.clock.now_ms()), durable=True)
             harness.clock.advance(2000)
     harness.clock.advance(10**9)
     assert await s.enforce_retention() == 0
@@ -211,7 +211,7 @@ async def test_retention_by_size(harness: Harness) -> None:
     await s.create_topic("t", 1, {"retention.bytes": "2500"})
     log = s.log("t", 0)
     for _ in range(20):
-        await log.append(make_batch(2, value_size=100))
+        await log.append(make_batch(2, value_size=100), durable=True)
     assert log.size_bytes > 2500
     deleted = await s.enforce_retention()
     assert deleted > 0
@@ -228,7 +228,7 @@ async def test_delete_records(harness: Harness) -> None:
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     for _ in range(10):
-        await log.append(make_batch(2, value_size=100))
+        await log.append(make_batch(2, value_size=100), durable=True)
     with pytest.raises(errors.OffsetOutOfRangeError):
         await log.delete_records_before(21)
     assert await log.delete_records_before(7) == 7
@@ -243,7 +243,7 @@ async def test_delete_records(harness: Harness) -> None:
     s = await harness.reopen()
     log = s.log("t", 0)
     assert log.log_start_offset == 20
-    assert (await log.append(make_batch(1))).base_offset == 20
+    assert (await log.append(make_batch(1), durable=True)).base_offset == 20
 
 
 async def test_list_offsets(harness: Harness) -> None:
@@ -256,9 +256,9 @@ async def test_list_offsets(harness: Harness) -> None:
     # Timestamps 1000,1010,...; batch of 3 records each, 10 ms apart.
     ts = 1000
     for _ in range(6):
-        await log.append(make_batch(3, ts=ts, step_ms=10))
+        await log.append(make_batch(3, ts=ts, step_ms=10), durable=True)
         ts += 30
-    await log.append(make_batch(2, ts=500, step_ms=1))  # out-of-order timestamps
+    await log.append(make_batch(2, ts=500, step_ms=1), durable=True)  # out-of-order timestamps
     assert await log.list_offset(EARLIEST_TIMESTAMP) == OffsetAndTimestamp(0, -1)
     assert await log.list_offset(LATEST_TIMESTAMP) == OffsetAndTimestamp(20, -1)
     assert await log.list_offset(0) == OffsetAndTimestamp(0, 1000)
@@ -281,11 +281,11 @@ async def test_list_offsets_stop_at_the_last_fetchable_offset(harness: Harness) 
     assert s is not None
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await log.append(make_batch(2, ts=1000, step_ms=10))  # 0-1: plain, ts 1000 and 1010
+    await log.append(make_batch(2, ts=1000, step_ms=10), durable=True)  # 0-1: plain, ts 1000 and 1010
     pid = 7
     await log.append(
         make_batch(2, ts=2000, step_ms=10, producer_id=pid, producer_epoch=0, base_sequence=0, transactional=True)
-    )  # 2-3: an open transaction, ts 2000 and 2010
+    , durable=True)  # 2-3: an open transaction, ts 2000 and 2010
     committed, uncommitted, no_level = 1, 0, None
     assert log.last_stable_offset == 2 and log.high_watermark == 4
     assert await log.list_offset(LATEST_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(2, -1)
@@ -306,7 +306,7 @@ async def test_list_offsets_stop_at_the_last_fetchable_offset(harness: Harness) 
         rb.build_control_batch(rb.ControlType.COMMIT, producer_id=pid, producer_epoch=0, coordinator_epoch=0,
                                timestamp=2005),
         origin=AppendOrigin.COORDINATOR,
-    )  # 4: the COMMIT marker
+     durable=True,)  # 4: the COMMIT marker
     assert await log.list_offset(LATEST_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(5, -1)
     assert await log.list_offset(1500, isolation_level=committed) == OffsetAndTimestamp(2, 2000)
     assert await log.list_offset(MAX_TIMESTAMP, isolation_level=committed) == OffsetAndTimestamp(3, 2010)
@@ -317,13 +317,13 @@ async def test_log_append_time(harness: Harness) -> None:
     assert s is not None
     await s.create_topic("t", 1, {"message.timestamp.type": "LogAppendTime"})
     log = s.log("t", 0)
-    result = await log.append(make_batch(3, ts=5))
+    result = await log.append(make_batch(3, ts=5), durable=True)
     assert result.log_append_time == harness.clock.now_ms()
     decoded = rb.decode_batches((await log.read(0, 1 << 20)).records)
     assert [r.timestamp for r in decoded[0].records] == [harness.clock.now_ms()] * 3
     assert decoded[0].header.timestamp_type == rb.TimestampType.LOG_APPEND_TIME
     normal = await s.create_topic("c", 1)
-    assert (await s.log(normal.name, 0).append(make_batch(1))).log_append_time == -1
+    assert (await s.log(normal.name, 0).append(make_batch(1), durable=True)).log_append_time == -1
 
 
 async def test_append_validation_errors(harness: Harness) -> None:
@@ -334,23 +334,23 @@ async def test_append_validation_errors(harness: Harness) -> None:
     bad = bytearray(make_batch(2))
     bad[-1] ^= 1
     with pytest.raises(errors.CorruptRecordError) as c:
-        await log.append(bytes(bad))
+        await log.append(bytes(bad), durable=True)
     assert c.value.error_code == 2
     with pytest.raises(errors.MessageTooLargeError) as m:
-        await log.append(make_batch(3, value_size=1000))
+        await log.append(make_batch(3, value_size=1000), durable=True)
     assert m.value.error_code == 10
     with pytest.raises(errors.InvalidRecordError) as i:
-        await log.append(make_batch(1) + make_batch(1))
+        await log.append(make_batch(1) + make_batch(1), durable=True)
     assert i.value.error_code == 87
     marker = rb.build_control_batch(rb.ControlType.ABORT, producer_id=1, producer_epoch=0, coordinator_epoch=0,
                                     timestamp=T0)
     with pytest.raises(errors.InvalidRecordError):
-        await log.append(marker)
-    assert (await log.append(marker, origin=AppendOrigin.COORDINATOR)).base_offset == 0
+        await log.append(marker, durable=True)
+    assert (await log.append(marker, origin=AppendOrigin.COORDINATOR, durable=True)).base_offset == 0
     assert log.log_end_offset == 1
     # Also catchable as the protocol-level error family.
     with pytest.raises(rb.RecordBatchError):
-        await log.append(bytes(bad))
+        await log.append(bytes(bad), durable=True)
 
 
 async def test_timestamp_bounds(harness: Harness) -> None:
@@ -359,12 +359,12 @@ async def test_timestamp_bounds(harness: Harness) -> None:
     await s.create_topic("t", 1, {"message.timestamp.after.max.ms": "1000", "message.timestamp.before.max.ms": "1000"})
     log = s.log("t", 0)
     now = harness.clock.now_ms()
-    await log.append(make_batch(1, ts=now + 1000))
+    await log.append(make_batch(1, ts=now + 1000), durable=True)
     with pytest.raises(errors.InvalidTimestampError) as info:
-        await log.append(make_batch(1, ts=now + 1001))
+        await log.append(make_batch(1, ts=now + 1001), durable=True)
     assert info.value.error_code == 32
     with pytest.raises(errors.InvalidTimestampError):
-        await log.append(make_batch(1, ts=now - 1001))
+        await log.append(make_batch(1, ts=now - 1001), durable=True)
 
 
 async def test_durable_append(harness: Harness) -> None:
@@ -373,7 +373,7 @@ async def test_durable_append(harness: Harness) -> None:
     await s.create_topic("t", 2)
     r = await s.log("t", 0).append(make_batch(2), durable=True)
     assert r.base_offset == 0
-    await s.log("t", 1).append(make_batch(2))
+    await s.log("t", 1).append(make_batch(2), durable=True)
     await s.sync()
     assert s.flusher.rounds >= 1
 
@@ -382,7 +382,7 @@ async def test_catalog_survives_reopen(harness: Harness) -> None:
     s = harness.storage
     assert s is not None
     info = await s.create_topic("orders", 3, {"retention.ms": "1000", "cleanup.policy": "compact,delete"})
-    await s.log("orders", 2).append(make_batch(4))
+    await s.log("orders", 2).append(make_batch(4), durable=True)
     s = await harness.reopen()
     again = s.describe_topic("orders")
     assert again.topic_id == info.topic_id and again.num_partitions == 3
@@ -393,7 +393,7 @@ async def test_catalog_survives_reopen(harness: Harness) -> None:
         s.log_by_id(uuid.uuid4(), 0)
     assert unknown.value.error_code == 100
     assert s.log("orders", 2).log_end_offset == 4
-    assert (await s.log("orders", 2).append(make_batch(1))).base_offset == 4
+    assert (await s.log("orders", 2).append(make_batch(1), durable=True)).base_offset == 4
     assert [t.name for t in s.list_topics()] == ["orders"]
 
 
@@ -416,12 +416,12 @@ async def test_a_topic_recreated_while_its_namesake_is_deleted_keeps_its_data(ha
     s = harness.storage
     assert s is not None
     old = await s.create_topic("a", 1)
-    await s.log("a", 0).append(make_batch(3))
+    await s.log("a", 0).append(make_batch(3), durable=True)
     # The deletion suspends while it writes the catalog; the new topic is created then.
     _, new = await asyncio.gather(s.delete_topic("a"), s.create_topic("a", 1))
     assert new.topic_id != old.topic_id
     assert s.log("a", 0).log_end_offset == 0
-    assert (await s.log("a", 0).append(make_batch(2))).base_offset == 0
+    assert (await s.log("a", 0).append(make_batch(2), durable=True)).base_offset == 0
     s = await harness.reopen()
     assert s.describe_topic("a").topic_id == new.topic_id
     assert s.log("a", 0).log_end_offset == 2
@@ -440,7 +440,7 @@ async def test_create_delete_and_add_partitions(harness: Harness) -> None:
     assert (await s.create_topic("b", 2, validate_only=True)).num_partitions == 2
     with pytest.raises(errors.UnknownTopicOrPartitionError):
         s.describe_topic("b")
-    await s.log("a", 0).append(make_batch(3))
+    await s.log("a", 0).append(make_batch(3), durable=True)
     info = await s.create_partitions("a", 3)
     assert info.num_partitions == 3
     assert s.log("a", 2).log_end_offset == 0
@@ -567,7 +567,7 @@ async def test_a_partition_first_looked_up_later_sees_the_topic_as_it_is_then(ha
     assert s.log("late", 2).config.retention_ms == 5678
     assert s.log("late", 0) is opened
     await s.create_topic("gone", 3)
-    await s.log("gone", 1).append(make_batch(2))
+    await s.log("gone", 1).append(make_batch(2), durable=True)
     await s.delete_topic("gone")
     for p in range(3):
         with pytest.raises(errors.UnknownTopicOrPartitionError):
@@ -620,10 +620,10 @@ async def test_append_signal_wakes_only_the_partition_appended_to(harness: Harne
     on_zero = await parked(engine, ("t", 0))
     on_both = await parked(engine, ("t", 0), ("t", 1))
     assert engine.appended.waiting("t", 0) == 2 and engine.appended.waiting("t", 1) == 1
-    await engine.log("t", 1).append(make_batch(1))
+    await engine.log("t", 1).append(make_batch(1), durable=True)
     assert await woken(on_both)
     assert not await woken(on_zero)
-    await engine.log("t", 0).append(make_batch(1))
+    await engine.log("t", 0).append(make_batch(1), durable=True)
     assert await woken(on_zero)
     # Woken waiters leave nothing registered behind.
     assert engine.appended.waiting("t", 0) == engine.appended.waiting("t", 1) == 0
@@ -633,10 +633,10 @@ async def test_append_signal_fires_when_a_marker_moves_the_lso(harness: Harness)
     engine = engine_of(harness)
     await engine.create_topic("t", 1)
     log = engine.log("t", 0)
-    await log.append(txn_batch(0))
+    await log.append(txn_batch(0), durable=True)
     assert (log.high_watermark, log.last_stable_offset) == (2, 0)
     waiter = await parked(engine, ("t", 0))
-    await log.append(marker(True), origin=AppendOrigin.COORDINATOR)
+    await log.append(marker(True), origin=AppendOrigin.COORDINATOR, durable=True)
     assert await woken(waiter)
     assert log.last_stable_offset == 3
     read = await log.read(0, 1 << 20, upper_bound=log.last_stable_offset)
@@ -647,7 +647,7 @@ async def test_append_signal_fires_when_the_log_start_moves(harness: Harness) ->
     engine = engine_of(harness)
     await engine.create_topic("t", 1)
     log = engine.log("t", 0)
-    await log.append(make_batch(4))
+    await log.append(make_batch(4), durable=True)
     waiter = await parked(engine, ("t", 0))
     assert await log.delete_records_before(2) == 2
     assert await woken(waiter)
@@ -666,7 +666,7 @@ async def test_append_signal_since_catches_a_change_before_the_wait(harness: Har
     await engine.create_topic("t", 1)
     seen = engine.appended.changes
     assert not await engine.appended.wait([("t", 0)], 0, since=seen)
-    await engine.log("t", 0).append(make_batch(1))
+    await engine.log("t", 0).append(make_batch(1), durable=True)
     assert engine.appended.changes > seen
     assert await engine.appended.wait([("t", 0)], WAIT_S, since=seen)
 
@@ -676,9 +676,9 @@ async def test_duplicate_append_does_not_signal(harness: Harness) -> None:
     await engine.create_topic("t", 1)
     log = engine.log("t", 0)
     batch = make_batch(2, producer_id=PID, producer_epoch=0, base_sequence=0)
-    await log.append(batch)
+    await log.append(batch, durable=True)
     waiter = await parked(engine, ("t", 0))
-    again = await log.append(batch)
+    again = await log.append(batch, durable=True)
     assert (again.base_offset, log.log_end_offset) == (0, 2)
     assert not await woken(waiter)
     waiter.cancel()
@@ -695,38 +695,38 @@ async def test_needs_verification_when_a_batch_would_open_a_transaction(harness:
     first = txn_batch(0)
     assert log.needs_verification(header(first))
     assert not log.needs_verification(header(make_batch(1)))  # not transactional
-    await log.append(first)
+    await log.append(first, durable=True)
     # The transaction is open here: later batches of it, and a retry of the first, go on.
     assert not log.needs_verification(header(txn_batch(2)))
     assert not log.needs_verification(header(first))
-    await log.append(marker(True), origin=AppendOrigin.COORDINATOR)
+    await log.append(marker(True), origin=AppendOrigin.COORDINATOR, durable=True)
     assert log.needs_verification(header(txn_batch(2)))
     # A marker with a bumped epoch fences epoch 0: its batches are refused by the append
     # itself, not verified.
-    await log.append(marker(False, epoch=1), origin=AppendOrigin.COORDINATOR)
+    await log.append(marker(False, epoch=1), origin=AppendOrigin.COORDINATOR, durable=True)
     assert not log.needs_verification(header(txn_batch(2)))
     with pytest.raises(errors.InvalidProducerEpochError):
-        await log.append(txn_batch(2))
+        await log.append(txn_batch(2), durable=True)
 
 
 async def test_marker_epoch_rule_of_transaction_version_2(harness: Harness) -> None:
     engine = engine_of(harness)
     await engine.create_topic("t", 1)
     log = engine.log("t", 0)
-    await log.append(txn_batch(0, epoch=3))
+    await log.append(txn_batch(0, epoch=3), durable=True)
     # Version 2 coordinators bump the epoch before writing the marker: an equal epoch
     # with the transaction still open is refused, and nothing is written.
     with pytest.raises(errors.InvalidProducerEpochError):
-        await log.append(marker(True, epoch=3), origin=AppendOrigin.COORDINATOR, transaction_version=2)
+        await log.append(marker(True, epoch=3), origin=AppendOrigin.COORDINATOR, transaction_version=2, durable=True)
     assert (log.log_end_offset, log.last_stable_offset) == (2, 0)
-    await log.append(marker(True, epoch=4), origin=AppendOrigin.COORDINATOR, transaction_version=2)
+    await log.append(marker(True, epoch=4), origin=AppendOrigin.COORDINATOR, transaction_version=2, durable=True)
     assert (log.log_end_offset, log.last_stable_offset) == (3, 3)
     # The retry of that marker (same epoch, nothing open) is accepted, as Kafka does.
-    await log.append(marker(True, epoch=4), origin=AppendOrigin.COORDINATOR, transaction_version=2)
+    await log.append(marker(True, epoch=4), origin=AppendOrigin.COORDINATOR, transaction_version=2, durable=True)
     assert log.log_end_offset == 4
     # Version 1 markers keep the equal-epoch rule.
-    await log.append(txn_batch(0, epoch=5))
-    await log.append(marker(False, epoch=5), origin=AppendOrigin.COORDINATOR)
+    await log.append(txn_batch(0, epoch=5), durable=True)
+    await log.append(marker(False, epoch=5), origin=AppendOrigin.COORDINATOR, durable=True)
     assert log.last_stable_offset == log.log_end_offset == 7
     read = await log.list_offset(-1, isolation_level=READ_COMMITTED)
     assert read is not None and read.offset == 7

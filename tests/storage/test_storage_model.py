@@ -48,6 +48,9 @@ async def test_random_operations_match_model(harness: Harness, seed: int) -> Non
             await s.abort()  # unclean: the next open runs recovery
             s = await harness.open()
         elif op < 0.85 and next_offset:
+            # Records are visible (below the high watermark) once durable: sync() makes them so.
+            await s.sync()
+            assert log.high_watermark == next_offset
             target = rnd.randint(log_start, next_offset)
             log_start = await log.delete_records_before(target)
             assert log_start == max(target, log_start)
@@ -56,8 +59,11 @@ async def test_random_operations_match_model(harness: Harness, seed: int) -> Non
         log = s.log("t", 0)
         assert log.log_end_offset == next_offset
         assert log.log_start_offset == log_start
+        assert log_start <= log.high_watermark <= next_offset
     # Every offset still in the log reads back from the batch that holds it.
+    await s.sync()
     log = s.log("t", 0)
+    assert log.high_watermark == next_offset
     for offset in range(log_start, next_offset):
         out = (await log.read(offset, rnd.randint(1, 5000))).records
         h = rb.BatchHeader.parse(out)

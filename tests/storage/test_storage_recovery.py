@@ -317,7 +317,7 @@ async def test_reads_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     await s.create_topic("t", 1, {"index.interval.bytes": "1000"})
     log = s.log("t", 0)
     for _ in range(200):
-        await log.append(memoryview(make_batch(2, value_size=200)))
+        await log.append(memoryview(make_batch(2, value_size=200)), durable=True)
     largest = 0
     real_read = FileStore.read
 
