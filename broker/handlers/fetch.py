@@ -68,16 +68,17 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         seen = appended.changes
         response, total_bytes, has_error, unsettled = await _read(ctx, request, topics, denied, use_ids, max_bytes)
         remaining_ms = deadline - services.clock.monotonic_ms()
-        if remaining_ms <= 0 and unsettled and not settled and total_bytes < request.min_bytes and not has_error:
-            # Out of time with records written at a fetch offset but their fsync round not
-            # ended (acks=1 answers before it): wait for that round, already under way,
-            # and read once more rather than answer empty a consumer that a producer
-            # just told its records were written.
+        answer = total_bytes >= request.min_bytes or has_error or remaining_ms <= 0
+        if answer and unsettled and not settled and total_bytes == 0 and not has_error:
+            # About to answer empty while records are written at a fetch offset but their
+            # fsync round has not ended (acks=1 is answered before it): wait for that
+            # round, already under way, and read once more, rather than answer nothing to
+            # a consumer whose producer was just told its records were written.
             settled = True
             for log in unsettled:
                 await log.wait_visible(VISIBILITY_WAIT_SECONDS)
             continue
-        if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
+        if answer:
             throttle_ms = fetch_throttle_ms(ctx, response)
             if throttle_ms > 0:
                 ctx.bandwidth_throttle_ms = throttle_ms
