@@ -90,6 +90,7 @@ class GroupCommitFlusher:
         self.round_observers: list[RoundObserver] = []
         self.wait_observers: list[WaitObserver] = []
         self._next_callers = 0
+        self._running_callers = 0
         # Called when a round ends well (after_round), keyed by the round's future.
         self._after: dict[asyncio.Future[None], list[Callable[[], None]]] = {}
         # Told of every failed round (the broker halts, as Kafka does on a log dir failure).
@@ -119,7 +120,10 @@ class GroupCommitFlusher:
         """The round that makes everything written so far durable (None: already durable),
         counting its caller among the round's waiters."""
         if not self._dirty:
-            # Everything written so far is either durable or in the running round.
+            # Everything written so far is either durable or in the running round (which
+            # a write nobody waited for may have started).
+            if self._running is not None:
+                self._running_callers += 1
             return self._running
         self._next_callers += 1
         return self.request_round()
@@ -146,7 +150,7 @@ class GroupCommitFlusher:
     def _start_round(self) -> None:
         future, self._next = self._next, None
         assert future is not None
-        callers, self._next_callers = self._next_callers, 0
+        self._running_callers, self._next_callers = self._next_callers, 0
         started = time.perf_counter()
         targets = list(self._dirty.values())
         self._dirty.clear()
@@ -156,7 +160,7 @@ class GroupCommitFlusher:
         call_soon_threadsafe = future.get_loop().call_soon_threadsafe
 
         def done(error: BaseException | None, fsync_seconds: float) -> None:
-            call_soon_threadsafe(self._finish_round, future, targets, error, started, callers, fsync_seconds)
+            call_soon_threadsafe(self._finish_round, future, targets, error, started, fsync_seconds)
 
         self._thread.submit(targets, done)
 
@@ -166,13 +170,12 @@ class GroupCommitFlusher:
         targets: list[Syncable],
         error: BaseException | None,
         started: float,
-        callers: int,
         fsync_seconds: float,
     ) -> None:
         self.rounds += 1
         self.files_synced += len(targets)
         if self.round_observers:
-            stats = RoundStats(time.perf_counter() - started, fsync_seconds, callers, len(targets))
+            stats = RoundStats(time.perf_counter() - started, fsync_seconds, self._running_callers, len(targets))
             for observe in self.round_observers:
                 observe(stats)
         self._running = None

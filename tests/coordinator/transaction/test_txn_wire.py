@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from typing import Any
 
 from protocol.errors import ErrorCode
@@ -206,19 +207,26 @@ async def test_aiokafka_transactional_producer_commits_and_aborts(fresh_broker: 
     finally:
         await producer.stop()
     with WireClient(fresh_broker.bootstrap) as c:
-        fetch: Any = c.call(
-            1,
-            4,
-            FetchRequest(
-                max_wait_ms=0,
-                topics=[
-                    FetchTopic(
-                        topic="txn-aio", partitions=[FetchPartition(partition=0, partition_max_bytes=1 << 20)]
-                    )
-                ],
-            ),
-        )
-        batches = decode_batches(fetch.responses[0].partitions[0].records)
+        # The coordinator writes the ABORT marker after answering EndTxn (as Kafka does);
+        # it is read once durable.
+        deadline = time.monotonic() + 10
+        while True:
+            fetch: Any = c.call(
+                1,
+                4,
+                FetchRequest(
+                    max_wait_ms=0,
+                    topics=[
+                        FetchTopic(
+                            topic="txn-aio", partitions=[FetchPartition(partition=0, partition_max_bytes=1 << 20)]
+                        )
+                    ],
+                ),
+            )
+            batches = decode_batches(fetch.responses[0].partitions[0].records)
+            if len(batches) >= 4 or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
         kinds = [
             parse_control_record(b.records[0]).control_type if b.header.is_control else b.records[0].value
             for b in batches
