@@ -3,8 +3,10 @@
 Recovery (no clean-shutdown marker) re-validates every batch from the segment holding
 the recovery point on: header, length, CRC and offset order. The first bad batch and
 everything after it is cut off (later segments are deleted), indexes are rebuilt, so
-the log end offset is restored with no gap and no duplicate offset. Segments before the
-recovery point were fsynced when the point was written; only their indexes are checked.
+the log end offset is restored with no gap and no duplicate offset, and the recovered
+segments are fsynced (everything a log holds when it opens is durable, so visible).
+Segments before the recovery point were fsynced when the point was written; only their
+indexes are checked.
 
 Producer state and the aborted-transaction indexes are rebuilt from the segments by
 `rebuild_producer_state`, which every Log runs when it opens (both engines): from the
@@ -187,6 +189,11 @@ def load_segments(
             break
     for segment in segments[:-1]:
         segment.on_become_inactive()  # recovered segments need their final time entry
+    # What a crash left past the recovery point may sit in the page cache only (a broker
+    # that halted on a failed fsync, then restarted): made durable before the log opens,
+    # as the high watermark starts at the log end and consumers may read all of it.
+    for segment in segments[recover_from:]:
+        segment.sync()
     return segments, report
 
 

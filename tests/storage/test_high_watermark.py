@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,7 @@ from protocol import record_batch as rb
 from storage.engine import LATEST_TIMESTAMP, READ_COMMITTED, READ_UNCOMMITTED, AppendOrigin
 from storage.errors import OffsetOutOfRangeError
 from storage.file_storage import FileStorage
+from storage.files import FileStore
 from storage.log import Log
 from storage.log_manager import LogManager
 from tests.storage.storage_helpers import Harness, make_batch
@@ -228,3 +230,32 @@ async def test_recovery_makes_everything_on_disk_visible(harness: Harness) -> No
     log = storage.log("t", 0)
     assert isinstance(log, Log)
     assert (log.high_watermark, log.log_end_offset) == (3, 3)
+
+
+async def test_an_unclean_start_fsyncs_what_it_makes_visible(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a crash the tail past the recovery point may be in the page cache only (a broker
+    halted by a failed fsync): it is made durable before it is visible."""
+    h = Harness("file", tmp_path / "data", segment_bytes=1000)
+    storage = await h.open()
+    await storage.create_topic("t", 1)
+    for _ in range(6):
+        await storage.log("t", 0).append(make_batch(2, value_size=200))
+    assert isinstance(storage, FileStorage)
+    await storage.abort()
+    synced: list[str] = []
+    real_sync = FileStore.sync
+
+    def spy(self: FileStore) -> None:
+        synced.append(os.path.basename(self.path))
+        real_sync(self)
+
+    monkeypatch.setattr(FileStore, "sync", spy)
+    storage = await h.open()
+    try:
+        log = storage.log("t", 0)
+        assert (log.high_watermark, log.log_end_offset) == (12, 12)
+        # No recovery point was written: every segment was recovered, and each log file synced.
+        assert {n for n in synced if n.endswith(".log")} == {f"{base:020d}.log" for base in log.segment_base_offsets()}
+        assert len(log.segment_base_offsets()) > 1
+    finally:
+        await storage.close()
