@@ -14,6 +14,8 @@ from enum import Enum
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    import asyncio
+
     from protocol.record_batch import BatchHeader
 
     from .append_signal import AppendSignal
@@ -146,6 +148,11 @@ class PartitionLog(Protocol):
         high watermark (its fsync round is already under way)."""
         ...
 
+    def visibility_round(self) -> asyncio.Future[None] | None:
+        """The fsync round after which everything written so far is below the high
+        watermark (None: it already is)."""
+        ...
+
     def aborted_transactions(self, start_offset: int, end_offset: int) -> list[AbortedTransaction]: ...
 
     async def list_offset(
@@ -159,7 +166,8 @@ class PartitionLog(Protocol):
         ...
 
     async def delete_records_before(self, offset: int) -> int:
-        """DeleteRecords: advance the log start offset (-1 = high watermark); returns it."""
+        """DeleteRecords: advance the log start offset (-1 = high watermark); returns it.
+        Records already written first become visible (bounded wait), as for ListOffsets."""
         ...
 
     def segment_base_offsets(self) -> list[int]: ...

@@ -304,12 +304,20 @@ class Log:
         the high watermark as it stands would be stale to a producer that just had its
         acks=1 answer (ListOffsets latest, a Fetch at the log end); a failed or slow round
         leaves the answer as it stands."""
-        if self._high_watermark >= self._next_offset or not self._round_ends:
+        round_ = self.visibility_round()
+        if round_ is None:
             return
-        round_ = next(reversed(self._round_ends))
-        # The round moves the high watermark before its waiters resume (GroupCommitFlusher.after_round).
         with contextlib.suppress(TimeoutError, KafkaStorageError):
             await asyncio.wait_for(asyncio.shield(round_), timeout)
+
+    def visibility_round(self) -> asyncio.Future[None] | None:
+        """The fsync round after which everything written so far is below the high
+        watermark (None: it already is, or a failed round left it invisible). The round
+        moves the high watermark before its waiters resume (GroupCommitFlusher.after_round)."""
+        if self._high_watermark >= self._next_offset or not self._round_ends:
+            return None
+        # The newest round covers the log end: rounds were started in insertion order.
+        return next(reversed(self._round_ends))
 
     def _check_records(
         self, records: bytes | bytearray | memoryview, header: BatchHeader, now: int, origin: AppendOrigin,
@@ -500,6 +508,10 @@ class Log:
     # --- log start, retention ---------------------------------------------------------
 
     async def delete_records_before(self, offset: int) -> int:
+        if offset == -1 or offset > self._high_watermark:
+            # Bounded by the high watermark: first let records already written (an acks=1
+            # producer was answered before their fsync) become visible.
+            await self.wait_visible(VISIBILITY_WAIT_SECONDS)
         if offset == -1:
             offset = self._high_watermark
         if offset < 0 or offset > self._high_watermark:

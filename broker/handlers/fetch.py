@@ -14,6 +14,8 @@ windows, and a response over the quota is replaced by an empty one carrying the 
 
 from __future__ import annotations
 
+import asyncio
+
 from broker import fetch_sessions
 from broker.context import RequestContext
 from broker.quotas.throttling import fetch_max_bytes, fetch_throttle_ms
@@ -29,7 +31,7 @@ from protocol.messages.fetch_response import (
     PartitionData,
 )
 from protocol.record_batch import iter_batches
-from storage.engine import READ_COMMITTED, VISIBILITY_WAIT_SECONDS, PartitionLog, TopicInfo
+from storage.engine import READ_COMMITTED, VISIBILITY_WAIT_SECONDS, TopicInfo
 from storage.errors import OffsetOutOfRangeError, StorageError, UnknownTopicOrPartitionError
 
 API_KEY = 1
@@ -63,28 +65,45 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         max_bytes = min(max_bytes, quota_bytes)
     deadline = services.clock.monotonic_ms() + max(0, request.max_wait_ms)
     appended = services.storage.appended
-    settled = False
+    await _written_made_visible(ctx, request, topics, denied, use_ids)
     while True:
         seen = appended.changes
-        response, total_bytes, has_error, unsettled = await _read(ctx, request, topics, denied, use_ids, max_bytes)
+        response, total_bytes, has_error = await _read(ctx, request, topics, denied, use_ids, max_bytes)
         remaining_ms = deadline - services.clock.monotonic_ms()
-        answer = total_bytes >= request.min_bytes or has_error or remaining_ms <= 0
-        if answer and unsettled and not settled and total_bytes == 0 and not has_error:
-            # About to answer empty while records are written at a fetch offset but their
-            # fsync round has not ended (acks=1 is answered before it): wait for that
-            # round, already under way, and read once more, rather than answer nothing to
-            # a consumer whose producer was just told its records were written.
-            settled = True
-            for log in unsettled:
-                await log.wait_visible(VISIBILITY_WAIT_SECONDS)
-            continue
-        if answer:
+        if total_bytes >= request.min_bytes or has_error or remaining_ms <= 0:
             throttle_ms = fetch_throttle_ms(ctx, response)
             if throttle_ms > 0:
                 ctx.bandwidth_throttle_ms = throttle_ms
                 return fetch_sessions.throttled_response(context, throttle_ms)
             return response if context is None else context.respond(response)
         await appended.wait(_partitions(request, topics), remaining_ms / 1000, since=seen)
+
+
+async def _written_made_visible(
+    ctx: RequestContext, request: FetchRequest, topics: list[TopicInfo | None], denied: list[bool], use_ids: bool
+) -> None:
+    """Records are read once durable (the high watermark is the end of the fsynced prefix),
+    and acks=1 is answered before that. So that a consumer reads everything acknowledged
+    before its fetch arrived, as from Kafka with one replica, the fetch first waits for the
+    fsync rounds already covering what its partitions hold (one round, well under a
+    millisecond; bounded). A parked fetch is woken by later rounds as they end."""
+    storage = ctx.services.storage
+    rounds = set()
+    for topic, info, topic_denied in zip(request.topics, topics, denied, strict=True):
+        if info is None or topic_denied:
+            continue
+        for p in topic.partitions:
+            if not 0 <= p.partition < info.num_partitions:
+                continue
+            try:
+                log = storage.log_by_id(info.topic_id, p.partition) if use_ids else storage.log(info.name, p.partition)
+            except StorageError:
+                continue
+            round_ = log.visibility_round()
+            if round_ is not None and p.fetch_offset < log.log_end_offset:
+                rounds.add(round_)
+    if rounds:
+        await asyncio.wait(rounds, timeout=VISIBILITY_WAIT_SECONDS)
 
 
 def _partitions(request: FetchRequest, topics: list[TopicInfo | None]) -> list[tuple[str, int]]:
@@ -104,15 +123,12 @@ async def _read(
     denied: list[bool],
     use_ids: bool,
     max_bytes: int,
-) -> tuple[FetchResponse, int, bool, list[PartitionLog]]:
-    """The response, its size, whether a partition failed, and the logs read at an offset
-    written but not yet visible (between the high watermark and the log end)."""
+) -> tuple[FetchResponse, int, bool]:
     storage = ctx.services.storage
     read_committed = request.isolation_level == READ_COMMITTED
     budget = max_bytes
     total = 0
     has_error = False
-    unsettled: list[PartitionLog] = []
     responses: list[FetchableTopicResponse] = []
     for topic, info, topic_denied in zip(request.topics, topics, denied, strict=True):
         partitions: list[PartitionData] = []
@@ -166,8 +182,6 @@ async def _read(
             out.log_start_offset = result.log_start_offset
             out.records = result.records
             size = len(result.records)
-            if not size and result.high_watermark <= p.fetch_offset < result.log_end_offset:
-                unsettled.append(log)
             total += size
             budget -= size
             if read_committed:
@@ -176,7 +190,7 @@ async def _read(
                     AbortedTransaction(a.producer_id, a.first_offset)
                     for a in log.aborted_transactions(p.fetch_offset, max(end, p.fetch_offset + 1))
                 ]
-    return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error, unsettled
+    return FetchResponse(responses=responses, session_id=SESSIONLESS), total, has_error
 
 
 def _fail(out: PartitionData, code: int) -> None:

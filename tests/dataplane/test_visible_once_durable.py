@@ -1,7 +1,7 @@
 """Records become visible to consumers (high watermark, ListOffsets latest, Fetch) once they
 are durable, yet a client answered at acks=1 or acks=0 never finds its records missing: the
-append starts the fsync round itself, and a consumer's ListOffsets or a Fetch that would
-answer empty waits for the round already covering them."""
+append starts the fsync round itself, and a Fetch, a consumer's ListOffsets and
+DeleteRecords first wait for the round already covering them."""
 
 from __future__ import annotations
 
@@ -13,6 +13,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
+from protocol.messages.delete_records_request import (
+    DeleteRecordsPartition,
+    DeleteRecordsRequest,
+    DeleteRecordsTopic,
+)
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
@@ -82,6 +87,19 @@ def test_acks1_then_fetch_without_waiting_returns_the_records(broker: BrokerProc
         for i in range(ROUNDS):
             produce(c, topic, batch(i), acks=1)
             assert fetch(c, topic, 2 * i) == ([2 * i, 2 * i + 1], 2 * i + 2)
+
+
+def test_acks1_then_delete_records_to_the_high_watermark(broker: BrokerProcess) -> None:
+    topic = unique("vis-del")
+    with WireClient(broker.bootstrap) as c:
+        create_topic(c, topic)
+        for i in range(ROUNDS):
+            produce(c, topic, batch(i), acks=1)
+            resp: Any = c.call(21, 2, DeleteRecordsRequest(timeout_ms=10_000, topics=[
+                DeleteRecordsTopic(name=topic, partitions=[DeleteRecordsPartition(partition_index=0, offset=-1)])
+            ]))
+            p = resp.topics[0].partitions[0]
+            assert (p.error_code, p.low_watermark) == (ErrorCode.NONE, 2 * i + 2)
 
 
 def test_acks0_records_become_visible_without_a_waiter(broker: BrokerProcess) -> None:
