@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import signal
+from collections.abc import Callable
 
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
@@ -20,6 +21,7 @@ from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
+from broker.tls_gate import CountedTlsConnection
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
@@ -107,13 +109,14 @@ class Server:
         loop = asyncio.get_running_loop()
         services = self.services
         for listener in config.listeners:
-            server = await loop.create_server(
-                functools.partial(KafkaConnection, services, listener.name),
-                host=listener.host,
-                port=listener.port,
-                reuse_address=True,
-                ssl=contexts[listener.name],
+            context = contexts[listener.name]
+            # A TLS listener's connections are counted in before their handshake.
+            factory: Callable[[], asyncio.BaseProtocol] = (
+                functools.partial(KafkaConnection, services, listener.name)
+                if context is None
+                else functools.partial(CountedTlsConnection, services, listener.name, context)
             )
+            server = await loop.create_server(factory, host=listener.host, port=listener.port, reuse_address=True)
             self.servers.append(server)
             bound = [s.getsockname() for s in server.sockets]
             log.info(
