@@ -8,18 +8,29 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from typing import Protocol
 
 
 class ByteStore(Protocol):
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """Where the data ends (the next append goes here), whatever the file's length."""
+        ...
 
     def append(self, data: bytes | bytearray | memoryview) -> None: ...
 
     def read(self, position: int, length: int) -> bytes: ...
 
     def truncate(self, size: int) -> None: ...
+
+    def preallocate(self, limit: int) -> None:
+        """Let the store keep zeros ahead of its data, up to `limit` bytes in all."""
+        ...
+
+    def seal(self) -> None:
+        """No more appends: stop preallocating and cut the store to its data."""
+        ...
 
     def sync(self) -> None:
         """Make appended bytes durable; may run in a worker thread."""
@@ -30,15 +41,35 @@ class ByteStore(Protocol):
     def delete(self) -> None: ...
 
 
+# A preallocating store keeps zeros ahead of its data, written and made durable on the
+# flusher's thread after a round (`FileStore.extend_ahead`): an fsync round over bytes
+# written into that region flushes data only, as neither the file's length nor its block
+# map changes, while an append that grows the file also makes fdatasync commit the
+# filesystem journal. The region grows in steps that double from ZERO_STEP_MIN to
+# ZERO_STEP_MAX, so a partition written once in a while holds little of it.
+ZERO_STEP_MIN = 64 * 1024
+ZERO_STEP_MAX = 4 * 1024 * 1024
+# Zeros are written this much at a time, each under the store's lock: an append that
+# reaches past the zeros waits at most for one such write, never for a whole extension.
+ZERO_CHUNK = 256 * 1024
+_ZEROS = memoryview(bytes(ZERO_CHUNK))
+
+
 class FileStore:
     """An append-only file. Appends use pwrite at the tracked end, reads use pread, so no
     shared file position is involved and reads never copy more than asked for.
 
     A `lazy` store starts empty with no file at all: the file is made by the first append,
     and the first sync after that also makes its directory entry durable. A new topic's
-    partitions cost no files until they are written."""
+    partitions cost no files until they are written.
 
-    __slots__ = ("_closed", "_dir_unsynced", "_fd", "_size", "path")
+    `size` is where the data ends; the file may be longer, by the zeros a preallocating
+    store keeps ahead of its data (`preallocate`, `extend_ahead`). Reads never go past
+    `size`, `seal` cuts the file back to it, and recovery after a crash stops at the zeros
+    (a batch length of 0 is no batch: `LogSegment.recover`), as Kafka's `LogSegment`
+    trims a preallocated segment when it becomes inactive."""
+
+    __slots__ = ("_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_size", "_step", "_written", "path")
 
     def __init__(self, path: str, *, create: bool = True, lazy: bool = False) -> None:
         self.path = path
@@ -46,9 +77,16 @@ class FileStore:
         self._dir_unsynced = False
         self._fd: int | None = None
         self._size = 0
+        # The file's length: data, then zeros up to here. Grown by appends on the event loop
+        # and by `extend_ahead` on the flusher's thread: a write that goes past it holds
+        # `_lock`, one that stays below it cannot meet the zeros being written.
+        self._written = 0
+        self._limit = 0  # preallocate up to here (0: not at all)
+        self._step = ZERO_STEP_MIN
+        self._lock = threading.Lock()
         if not lazy:
             self._fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
-            self._size = os.fstat(self._fd).st_size
+            self._size = self._written = os.fstat(self._fd).st_size
 
     @property
     def size(self) -> int:
@@ -65,16 +103,22 @@ class FileStore:
     def append(self, data: bytes | bytearray | memoryview) -> None:
         view = memoryview(data)
         fd = self._writable_fd()
-        written = 0
+        position = self._size
+        end = position + len(view)
         try:
-            while written < len(view):
-                written += os.pwrite(fd, view[written:], self._size + written)
+            if end <= self._written:
+                _pwrite_all(fd, view, position)  # over zeros already in place
+            else:
+                with self._lock:
+                    _pwrite_all(fd, view, position)
+                    self._written = max(self._written, end)
         except OSError:
             # Never leave a half-written batch behind the tracked end.
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, self._size)
+            with self._lock, contextlib.suppress(OSError):
+                os.ftruncate(fd, position)
+                self._written = position
             raise
-        self._size += written
+        self._size = end
 
     def read(self, position: int, length: int) -> bytes:
         length = max(0, min(length, self._size - position))
@@ -83,8 +127,41 @@ class FileStore:
     def truncate(self, size: int) -> None:
         if self._fd is None:
             return  # nothing written yet: nothing to cut
-        os.ftruncate(self._fd, size)
-        self._size = size
+        with self._lock:
+            os.ftruncate(self._fd, size)
+            self._size = self._written = size
+
+    def preallocate(self, limit: int) -> None:
+        self._limit = limit
+
+    def seal(self) -> None:
+        with self._lock:
+            self._limit = 0
+            if self._fd is not None and not self._closed and self._written > self._size:
+                # Should the cut fail, the zeros stay and the next load cuts them instead.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, self._size)
+                    self._written = self._size
+
+    def extend_ahead(self) -> None:
+        """Runs on the flusher's thread after a round: when the zeros ahead of the data run
+        short, write more and make them durable (the file's new length with them)."""
+        limit, size = self._limit, self._size
+        if not limit or self._written - size >= self._step // 2:
+            return
+        target = min(size + self._step, limit)
+        if target <= self._written:
+            return
+        while True:
+            with self._lock:
+                fd, start = self._fd, self._written
+                if fd is None or self._closed or not self._limit or start >= target:
+                    break
+                count = min(ZERO_CHUNK, target - start)
+                _pwrite_all(fd, _ZEROS[:count], start)
+                self._written = start + count
+        self._step = min(self._step * 2, ZERO_STEP_MAX)
+        self.sync()
 
     def sync(self) -> None:
         fd = self._fd
@@ -103,15 +180,22 @@ class FileStore:
             raise
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            if self._fd is not None:
-                os.close(self._fd)
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                if self._fd is not None:
+                    os.close(self._fd)
 
     def delete(self) -> None:
         self.close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
+
+
+def _pwrite_all(fd: int, view: memoryview, position: int) -> None:
+    written = 0
+    while written < len(view):
+        written += os.pwrite(fd, view[written:], position + written)
 
 
 class MemoryStore:
@@ -133,6 +217,12 @@ class MemoryStore:
 
     def truncate(self, size: int) -> None:
         del self._buf[size:]
+
+    def preallocate(self, limit: int) -> None:
+        pass  # a bytearray has no length of its own to grow ahead
+
+    def seal(self) -> None:
+        pass
 
     def sync(self) -> None:
         pass

@@ -131,8 +131,10 @@ class LogSegment:
         self.next_offset = header.next_offset
 
     def on_become_inactive(self) -> None:
-        """Record the segment's final max timestamp so a reload knows it without a scan."""
+        """Record the segment's final max timestamp so a reload knows it without a scan,
+        and cut the log file to its data (zeros preallocated ahead of it go)."""
         self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
+        self.store.seal()
 
     # --- reads ------------------------------------------------------------------------
 
