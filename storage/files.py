@@ -42,15 +42,16 @@ class ByteStore(Protocol):
 
 
 # A preallocating store keeps zeros ahead of its data, written and made durable on the
-# flusher's thread after a round (`FileStore.extend_ahead`): an fsync round over bytes
+# flusher's thread between rounds (`FileStore.extend_ahead`): an fsync round over bytes
 # written into that region flushes data only, as neither the file's length nor its block
 # map changes, while an append that grows the file also makes fdatasync commit the
 # filesystem journal. The region grows in steps that double from ZERO_STEP_MIN to
 # ZERO_STEP_MAX, so a partition written once in a while holds little of it.
 ZERO_STEP_MIN = 64 * 1024
 ZERO_STEP_MAX = 4 * 1024 * 1024
-# Zeros are written this much at a time, each under the store's lock: an append that
-# reaches past the zeros waits at most for one such write, never for a whole extension.
+# Zeros are written and synced this much at a time, the write under the store's lock: an
+# append that reaches past the zeros waits at most for one such write, and a round for one
+# such slice, never for a whole extension.
 ZERO_CHUNK = 256 * 1024
 _ZEROS = memoryview(bytes(ZERO_CHUNK))
 
@@ -69,7 +70,9 @@ class FileStore:
     (a batch length of 0 is no batch: `LogSegment.recover`), as Kafka's `LogSegment`
     trims a preallocated segment when it becomes inactive."""
 
-    __slots__ = ("_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_size", "_step", "_written", "path")
+    __slots__ = (
+        "_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_size", "_step", "_target", "_written", "path",
+    )
 
     def __init__(self, path: str, *, create: bool = True, lazy: bool = False) -> None:
         self.path = path
@@ -83,6 +86,7 @@ class FileStore:
         self._written = 0
         self._limit = 0  # preallocate up to here (0: not at all)
         self._step = ZERO_STEP_MIN
+        self._target = 0  # the extension under way ends here (done once `_written` reaches it)
         self._lock = threading.Lock()
         if not lazy:
             self._fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
@@ -143,25 +147,34 @@ class FileStore:
                     os.ftruncate(self._fd, self._size)
                     self._written = self._size
 
-    def extend_ahead(self) -> None:
-        """Runs on the flusher's thread after a round: when the zeros ahead of the data run
-        short, write more and make them durable (the file's new length with them)."""
-        limit, size = self._limit, self._size
-        if not limit or self._written - size >= self._step // 2:
-            return
-        target = min(size + self._step, limit)
-        if target <= self._written:
-            return
-        while True:
-            with self._lock:
-                fd, start = self._fd, self._written
-                if fd is None or self._closed or not self._limit or start >= target:
-                    break
-                count = min(ZERO_CHUNK, target - start)
+    def extend_ahead(self) -> bool:
+        """One slice of zeros ahead of the data, made durable with the file's new length;
+        returns whether more slices are due. Runs on the flusher's thread between rounds
+        (storage.flusher), which takes a waiting round before the next slice, so a round
+        waits for one slice at most. An extension starts when the zeros ahead run short
+        of half a step and goes one step past the data."""
+        if not self._limit:
+            return False
+        if self._target <= self._written:
+            size = self._size
+            if self._written - size >= self._step // 2:
+                return False
+            target = min(size + self._step, self._limit)
+            if target <= self._written:
+                return False
+            self._target = target
+            self._step = min(self._step * 2, ZERO_STEP_MAX)
+        with self._lock:
+            fd, start = self._fd, self._written
+            if fd is None or self._closed or not self._limit:
+                self._target = 0
+                return False
+            if start < self._target:
+                count = min(ZERO_CHUNK, self._target - start)
                 _pwrite_all(fd, _ZEROS[:count], start)
                 self._written = start + count
-        self._step = min(self._step * 2, ZERO_STEP_MAX)
         self.sync()
+        return self._written < self._target
 
     def sync(self) -> None:
         fd = self._fd

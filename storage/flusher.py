@@ -19,13 +19,20 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from .errors import KafkaStorageError
 
 
 class Syncable(Protocol):
     def sync(self) -> None: ...
+
+
+@runtime_checkable
+class Extendable(Protocol):
+    def extend_ahead(self) -> bool:
+        """One slice of preallocation; whether more is due."""
+        ...
 
 
 # Told by the thread that a round ended: its error, and the seconds its fsync calls took.
@@ -53,18 +60,41 @@ class _SyncThread:
     """A daemon thread that runs the rounds handed to it, one at a time, in order."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[list[Syncable], _Done] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[list[Syncable], _Done] | Callable[[], None] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
         self._thread.start()
 
     def submit(self, targets: list[Syncable], done: _Done) -> None:
         self._queue.put((targets, done))
 
+    def settle(self, done: Callable[[], None]) -> None:
+        """`done` is called once every extension due so far is finished."""
+        self._queue.put(done)
+
     def stop(self) -> None:
         self._queue.put(None)
 
     def _work(self) -> None:
-        while (item := self._queue.get()) is not None:
+        # Stores that asked for room ahead of their data (storage.files.FileStore.extend_ahead):
+        # served one slice at a time while no round waits, off every request's path.
+        extending: dict[int, Extendable] = {}
+        while True:
+            if extending:
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    _extend_one(extending)
+                    continue
+            else:
+                item = self._queue.get()
+            if item is None:
+                return
+            if callable(item):
+                while extending:
+                    _extend_one(extending)
+                with contextlib.suppress(RuntimeError):
+                    item()
+                continue
             targets, done = item
             error: BaseException | None = None
             started = time.perf_counter()
@@ -75,13 +105,9 @@ class _SyncThread:
             elapsed = time.perf_counter() - started
             with contextlib.suppress(RuntimeError):  # the event loop is gone
                 done(error, elapsed)
-            # Once the waiters are free: room ahead of the data for the next rounds
-            # (storage.files.FileStore.extend_ahead), off every request's path.
             for target in targets:
-                extend = getattr(target, "extend_ahead", None)
-                if extend is not None:
-                    with contextlib.suppress(OSError):  # only speed is lost: appends grow the file
-                        extend()
+                if isinstance(target, Extendable):
+                    extending[id(target)] = target
 
 
 class GroupCommitFlusher:
@@ -184,6 +210,19 @@ class GroupCommitFlusher:
         if self._next is not None:
             self._start_round()
 
+    async def settle(self) -> None:
+        """Return once the preallocation the rounds so far asked for is done (tests)."""
+        if self._thread is None:
+            return
+        settled = asyncio.get_running_loop().create_future()
+        call_soon_threadsafe = settled.get_loop().call_soon_threadsafe
+
+        def done() -> None:
+            call_soon_threadsafe(settled.set_result, None)
+
+        self._thread.settle(done)
+        await settled
+
     async def close(self) -> None:
         while self._running is not None or self._next is not None:
             running = self._running or self._next
@@ -193,6 +232,16 @@ class GroupCommitFlusher:
         if self._thread is not None:
             self._thread.stop()
             self._thread = None
+
+
+def _extend_one(extending: dict[int, Extendable]) -> None:
+    key, target = next(iter(extending.items()))
+    try:
+        more = target.extend_ahead()
+    except OSError:  # only speed is lost: appends grow the file as they go
+        more = False
+    if not more:
+        del extending[key]
 
 
 def _sync_all(targets: list[Syncable]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from protocol import record_batch as rb
 from storage.clock import ManualClock
 from storage.file_storage import FileStorage
-from storage.files import ZERO_STEP_MIN, FileStore
+from storage.files import ZERO_CHUNK, ZERO_STEP_MAX, ZERO_STEP_MIN, FileStore
 from storage.log import Log
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.storage.storage_helpers import make_batch
@@ -26,11 +26,12 @@ def log_file(root: Path, base: int = 0) -> Path:
     return root / "t-0" / f"{base:020d}.log"
 
 
-async def append_durably(log: Log, batches: list[bytes]) -> list[int]:
-    """Each batch in a round of its own; returns their base offsets. The flusher's thread
-    extends the zeros after a round and before the next one, so once the last round is
-    back every extension it was due is done."""
-    return [(await log.append(b, durable=True)).base_offset for b in batches]
+async def append_durably(s: FileStorage, log: Log, batches: list[bytes]) -> list[int]:
+    """Each batch in a round of its own, then every extension of the zeros they called for
+    done; returns their base offsets."""
+    bases = [(await log.append(b, durable=True)).base_offset for b in batches]
+    await s.flusher.settle()
+    return bases
 
 
 async def read_all(log: Log) -> bytes:
@@ -54,7 +55,7 @@ async def test_zeros_ahead_of_the_data_are_not_read_and_a_crash_restores_exact_r
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     batches = [make_batch(3), make_batch(5, value_size=100), make_batch(2)]
-    bases = await append_durably(log, batches)
+    bases = await append_durably(s, log, batches)
     assert bases == [0, 3, 8]
     data_size = sum(len(b) for b in batches)
     # The file runs past the data, with zeros only; the log knows its data's size.
@@ -88,7 +89,7 @@ async def test_a_torn_write_over_the_zeros_is_cut_at_the_last_whole_batch(tmp_pa
     s = await open_storage(root)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await append_durably(log, [make_batch(3), make_batch(3)])
+    await append_durably(s, log, [make_batch(3), make_batch(3)])
     kept = records(await read_all(log))
     data_size = log.active_segment.size
     file_size = log_file(root).stat().st_size
@@ -115,7 +116,7 @@ async def test_roll_and_clean_shutdown_leave_files_cut_to_their_data(tmp_path: P
     await s.create_topic("t", 1)
     log = s.log("t", 0)
     batches = [make_batch(4, value_size=1000) for _ in range(30)]  # about 4 KiB each
-    await append_durably(log, batches)
+    await append_durably(s, log, batches)
     assert len(log.segments) > 1
     for segment, path_base in zip(log.segments[:-1], log.segment_base_offsets(), strict=False):
         # Closed: cut to its data, never past the size it rolled at.
@@ -143,7 +144,7 @@ async def test_a_write_larger_than_the_zeros_ahead_grows_the_file(tmp_path: Path
     s = await open_storage(root)
     await s.create_topic("t", 1)
     log = s.log("t", 0)
-    await append_durably(log, [make_batch(2), make_batch(2)])
+    await append_durably(s, log, [make_batch(2), make_batch(2)])
     file_size = log_file(root).stat().st_size
     assert file_size > log.active_segment.size
     big = make_batch(40, value_size=8000)  # well past the zeros
@@ -170,32 +171,46 @@ async def test_preallocate_false_keeps_the_file_at_its_data(tmp_path: Path) -> N
     s = await open_storage(root)
     await s.create_topic("t", 1, {"preallocate": "false"})
     log = s.log("t", 0)
-    await append_durably(log, [make_batch(3) for _ in range(5)])
+    await append_durably(s, log, [make_batch(3) for _ in range(5)])
     assert log_file(root).stat().st_size == log.active_segment.size
     await s.close()
+
+
+def extend(store: FileStore) -> int:
+    """Every slice of the extension due, as the flusher's thread runs them; how many."""
+    slices = 1
+    while store.extend_ahead():
+        slices += 1
+    return slices
 
 
 def test_file_store_appends_over_and_past_its_zeros(tmp_path: Path) -> None:
     path = str(tmp_path / "f")
     store = FileStore(path)
-    store.preallocate(1 << 20)
+    store.preallocate(64 << 20)
     store.append(b"a" * 100)
-    store.extend_ahead()
+    extend(store)
     assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     assert store.size == 100
     assert store.read(0, 1 << 20) == b"a" * 100  # never past the data
-    store.extend_ahead()  # enough ahead: nothing more
+    extend(store)  # enough ahead: nothing more
     assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     store.append(b"b" * 50)  # over the zeros: the file keeps its length
     assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     store.append(b"c" * ZERO_STEP_MIN)  # past them: the file grows with the data
     assert os.path.getsize(path) == store.size == 150 + ZERO_STEP_MIN
-    store.extend_ahead()  # the next step is twice as long
+    extend(store)  # the next step is twice as long
     assert os.path.getsize(path) == store.size + 2 * ZERO_STEP_MIN
     assert store.read(0, 1 << 20) == b"a" * 100 + b"b" * 50 + b"c" * ZERO_STEP_MIN
+    # Steps double up to ZERO_STEP_MAX, written ZERO_CHUNK at a time.
+    while os.path.getsize(path) - store.size < ZERO_STEP_MAX:
+        store.append(b"d" * (os.path.getsize(path) - store.size))
+        slices = extend(store)
+    assert os.path.getsize(path) - store.size == ZERO_STEP_MAX
+    assert slices == ZERO_STEP_MAX // ZERO_CHUNK
     store.seal()
     assert os.path.getsize(path) == store.size
-    store.extend_ahead()  # sealed: never again
+    assert not store.extend_ahead()  # sealed: never again
     assert os.path.getsize(path) == store.size
     store.close()
 
@@ -205,7 +220,7 @@ def test_file_store_zeros_stop_at_the_limit(tmp_path: Path) -> None:
     store = FileStore(path)
     store.preallocate(1000)
     store.append(b"x" * 900)
-    store.extend_ahead()
+    extend(store)
     assert os.path.getsize(path) == 1000
     store.truncate(10)  # as recovery cuts: the zeros go too
     assert os.path.getsize(path) == store.size == 10
