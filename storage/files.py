@@ -71,7 +71,8 @@ class FileStore:
     trims a preallocated segment when it becomes inactive."""
 
     __slots__ = (
-        "_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_size", "_step", "_target", "_written", "path",
+        "_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_size", "_step", "_sync_failed", "_target",
+        "_written", "path",
     )
 
     def __init__(self, path: str, *, create: bool = True, lazy: bool = False) -> None:
@@ -87,6 +88,7 @@ class FileStore:
         self._limit = 0  # preallocate up to here (0: not at all)
         self._step = ZERO_STEP_MIN
         self._target = 0  # the extension under way ends here (done once `_written` reaches it)
+        self._sync_failed: OSError | None = None  # by `extend_ahead`: every later sync fails
         self._lock = threading.Lock()
         if not lazy:
             self._fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
@@ -171,15 +173,30 @@ class FileStore:
                 return False
             if start < self._target:
                 count = min(ZERO_CHUNK, self._target - start)
-                _pwrite_all(fd, _ZEROS[:count], start)
+                try:
+                    _pwrite_all(fd, _ZEROS[:count], start)
+                except OSError:  # a full disk: zeros written in part go, appends grow the file
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, start)
+                    self._target = 0
+                    raise
                 self._written = start + count
-        self.sync()
+        try:
+            self.sync()
+        except OSError as exc:
+            # Linux reports a failed writeback once per open file: a failure seen here may
+            # be the one of data appended meanwhile, so the next round must not succeed.
+            self._sync_failed = exc
+            raise
         return self._written < self._target
 
     def sync(self) -> None:
         fd = self._fd
         if self._closed or fd is None:
             return
+        if self._sync_failed is not None:
+            failed = self._sync_failed
+            raise OSError(failed.errno, f"an earlier fsync of {self.path} failed: {failed.strerror}")
         try:
             # The data and the size that makes it reachable; not timestamps (which fsync
             # would also write, for nothing recovery reads).

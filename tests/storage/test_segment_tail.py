@@ -5,10 +5,14 @@ the records written before it."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
+import pytest
+
 from protocol import record_batch as rb
+from storage import files
 from storage.clock import ManualClock
 from storage.file_storage import FileStorage
 from storage.files import ZERO_CHUNK, ZERO_STEP_MAX, ZERO_STEP_MIN, FileStore
@@ -224,4 +228,24 @@ def test_file_store_zeros_stop_at_the_limit(tmp_path: Path) -> None:
     assert os.path.getsize(path) == 1000
     store.truncate(10)  # as recovery cuts: the zeros go too
     assert os.path.getsize(path) == store.size == 10
+    store.close()
+
+
+def test_a_failed_fsync_of_the_zeros_fails_every_later_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linux reports a failed writeback to one fsync only: when the zeros' fsync saw it, it
+    may have been the appended data's, so no later round may report that data durable."""
+    store = FileStore(str(tmp_path / "f"))
+    store.preallocate(1 << 20)
+    store.append(b"a" * 100)
+
+    def failing(fd: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(files, "_datasync", failing)
+        with pytest.raises(OSError):
+            store.extend_ahead()
+    with pytest.raises(OSError) as failed:
+        store.sync()
+    assert failed.value.errno == errno.EIO
     store.close()
