@@ -54,6 +54,7 @@ ZERO_STEP_MAX = 4 * 1024 * 1024
 # such slice, never for a whole extension.
 ZERO_CHUNK = 256 * 1024
 _ZEROS = memoryview(bytes(ZERO_CHUNK))
+ZERO_ROOM_FACTOR = 16
 
 
 class FileStore:
@@ -162,7 +163,7 @@ class FileStore:
             if self._written - size >= self._step // 2:
                 return False
             target = min(size + self._step, self._limit)
-            if target <= self._written:
+            if target <= self._written or not _room_for(self.path, target - self._written):
                 return False
             self._target = target
             self._step = min(self._step * 2, ZERO_STEP_MAX)
@@ -220,6 +221,13 @@ class FileStore:
         self.close()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.path)
+
+
+def _room_for(path: str, zeros: int) -> bool:
+    """Zeros only where the disk has room for many times as much: they must never be what
+    fills it (a full disk fails appends that go past the zeros)."""
+    st = os.statvfs(os.path.dirname(path) or ".")
+    return st.f_bavail * st.f_frsize >= ZERO_ROOM_FACTOR * zeros
 
 
 def _pwrite_all(fd: int, view: memoryview, position: int) -> None:
