@@ -55,6 +55,11 @@ ZERO_STEP_MAX = 4 * 1024 * 1024
 ZERO_CHUNK = 256 * 1024
 _ZEROS = memoryview(bytes(ZERO_CHUNK))
 ZERO_ROOM_FACTOR = 16
+# Zeros pay where rounds are small: a round saves a journal commit (about 0.1 ms here) and
+# the zeros under it cost a write of their own, which for a round of a megabyte costs more
+# than the commit saves. A store whose rounds write more than this on average (weighted to
+# the recent ones) gets no new zeros and grows as it is written.
+ZERO_ROUND_MAX = 128 * 1024
 
 
 class FileStore:
@@ -72,8 +77,8 @@ class FileStore:
     trims a preallocated segment when it becomes inactive."""
 
     __slots__ = (
-        "_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_size", "_step", "_sync_failed", "_target",
-        "_written", "path",
+        "_closed", "_dir_unsynced", "_fd", "_limit", "_lock", "_round_bytes", "_size", "_step", "_sync_failed",
+        "_synced_size", "_target", "_written", "path",
     )
 
     def __init__(self, path: str, *, create: bool = True, lazy: bool = False) -> None:
@@ -90,10 +95,12 @@ class FileStore:
         self._step = ZERO_STEP_MIN
         self._target = 0  # the extension under way ends here (done once `_written` reaches it)
         self._sync_failed: OSError | None = None  # by `extend_ahead`: every later sync fails
+        self._synced_size = 0
+        self._round_bytes = 0
         self._lock = threading.Lock()
         if not lazy:
             self._fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
-            self._size = self._written = os.fstat(self._fd).st_size
+            self._size = self._written = self._synced_size = os.fstat(self._fd).st_size
 
     @property
     def size(self) -> int:
@@ -137,6 +144,7 @@ class FileStore:
         with self._lock:
             os.ftruncate(self._fd, size)
             self._size = self._written = size
+            self._synced_size = min(self._synced_size, size)
 
     def preallocate(self, limit: int) -> None:
         self._limit = limit
@@ -160,7 +168,7 @@ class FileStore:
             return False
         if self._target <= self._written:
             size = self._size
-            if self._written - size >= self._step // 2:
+            if self._written - size >= self._step // 2 or self._round_bytes > ZERO_ROUND_MAX:
                 return False
             target = min(size + self._step, self._limit)
             if target <= self._written or not _room_for(self.path, target - self._written):
@@ -183,7 +191,7 @@ class FileStore:
                     raise
                 self._written = start + count
         try:
-            self.sync()
+            self._flush(fd)
         except OSError as exc:
             # Linux reports a failed writeback once per open file: a failure seen here may
             # be the one of data appended meanwhile, so the next round must not succeed.
@@ -195,6 +203,13 @@ class FileStore:
         fd = self._fd
         if self._closed or fd is None:
             return
+        size = self._size
+        self._flush(fd)
+        if size > self._synced_size:  # what a round writes, on average (for `extend_ahead`)
+            self._round_bytes = (3 * self._round_bytes + size - self._synced_size) // 4
+        self._synced_size = size
+
+    def _flush(self, fd: int) -> None:
         if self._sync_failed is not None:
             failed = self._sync_failed
             raise OSError(failed.errno, f"an earlier fsync of {self.path} failed: {failed.strerror}")

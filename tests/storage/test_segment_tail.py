@@ -15,7 +15,7 @@ from protocol import record_batch as rb
 from storage import files
 from storage.clock import ManualClock
 from storage.file_storage import FileStorage
-from storage.files import ZERO_CHUNK, ZERO_STEP_MAX, ZERO_STEP_MIN, FileStore
+from storage.files import ZERO_CHUNK, ZERO_ROUND_MAX, ZERO_STEP_MAX, ZERO_STEP_MIN, FileStore
 from storage.log import Log
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.storage.storage_helpers import make_batch
@@ -193,6 +193,7 @@ def test_file_store_appends_over_and_past_its_zeros(tmp_path: Path) -> None:
     store = FileStore(path)
     store.preallocate(64 << 20)
     store.append(b"a" * 100)
+    store.sync()
     extend(store)
     assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     assert store.size == 100
@@ -248,4 +249,27 @@ def test_a_failed_fsync_of_the_zeros_fails_every_later_sync(tmp_path: Path, monk
     with pytest.raises(OSError) as failed:
         store.sync()
     assert failed.value.errno == errno.EIO
+    store.close()
+
+
+def test_rounds_of_a_megabyte_get_no_zeros_and_small_ones_do(tmp_path: Path) -> None:
+    """Zeros under a round cost a write of their own: where rounds are large that costs
+    more than the journal commit it saves."""
+    path = str(tmp_path / "f")
+    store = FileStore(path)
+    store.preallocate(64 << 20)
+    for _ in range(3):
+        store.append(b"m" * (1 << 20))
+        store.sync()
+        extend(store)
+        assert os.path.getsize(path) == store.size
+    rounds = 0
+    while os.path.getsize(path) == store.size:  # the average falls as small rounds come
+        store.append(b"s" * 1000)
+        store.sync()
+        extend(store)
+        rounds += 1
+    assert 5 < rounds < 30
+    assert os.path.getsize(path) == store.size + ZERO_STEP_MIN
+    assert ZERO_ROUND_MAX < 1 << 20
     store.close()
