@@ -294,6 +294,9 @@ class Log:
         if active.is_empty:
             return active
         active.on_become_inactive()
+        # Its cut to size must be durable before anything after it is: the round that
+        # acknowledges the new segment's first write syncs it too.
+        self._flusher.mark_dirty(active.store)
         segment = self._persistence.new_segment(self._next_offset, self.config)
         segment.roll_base_ms = self._clock.now_ms() if now is None else now
         self._segments.append(segment)

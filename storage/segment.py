@@ -233,7 +233,10 @@ class LogSegment:
 
     def recover(self, expected_next: int | None, allow_gaps: bool) -> int:
         """Validate every batch (header, length, CRC, offsets), truncate at the first bad
-        one and rebuild the indexes. Returns the number of bytes truncated."""
+        one and rebuild the indexes. Returns the number of bytes truncated, not counting a
+        tail of zeros only: those were preallocated (storage.files.FileStore), never data,
+        so cutting them loses nothing, even in a segment that rolled before its cut to size
+        was durable."""
         self._reset_state()
         size = self.store.size
         position = 0
@@ -259,8 +262,19 @@ class LogSegment:
             position += header.size
         truncated = size - position
         if truncated:
+            zeros = self._only_zeros(position, size)
             self.store.truncate(position)
+            if zeros:
+                return 0
         return truncated
+
+    def _only_zeros(self, position: int, end: int) -> bool:
+        while position < end:
+            chunk = self.store.read(position, min(SCAN_CHUNK, end - position))
+            if not chunk or chunk.count(0) != len(chunk):
+                return False
+            position += len(chunk)
+        return True
 
     # --- lifecycle --------------------------------------------------------------------
 

@@ -79,7 +79,7 @@ async def test_zeros_ahead_of_the_data_are_not_read_and_a_crash_restores_exact_r
     log = s.log("t", 0)
     report = s.recovery[("t", 0)]
     assert report.recovered_segments == 1
-    assert report.truncated_bytes > 0  # the zeros
+    assert report.truncated_bytes == 0  # zeros are no data: cut, not counted
     assert log.log_end_offset == 14
     assert records(await read_all(log)) == expected
     assert log_file(root).stat().st_size == data_size + len(extra)
@@ -273,3 +273,52 @@ def test_rounds_of_a_megabyte_get_no_zeros_and_small_ones_do(tmp_path: Path) -> 
     assert os.path.getsize(path) == store.size + ZERO_STEP_MIN
     assert ZERO_ROUND_MAX < 1 << 20
     store.close()
+
+
+@pytest.mark.parametrize("recovery_point", [True, False])
+async def test_zeros_left_on_a_rolled_segment_cost_no_later_segment(tmp_path: Path, recovery_point: bool) -> None:
+    """A crash before a rolled segment's cut to size reached the disk leaves its zeros
+    behind the segments after it: recovery cuts them and keeps every later segment."""
+    root = tmp_path / "d"
+    s = await open_storage(root, 48 * 1024)
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    await append_durably(s, log, [make_batch(4, value_size=1000) for _ in range(30)])
+    await s.checkpoint()
+    expected = records(await read_all(log))
+    bases = log.segment_base_offsets()
+    sizes = [seg.size for seg in log.segments]
+    assert len(bases) >= 3
+    await s.abort()
+    for base in bases[:2]:  # as if their cut had not reached the disk
+        with open(log_file(root, base), "ab") as f:
+            f.write(bytes(ZERO_STEP_MIN))
+    if not recovery_point:
+        (root / "t-0" / "recovery-point").unlink()
+
+    s = await open_storage(root, 48 * 1024)
+    log = s.log("t", 0)
+    report = s.recovery[("t", 0)]
+    assert report.deleted_segments == [] and report.truncated_bytes == 0
+    assert log.segment_base_offsets() == bases
+    assert records(await read_all(log)) == expected
+    assert [log_file(root, b).stat().st_size for b in bases[:-1]] == sizes[:-1]
+    await s.close()
+
+
+async def test_a_roll_syncs_the_cut_of_the_segment_it_closes(tmp_path: Path) -> None:
+    root = tmp_path / "d"
+    s = await open_storage(root, 48 * 1024)
+    await s.create_topic("t", 1)
+    log = s.log("t", 0)
+    await append_durably(s, log, [make_batch(4, value_size=1000) for _ in range(8)])
+    closing = log.active_segment
+    files: list[int] = []
+    s.flusher.round_observers.append(lambda stats: files.append(stats.files))
+    while len(log.segments) == 1:
+        await log.append(make_batch(4, value_size=1000), durable=True)
+    # The round of the first write after the roll synced the closed segment's file, cut to
+    # its data, with the new one's and their directory.
+    assert files[-1] == 3 and set(files[:-1]) <= {1}
+    assert log_file(root, closing.base_offset).stat().st_size == closing.size
+    await s.close()
