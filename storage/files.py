@@ -92,8 +92,8 @@ class FileStore:
         # `_lock`, one that stays below it cannot meet the zeros being written.
         self._written = 0
         self._limit = 0  # preallocate up to here (0: not at all)
-        self._step = ZERO_STEP_MIN
-        self._target = 0  # the extension under way ends here (done once `_written` reaches it)
+        self._step = ZERO_STEP_MIN  # of the last extension
+        self._target = 0  # the last extension ends here (0: none yet); done once `_written` reaches it
         self._sync_failed: OSError | None = None  # by `extend_ahead`: every later sync fails
         self._synced_size = 0
         self._round_bytes = 0
@@ -170,11 +170,11 @@ class FileStore:
             size = self._size
             if self._written - size >= self._step // 2 or self._round_bytes > ZERO_ROUND_MAX:
                 return False
-            target = min(size + self._step, self._limit)
+            step = self._step if self._target == 0 else min(self._step * 2, ZERO_STEP_MAX)
+            target = min(size + step, self._limit)
             if target <= self._written or not _room_for(self.path, target - self._written):
                 return False
-            self._target = target
-            self._step = min(self._step * 2, ZERO_STEP_MAX)
+            self._target, self._step = target, step
         with self._lock:
             fd, start = self._fd, self._written
             if fd is None or self._closed or not self._limit:

@@ -198,15 +198,20 @@ def test_file_store_appends_over_and_past_its_zeros(tmp_path: Path) -> None:
     assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     assert store.size == 100
     assert store.read(0, 1 << 20) == b"a" * 100  # never past the data
-    extend(store)  # enough ahead: nothing more
-    assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     store.append(b"b" * 50)  # over the zeros: the file keeps its length
+    extend(store)  # more than half a step ahead still: nothing more
     assert os.path.getsize(path) == 100 + ZERO_STEP_MIN
     store.append(b"c" * ZERO_STEP_MIN)  # past them: the file grows with the data
     assert os.path.getsize(path) == store.size == 150 + ZERO_STEP_MIN
     extend(store)  # the next step is twice as long
     assert os.path.getsize(path) == store.size + 2 * ZERO_STEP_MIN
     assert store.read(0, 1 << 20) == b"a" * 100 + b"b" * 50 + b"c" * ZERO_STEP_MIN
+    store.append(b"d" * ZERO_STEP_MIN)  # half the step used: nothing more
+    extend(store)
+    assert os.path.getsize(path) == store.size + ZERO_STEP_MIN
+    store.append(b"d")  # less than half ahead: the next step
+    extend(store)
+    assert os.path.getsize(path) == store.size + 4 * ZERO_STEP_MIN
     # Steps double up to ZERO_STEP_MAX, written ZERO_CHUNK at a time.
     while os.path.getsize(path) - store.size < ZERO_STEP_MAX:
         store.append(b"d" * (os.path.getsize(path) - store.size))
