@@ -37,6 +37,7 @@ CHECKPOINT_INTERVAL_MS = 60_000
 TOPIC_DEFAULT_SYNONYMS = {
     "log.segment.bytes": "segment.bytes",
     "log.roll.ms": "segment.ms",
+    "log.preallocate": "preallocate",
     "log.retention.ms": "retention.ms",
     "log.retention.bytes": "retention.bytes",
     "message.max.bytes": "max.message.bytes",
@@ -44,7 +45,12 @@ TOPIC_DEFAULT_SYNONYMS = {
 
 
 def topic_defaults(config: Config) -> dict[str, str]:
-    return {topic_name: str(config.get(broker_name)) for broker_name, topic_name in TOPIC_DEFAULT_SYNONYMS.items()}
+    return {topic_name: _config_text(config.get(broker_name)) for broker_name, topic_name in TOPIC_DEFAULT_SYNONYMS.items()}
+
+
+def _config_text(value: object) -> str:
+    """A setting as a topic config's text (Kafka writes booleans in lower case)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 class Server:
