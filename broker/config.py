@@ -111,6 +111,12 @@ _SETTINGS = [
     Setting("max.incremental.fetch.session.cache.slots", int, 1000, "The most incremental fetch sessions kept (KIP-227)."),
     Setting("log.segment.bytes", int, 1073741824, "Default segment.bytes of topics."),
     Setting("log.roll.ms", int, 604800000, "Default segment.ms of topics."),
+    Setting(
+        "log.preallocate",
+        _bool,
+        True,
+        "Default preallocate of topics: zeros kept ahead of the active segment's data (Kafka's default: false).",
+    ),
     Setting("log.retention.ms", int, 604800000, "Default retention.ms of topics."),
     Setting("log.retention.bytes", int, -1, "Default retention.bytes of topics."),
     Setting("log.retention.check.interval.ms", int, 300000, "How often retention is enforced."),

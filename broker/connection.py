@@ -39,6 +39,7 @@ from protocol.messages.response_header import ResponseHeader
 from storage.clock import Timer
 
 if TYPE_CHECKING:
+    from broker.connection_limits import Admission
     from broker.services import Services
 
 log = get_logger("odradek.connection")
@@ -47,6 +48,15 @@ _HEADER_PREFIX = struct.Struct(">hhi")
 _connection_ids = itertools.count(1)
 
 UNSUPPORTED_VERSION = 35
+
+
+def refuse_connection(
+    services: Services, transport: asyncio.BaseTransport, listener: str, peer: str, reason: str
+) -> None:
+    """A connection past a limit: closed at once, with a log line."""
+    services.metrics.failed.labels("connection limit").inc()
+    log.warning("rejected connection", peer=peer, listener=listener, reason=reason)
+    transport.close()
 
 
 class _Slot:
@@ -61,7 +71,7 @@ class _Slot:
 
 
 class KafkaConnection(asyncio.Protocol):
-    def __init__(self, services: Services, listener: str) -> None:
+    def __init__(self, services: Services, listener: str, admission: Admission | None = None) -> None:
         self.services = services
         self.listener = listener
         self.frames = FrameReader(services.config.max_frame_bytes)
@@ -82,8 +92,9 @@ class KafkaConnection(asyncio.Protocol):
         # Set when SASL authentication failed: the connection closes once its answer is out.
         self.close_after_flush: str | None = None
         self.limits = services.connection_limits
-        # Counted in broker/connection_limits.py: released on close only if admitted.
-        self.admitted_ip: str | None = None
+        # Counted in broker/connection_limits.py, by this connection or, before its
+        # handshake, by a TLS listener's gate (broker/tls_gate.py); None if refused.
+        self.admission = admission
         self.last_active_ms = 0
         # Set while a quota throttles the connection; it fires when reading may resume.
         self.throttle_timer: Timer | None = None
@@ -99,14 +110,13 @@ class KafkaConnection(asyncio.Protocol):
         peer_text = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.info = ConnectionInfo(f"c{next(_connection_ids)}", peer_text, self.listener)
         ip = str(peer[0]) if isinstance(peer, tuple) else peer_text
-        refusal = self.limits.admit(self.listener, ip)
-        if refusal is not None:
-            self.closing = True
-            self.services.metrics.failed.labels("connection limit").inc()
-            log.warning("rejected connection", peer=peer_text, listener=self.listener, reason=refusal)
-            self.transport.close()
-            return
-        self.admitted_ip = ip
+        if self.admission is None:
+            admission = self.limits.enter(self.listener, ip)
+            if isinstance(admission, str):
+                self.closing = True
+                refuse_connection(self.services, self.transport, self.listener, peer_text, admission)
+                return
+            self.admission = admission
         self.last_active_ms = self.limits.clock.monotonic_ms()
         ssl_object = transport.get_extra_info("ssl_object")
         if ssl_object is not None:
@@ -158,10 +168,10 @@ class KafkaConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closing = True
-        if self.admitted_ip is None:
+        if self.admission is None:
             return
-        self.limits.release(self.listener, self.admitted_ip)
-        self.admitted_ip = None
+        self.admission.release()
+        self.admission = None
         if self.held is not None:
             self.held.cancel()
             self.held = None

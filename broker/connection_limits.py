@@ -25,6 +25,24 @@ from storage.clock import Clock, Timer
 log = get_logger("odradek.connection_limits")
 
 
+class Admission:
+    """A connection counted in, given back once by whoever sees it end first: the TLS gate
+    of a connection whose handshake fails, else the connection itself."""
+
+    __slots__ = ("_limits", "_released", "ip", "listener")
+
+    def __init__(self, limits: ConnectionLimits, listener: str, ip: str) -> None:
+        self._limits = limits
+        self.listener = listener
+        self.ip = ip
+        self._released = False
+
+    def release(self) -> None:
+        if not self._released:
+            self._released = True
+            self._limits.release(self.listener, self.ip)
+
+
 class Expirable(Protocol):
     """What the idle sweep needs of a connection (broker/connection.py)."""
 
@@ -111,6 +129,11 @@ class ConnectionLimits:
         self.by_listener[listener] += 1
         self.by_ip[ip] += 1
         return None
+
+    def enter(self, listener: str, ip: str) -> Admission | str:
+        """`admit`, as an Admission to give back once, or why the connection is refused."""
+        refusal = self.admit(listener, ip)
+        return refusal if refusal is not None else Admission(self, listener, ip)
 
     def release(self, listener: str, ip: str) -> None:
         self.total -= 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import signal
+from collections.abc import Callable
 
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
@@ -20,6 +21,7 @@ from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
+from broker.tls_gate import CountedTlsConnection
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
@@ -35,6 +37,7 @@ CHECKPOINT_INTERVAL_MS = 60_000
 TOPIC_DEFAULT_SYNONYMS = {
     "log.segment.bytes": "segment.bytes",
     "log.roll.ms": "segment.ms",
+    "log.preallocate": "preallocate",
     "log.retention.ms": "retention.ms",
     "log.retention.bytes": "retention.bytes",
     "message.max.bytes": "max.message.bytes",
@@ -42,7 +45,12 @@ TOPIC_DEFAULT_SYNONYMS = {
 
 
 def topic_defaults(config: Config) -> dict[str, str]:
-    return {topic_name: str(config.get(broker_name)) for broker_name, topic_name in TOPIC_DEFAULT_SYNONYMS.items()}
+    return {topic_name: _config_text(config.get(broker_name)) for broker_name, topic_name in TOPIC_DEFAULT_SYNONYMS.items()}
+
+
+def _config_text(value: object) -> str:
+    """A setting as a topic config's text (Kafka writes booleans in lower case)."""
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 class Server:
@@ -107,13 +115,14 @@ class Server:
         loop = asyncio.get_running_loop()
         services = self.services
         for listener in config.listeners:
-            server = await loop.create_server(
-                functools.partial(KafkaConnection, services, listener.name),
-                host=listener.host,
-                port=listener.port,
-                reuse_address=True,
-                ssl=contexts[listener.name],
+            context = contexts[listener.name]
+            # A TLS listener's connections are counted in before their handshake.
+            factory: Callable[[], asyncio.BaseProtocol] = (
+                functools.partial(KafkaConnection, services, listener.name)
+                if context is None
+                else functools.partial(CountedTlsConnection, services, listener.name, context)
             )
+            server = await loop.create_server(factory, host=listener.host, port=listener.port, reuse_address=True)
             self.servers.append(server)
             bound = [s.getsockname() for s in server.sockets]
             log.info(

@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+from odradek.testing import wait_until_listening
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -62,16 +64,7 @@ class Broker:
             )
         self.starts += 1
         self.paused = False
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"broker exited with {self.proc.returncode} at start:\n{self.log_tail()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"broker did not start in {timeout}s:\n{self.log_tail()}")
+        wait_until_listening(self.proc, self.port, timeout, self.log_tail)
 
     @property
     def alive(self) -> bool:

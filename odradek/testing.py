@@ -19,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -57,6 +57,23 @@ def broker_overrides(
         props["group.initial.rebalance.delay.ms"] = str(group_initial_rebalance_delay_ms)
     props.update(overrides or {})
     return props
+
+
+def wait_until_listening(
+    proc: subprocess.Popen[bytes], port: int, timeout: float, log: Callable[[], str]
+) -> None:
+    """Returns once a broker process accepts connections on `port`; RuntimeError with its
+    log if it exits first or is not listening after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"broker exited with {proc.returncode}:\n{log()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"broker did not start in {timeout}s:\n{log()}")
 
 
 def _code_root() -> Path | None:
@@ -121,17 +138,12 @@ class OdradekBroker:
             self.command(), cwd=root, stdout=log, stderr=subprocess.STDOUT, env=self._env()
         )
         log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"broker exited with {self.proc.returncode}:\n{self.log()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        self.kill()
-        raise RuntimeError(f"broker did not start in {timeout}s:\n{self.log()}")
+        try:
+            wait_until_listening(self.proc, self.port, timeout, self.log)
+        except RuntimeError:
+            self.kill()
+            raise
+
 
     def log(self) -> str:
         try:

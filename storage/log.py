@@ -108,6 +108,7 @@ class Log:
         self._appended = appended if appended is not None else AppendSignal()
         self._segment_bytes_override = segment_bytes_override
         self._next_offset = segments[-1].next_offset
+        self._activate(segments[-1])
         self._log_start_offset = min(max(log_start_offset, segments[0].base_offset), self._next_offset)
         self.producer_state = producer_state
         if not new:
@@ -362,14 +363,24 @@ class Log:
         if active.is_empty:
             return active
         active.on_become_inactive()
+        # Its cut to size must be durable before anything after it is: the round that
+        # acknowledges the new segment's first write syncs it too.
+        self._flusher.mark_dirty(active.store)
         segment = self._persistence.new_segment(self._next_offset, self.config)
         segment.roll_base_ms = self._clock.now_ms() if now is None else now
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         self._persistence.segment_created(segment)
+        self._activate(segment)
         with contextlib.suppress(OSError):  # only speeds up the next load; the replay covers it
             self.producer_state.take_snapshot(self._next_offset)
         return segment
+
+    def _activate(self, segment: LogSegment) -> None:
+        """The segment appends go to: with `preallocate`, zeros are kept ahead of its data,
+        up to the size it rolls at (storage.files.FileStore)."""
+        if self.config.get("preallocate"):
+            segment.store.preallocate(self.segment_bytes)
 
     # --- reads ------------------------------------------------------------------------
 

@@ -63,6 +63,8 @@ class LogManager:
         # made by the first lookup, so a topic of thousands of partitions costs none at
         # creation. Every engine-wide pass over `logs()` may skip them: they hold nothing.
         self._unopened: dict[str, set[int]] = {}
+        # Held while a topic gains partitions (CreatePartitions).
+        self._growing = asyncio.Lock()
 
     # --- hooks for the engines --------------------------------------------------------
 
@@ -209,22 +211,46 @@ class LogManager:
         self._check_open()
         info = self._resolve(name)
         if total_count <= info.num_partitions:
-            raise InvalidPartitionsError(
-                f"Topic currently has {info.num_partitions} partitions, which is higher than or equal to "
-                f"the requested {total_count}."
-            )
+            raise _not_more_partitions(info.num_partitions, total_count)
         if total_count > MAX_PARTITIONS:
             raise InvalidPartitionsError(f"Number of partitions must be at most {MAX_PARTITIONS}")
-        record = self._records[name]
-        new_record = TopicRecord(record.name, record.topic_id, total_count, dict(record.configs))
         if validate_only:
-            return self._info(new_record)
-        old_count = info.num_partitions
-        info = self._install(new_record)
-        for p in range(old_count, total_count):
-            self._logs[(name, p)] = self._open_new_log(info, p)
-        await self._persist_catalog()
-        return info
+            record = self._records[name]
+            return self._info(TopicRecord(record.name, record.topic_id, total_count, dict(record.configs)))
+        # As a topic's creation: runs to its end even when the request is cancelled.
+        growth = asyncio.ensure_future(self._add_partitions(info.name, info.topic_id, total_count))
+        growth.add_done_callback(_retrieve_outcome)
+        return await asyncio.shield(growth)
+
+    async def _add_partitions(self, name: str, topic_id: uuid.UUID, total_count: int) -> TopicInfo:
+        """The new partitions' files first, made as a new topic's are (no sync per
+        partition), then the catalog names them. One growth at a time, each from the
+        count it finds."""
+        async with self._growing:
+            current = self._current_record(name, topic_id)
+            if current.num_partitions >= total_count:  # another growth got there first
+                raise _not_more_partitions(current.num_partitions, total_count)
+            new = range(current.num_partitions, total_count)
+            in_the_way = await self._prepare_logs(self._info(current), new)
+            # Deleted meanwhile (or deleted and created again): the files made are orphans
+            # that a later topic of the name replaces, as after a crash.
+            current = self._current_record(name, topic_id)
+            # A config change made meanwhile is kept.
+            info = self._install(TopicRecord(current.name, current.topic_id, total_count, dict(current.configs)))
+            for p in in_the_way:
+                self._logs[(info.name, p)] = self._open_new_log(info, p)
+            unopened = set(new)
+            unopened.difference_update(in_the_way)
+            if unopened:
+                self._unopened.setdefault(info.name, set()).update(unopened)
+            await self._persist_catalog()
+            return info
+
+    def _current_record(self, name: str, topic_id: uuid.UUID) -> TopicRecord:
+        record = self._records.get(name)
+        if record is None or record.topic_id != topic_id:
+            raise UnknownTopicOrPartitionError(f"unknown topic {name}")
+        return record
 
     async def alter_topic_configs(
         self,
@@ -330,6 +356,12 @@ class LogManager:
             except Exception:
                 logger.exception("log cleaner failed on %s-%d", log.topic, log.partition)
         return cleaned
+
+
+def _not_more_partitions(current: int, requested: int) -> InvalidPartitionsError:
+    return InvalidPartitionsError(
+        f"Topic currently has {current} partitions, which is higher than or equal to the requested {requested}."
+    )
 
 
 def _retrieve_outcome(task: asyncio.Future[TopicInfo]) -> None:

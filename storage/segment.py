@@ -131,8 +131,10 @@ class LogSegment:
         self.next_offset = header.next_offset
 
     def on_become_inactive(self) -> None:
-        """Record the segment's final max timestamp so a reload knows it without a scan."""
+        """Record the segment's final max timestamp so a reload knows it without a scan,
+        and cut the log file to its data (zeros preallocated ahead of it go)."""
         self.time_index.maybe_append(self.max_timestamp, self.offset_of_max_timestamp)
+        self.store.seal()
 
     # --- reads ------------------------------------------------------------------------
 
@@ -231,7 +233,10 @@ class LogSegment:
 
     def recover(self, expected_next: int | None, allow_gaps: bool) -> int:
         """Validate every batch (header, length, CRC, offsets), truncate at the first bad
-        one and rebuild the indexes. Returns the number of bytes truncated."""
+        one and rebuild the indexes. Returns the number of bytes truncated, not counting a
+        tail of zeros only: those were preallocated (storage.files.FileStore), never data,
+        so cutting them loses nothing, even in a segment that rolled before its cut to size
+        was durable."""
         self._reset_state()
         size = self.store.size
         position = 0
@@ -257,8 +262,19 @@ class LogSegment:
             position += header.size
         truncated = size - position
         if truncated:
+            zeros = self._only_zeros(position, size)
             self.store.truncate(position)
+            if zeros:
+                return 0
         return truncated
+
+    def _only_zeros(self, position: int, end: int) -> bool:
+        while position < end:
+            chunk = self.store.read(position, min(SCAN_CHUNK, end - position))
+            if not chunk or chunk.count(0) != len(chunk):
+                return False
+            position += len(chunk)
+        return True
 
     # --- lifecycle --------------------------------------------------------------------
 

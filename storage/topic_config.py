@@ -136,7 +136,9 @@ CONFIG_DEFS: dict[str, ConfigDef] = _defs(
     ConfigDef("min.cleanable.dirty.ratio", _T.DOUBLE, "0.5", between(0, 1)),
     ConfigDef("min.compaction.lag.ms", _T.LONG, "0", at_least(0)),
     ConfigDef("min.insync.replicas", _T.INT, "1", at_least(1)),
-    ConfigDef("preallocate", _T.BOOLEAN, "false"),
+    # Kafka's default is false; here it keeps zeros ahead of the active segment's data, so an
+    # fsync round flushes data without a journal commit (storage.files.FileStore).
+    ConfigDef("preallocate", _T.BOOLEAN, "true"),
     ConfigDef("remote.log.copy.disable", _T.BOOLEAN, "false"),
     ConfigDef("remote.log.delete.on.disable", _T.BOOLEAN, "false"),
     ConfigDef("remote.storage.enable", _T.BOOLEAN, "false"),

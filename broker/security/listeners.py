@@ -6,7 +6,6 @@ import ssl
 
 from broker.config import Config, ConfigError
 from broker.security.tls import TlsConfigError, server_context
-from broker.security.tls_handshake import report_failed_handshakes
 
 
 def uses_tls(protocol: str) -> bool:
@@ -22,11 +21,9 @@ def listener_tls_context(config: Config, listener: str) -> ssl.SSLContext | None
     if not uses_tls(config.security_protocols[listener]):
         return None
     try:
-        context = server_context(config.security, listener)
+        return server_context(config.security, listener)
     except TlsConfigError as exc:
         raise ConfigError(f"listener {listener}: {exc}") from None
-    report_failed_handshakes(context, listener)
-    return context
 
 
 def tls_contexts(config: Config) -> dict[str, ssl.SSLContext | None]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from broker.security.settings import SecuritySettings
+from broker.security.tls13_suites import is_tls13_suite, set_tls13_suites
 
 _CLIENT_AUTH = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL, "required": ssl.CERT_REQUIRED}
 _PROTOCOL_VERSIONS = {"TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}
@@ -42,10 +43,7 @@ def server_context(settings: SecuritySettings, listener: str) -> ssl.SSLContext:
     _set_versions(ctx, settings.list_for_listener(listener, "ssl.enabled.protocols"))
     suites = settings.list_for_listener(listener, "ssl.cipher.suites")
     if suites:
-        try:
-            ctx.set_ciphers(":".join(openssl_cipher_name(s) for s in suites))
-        except ssl.SSLError as exc:
-            raise TlsConfigError(f"ssl.cipher.suites: {exc}") from None
+        _set_cipher_suites(ctx, suites)
     _load_keystore(ctx, get)
     auth = (get("ssl.client.auth") or "none").strip().lower()
     if auth not in _CLIENT_AUTH:
@@ -64,10 +62,31 @@ def _set_versions(ctx: ssl.SSLContext, enabled: list[str]) -> None:
     ctx.maximum_version = versions[-1]
 
 
+def _set_cipher_suites(ctx: ssl.SSLContext, suites: list[str]) -> None:
+    """Kafka's `ssl.cipher.suites` enables the listed suites of every protocol version, in
+    the listed order of preference: a version none of them serves is off, as in a JSSE
+    engine with no suite for it."""
+    tls13 = [s for s in suites if is_tls13_suite(s)]
+    older = [openssl_cipher_name(s) for s in suites if not is_tls13_suite(s)]
+    if not older and ctx.minimum_version < ssl.TLSVersion.TLSv1_3:
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    if not tls13 and ctx.maximum_version > ssl.TLSVersion.TLSv1_2:
+        ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+    if ctx.minimum_version > ctx.maximum_version:
+        raise TlsConfigError(f"ssl.cipher.suites: none of {suites} serves ssl.enabled.protocols")
+    try:
+        if older:
+            ctx.set_ciphers(":".join(older))
+        if tls13:
+            set_tls13_suites(ctx, tls13)
+    except (ssl.SSLError, ValueError) as exc:
+        raise TlsConfigError(f"ssl.cipher.suites: {exc}") from None
+
+
 def openssl_cipher_name(suite: str) -> str:
     """Kafka names suites as IANA does (TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256), OpenSSL in
-    its own way (ECDHE-RSA-AES128-GCM-SHA256); names already in OpenSSL's form pass through.
-    TLS 1.3 suites (TLS_AES_128_GCM_SHA256) are always enabled by OpenSSL's defaults."""
+    its own way (ECDHE-RSA-AES128-GCM-SHA256); names already in OpenSSL's form pass through,
+    as do the TLS 1.3 suites, named alike by both."""
     if not suite.startswith("TLS_") or "_WITH_" not in suite:
         return suite
     kx, _, cipher = suite[4:].partition("_WITH_")

@@ -20,7 +20,7 @@ from tests.names import unique
 TOPIC, BROKER = 2, 4
 
 # Kafka 4.x `LogConfig.configKeys()` without the internal `internal.segment.bytes`, each with
-# the default Kafka describes.
+# the default Kafka describes (but `preallocate`).
 KAFKA_4_TOPIC_CONFIGS = {
     "cleanup.policy": "delete",
     "compression.gzip.level": "-1",
@@ -44,7 +44,7 @@ KAFKA_4_TOPIC_CONFIGS = {
     "min.cleanable.dirty.ratio": "0.5",
     "min.compaction.lag.ms": "0",
     "min.insync.replicas": "1",
-    "preallocate": "false",
+    "preallocate": "true",  # Kafka's is false: README, Configuration
     "remote.log.copy.disable": "false",
     "remote.log.delete.on.disable": "false",
     "remote.storage.enable": "false",

@@ -5,6 +5,7 @@ do not speak TLS or bring no certificate."""
 from __future__ import annotations
 
 import re
+import socket
 import ssl
 import time
 import uuid
@@ -200,3 +201,46 @@ def test_a_tls_listener_without_keystore_stops_the_broker_at_start(tmp_path: Pat
         process.start(timeout=30)
     assert process.proc is None or process.proc.returncode == 2
     process.close()
+
+
+def test_a_connection_counts_toward_the_limits_before_its_handshake(tmp_path: Path) -> None:
+    """Kafka counts a connection when it accepts it, before its TLS handshake: peers that
+    open connections and never finish a handshake take up the listener's slots, and a
+    slot comes back when such a peer leaves."""
+    pki = make_pki(tmp_path / "pki")
+    port, ssl_port = free_port(), free_port()
+    overrides = {
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},SSL://127.0.0.1:{ssl_port}",
+        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL",
+        "ssl.keystore.type": "PEM",
+        "ssl.keystore.location": str(pki.server.keystore),
+        "listener.name.ssl.max.connections": "2",
+    }
+    process = BrokerProcess(tmp_path / "data", overrides, port)
+    process.start()
+    context = ssl.create_default_context(cafile=str(pki.ca))
+    stalled = [socket.create_connection(("127.0.0.1", ssl_port)) for _ in range(2)]
+    try:
+        mark = process.log_size()
+        # Both slots are taken by peers that sent nothing: a TLS client is turned away.
+        with pytest.raises((ssl.SSLError, ConnectionError, OSError)), WireClient(
+            f"127.0.0.1:{ssl_port}", timeout=10, ssl_context=context
+        ) as client:
+            _api_versions_over(client)
+        assert "listener SSL has the configured maximum of 2 connections" in process.log_since(mark)
+        # One leaves: its handshake fails, its slot is given back, and the client is served.
+        stalled.pop().close()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with WireClient(f"127.0.0.1:{ssl_port}", timeout=10, ssl_context=context) as client:
+                    assert _api_versions_over(client).error_code == 0
+                break
+            except (ssl.SSLError, ConnectionError, OSError):
+                assert time.monotonic() < deadline, "the slot of the peer that left never came back"
+                time.sleep(0.05)
+        assert re.search(r"tls handshake failed.*?listener=SSL", process.log_since(mark))
+    finally:
+        for sock in stalled:
+            sock.close()
+        process.close()

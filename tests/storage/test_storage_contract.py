@@ -551,6 +551,37 @@ async def test_partitions_are_there_as_soon_as_the_topic_is(harness: Harness) ->
     assert visible_partitions("racy") == 60
 
 
+async def test_partitions_added_at_once_and_beside_a_deletion(harness: Harness) -> None:
+    """Growths of one topic run one after the other, each from the count it finds; one
+    whose topic is deleted meanwhile fails as an unknown topic and leaves nothing to a
+    topic created again under the name. Grown partitions are written to and survive."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("g", 2)
+    to_4, to_6, to_3 = await asyncio.gather(
+        s.create_partitions("g", 4), s.create_partitions("g", 6), s.create_partitions("g", 3),
+        return_exceptions=True,
+    )
+    assert [to_4.num_partitions, to_6.num_partitions] == [4, 6]  # type: ignore[union-attr]
+    assert isinstance(to_3, errors.InvalidPartitionsError)
+    assert str(to_3) == "Topic currently has 6 partitions, which is higher than or equal to the requested 3."
+    assert (await s.log("g", 5).append(make_batch(3))).base_offset == 0
+    await s.create_topic("d", 1)
+    grow = asyncio.ensure_future(s.create_partitions("d", 200))
+    await asyncio.sleep(0)
+    await s.delete_topic("d")
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        await grow
+    await s.create_topic("d", 3)
+    s = await harness.reopen()
+    assert s.describe_topic("g").num_partitions == 6
+    assert [s.log("g", p).log_end_offset for p in range(6)] == [0, 0, 0, 0, 0, 3]
+    assert s.describe_topic("d").num_partitions == 3
+    assert [s.log("d", p).log_end_offset for p in range(3)] == [0, 0, 0]
+    with pytest.raises(errors.UnknownTopicOrPartitionError):
+        s.log("d", 3)
+
+
 
 async def test_a_partition_first_looked_up_later_sees_the_topic_as_it_is_then(harness: Harness) -> None:
     """A new topic's partitions are opened at their first lookup: one looked up after a
