@@ -25,9 +25,11 @@ def seg_path(root: Path, topic: str, base: int, suffix: str = ".log", partition:
 
 async def build_log(root: Path, batches: list[bytes], *, clean: bool, segment_bytes: int | None = None,
                     configs: dict[str, str] | None = None) -> list[tuple[int, int]]:
-    """Write `batches` to topic t-0; return the (base, last) offsets; crash unless clean."""
+    """Write `batches` to topic t-0; return the (base, last) offsets; crash unless clean.
+    Without zeros preallocated ahead (unless `configs` asks for them): the tests cut and
+    extend the log file at its data's end."""
     s = await FileStorage.open(root, clock=ManualClock(), segment_bytes_override=segment_bytes, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
-    await s.create_topic("t", 1, configs)
+    await s.create_topic("t", 1, {"preallocate": "false", **(configs or {})})
     log = s.log("t", 0)
     out = []
     for b in batches:
