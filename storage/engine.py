@@ -115,12 +115,16 @@ class PartitionLog(Protocol):
         origin: AppendOrigin = AppendOrigin.CLIENT,
         leader_epoch: int = 0,
         transaction_version: int = 0,
+        lazy: bool = False,
     ) -> AppendResult:
         """Validate (header + CRC only), assign offsets and write one batch, starting (or
         joining) the fsync round that makes it visible. With durable=True (acks=all)
-        return only after that round, the high watermark past the batch. A marker
-        (control batch, origin COORDINATOR) with `transaction_version` 2 must carry an
-        epoch above the producer's, as transaction version 2 coordinators bump it."""
+        return only after that round, the high watermark past the batch. With `lazy` the
+        write joins the next round without starting one: a later step waits for its
+        durability (a transaction's data: the round of its PrepareCommit), and it becomes
+        visible when that round, or any earlier one, ends. A marker (control batch, origin
+        COORDINATOR) with `transaction_version` 2 must carry an epoch above the
+        producer's, as transaction version 2 coordinators bump it."""
         ...
 
     def needs_verification(self, header: BatchHeader) -> bool:
@@ -178,6 +182,10 @@ class PartitionLog(Protocol):
 
 
 class StorageEngine(Protocol):
+    # False when this start recovered from an unclean shutdown: writes that no fsync round
+    # covered may be gone (the transaction coordinator aborts the transactions left open).
+    clean_start: bool
+
     @property
     def appended(self) -> AppendSignal:
         """Fires per partition on every change of its log: client batches, transaction

@@ -7,6 +7,11 @@ starts at once and fsyncs every dirty file on the flusher's own thread; callers 
 arrive while a round is in flight wait for the next round, which starts as soon as the
 current one ends and covers all of them.
 
+A write that must become durable but that nobody waits for yet (a transaction's data,
+made durable by the round its EndTxn waits for) joins the next round without starting one
+(`join_next_round`): it rides on whichever round starts next, or on its own round after
+`LAZY_ROUND_DELAY_MS` if none has.
+
 The thread is fed by a queue and reports back with one `call_soon_threadsafe`: an
 `asyncio.to_thread` per round (context copy, executor bookkeeping, a chained future and
 a task) cost about as much event-loop time as a small durable append itself.
@@ -23,7 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .clock import Clock, SystemClock, Timer
 from .errors import KafkaStorageError
+
+# The longest a write that joined the next round waits for another write to start it.
+LAZY_ROUND_DELAY_MS = 5
 
 
 class Syncable(Protocol):
@@ -109,10 +118,15 @@ class _SyncThread:
 
 
 class GroupCommitFlusher:
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self._clock: Clock = clock or SystemClock()
         self._dirty: dict[int, Syncable] = {}
         self._running: asyncio.Future[None] | None = None
         self._next: asyncio.Future[None] | None = None
+        # Whether the next round starts as soon as it can (someone asked for it), or only
+        # when `_lazy_timer` fires (only writes that joined it lazily wait for it).
+        self._next_wanted = False
+        self._lazy_timer: Timer | None = None
         self._thread: _SyncThread | None = None
         self.rounds = 0  # fsync rounds completed (observability and tests)
         self.files_synced = 0
@@ -167,9 +181,36 @@ class GroupCommitFlusher:
         waiter = self._next
         if waiter is None:
             waiter = self._next = asyncio.get_running_loop().create_future()
+        self._next_wanted = True
+        if self._running is None:
+            self._start_round()
+        return waiter
+
+    def join_next_round(self) -> asyncio.Future[None] | None:
+        """The round that will make everything written so far durable, without starting
+        one: it starts when someone asks for a round (`sync`, `request_round`, `hasten`),
+        or `LAZY_ROUND_DELAY_MS` from now. For writes whose durability a later step waits
+        for anyway (None: already durable)."""
+        if not self._dirty:
+            return self._running
+        waiter = self._next
+        if waiter is None:
+            waiter = self._next = asyncio.get_running_loop().create_future()
+        if not self._next_wanted and self._lazy_timer is None:
+            self._lazy_timer = self._clock.call_later(LAZY_ROUND_DELAY_MS, self._lazy_round_due)
+        return waiter
+
+    def hasten(self, round_: asyncio.Future[None]) -> None:
+        """Start `round_` as soon as it can, if it is the next round (joined lazily)."""
+        if round_ is self._next:
+            self._next_wanted = True
             if self._running is None:
                 self._start_round()
-        return waiter
+
+    def _lazy_round_due(self) -> None:
+        self._lazy_timer = None
+        if self._next is not None:
+            self.hasten(self._next)
 
     def after_round(self, round_: asyncio.Future[None], callback: Callable[[], None]) -> None:
         """Call `callback` when `round_` (from `request_round`) has made its writes durable,
@@ -179,6 +220,10 @@ class GroupCommitFlusher:
     def _start_round(self) -> None:
         future, self._next = self._next, None
         assert future is not None
+        self._next_wanted = False
+        if self._lazy_timer is not None:
+            self._lazy_timer.cancel()
+            self._lazy_timer = None
         self._running_callers, self._next_callers = self._next_callers, 0
         started = time.perf_counter()
         targets = list(self._dirty.values())
@@ -223,7 +268,7 @@ class GroupCommitFlusher:
                     listener(failure)
                 future.set_exception(failure)
                 future.exception()  # waiters may all be gone; don't warn about it
-        if self._next is not None:
+        if self._next is not None and self._next_wanted:
             self._start_round()
         # Run here, not as the future's done callbacks (scheduled for a later turn of the
         # loop): once a round ended, a sync() that finds nothing dirty returns at once, and
@@ -250,6 +295,7 @@ class GroupCommitFlusher:
         while self._running is not None or self._next is not None:
             running = self._running or self._next
             assert running is not None
+            self.hasten(running)
             with contextlib.suppress(KafkaStorageError):
                 await asyncio.shield(running)
         if self._thread is not None:

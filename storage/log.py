@@ -199,9 +199,10 @@ class Log:
         origin: AppendOrigin = AppendOrigin.CLIENT,
         leader_epoch: int = 0,
         transaction_version: int = 0,
+        lazy: bool = False,
     ) -> AppendResult:
         result = self.append_nowait(
-            records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version
+            records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version, lazy=lazy
         )
         if durable:
             await self._flusher.sync()
@@ -214,8 +215,12 @@ class Log:
         origin: AppendOrigin = AppendOrigin.CLIENT,
         leader_epoch: int = 0,
         transaction_version: int = 0,
+        lazy: bool = False,
     ) -> AppendResult:
-        """The synchronous part of append: validate, assign offsets, write (no fsync)."""
+        """The synchronous part of append: validate, assign offsets, write (no fsync).
+        `lazy`: the write joins the next fsync round without starting one
+        (GroupCommitFlusher.join_next_round), so it becomes durable and visible with the
+        next write anyone waits for, or a few milliseconds later."""
         if self.closed:
             raise KafkaStorageError(f"log {self._topic}-{self._partition} is closed")
         config = self.config
@@ -259,17 +264,17 @@ class Log:
             except OSError as exc:
                 raise KafkaStorageError(f"write to {self._topic}-{self._partition} txn index failed: {exc}") from exc
         if self._writes_need_sync:
-            self._watch_round()
+            self._watch_round(lazy)
         else:
             self._advance_high_watermark(self._next_offset)
         return AppendResult(base_offset, header.last_offset, -1 if log_append_time is None else log_append_time,
                             self._log_start_offset)
 
-    def _watch_round(self) -> None:
+    def _watch_round(self, lazy: bool) -> None:
         """Visible once durable: the high watermark moves to this write's end when the fsync
         round covering it ends, a round started now if none is running (group commit: a
         write nobody waits for joins the next round, it never waits for a later sync())."""
-        round_ = self._flusher.request_round()
+        round_ = self._flusher.join_next_round() if lazy else self._flusher.request_round()
         if round_ is None:  # not reached: the write above marked its file dirty
             self._advance_high_watermark(self._next_offset)
             return
@@ -309,6 +314,7 @@ class Log:
         round_ = self.visibility_round()
         if round_ is None:
             return
+        self._flusher.hasten(round_)
         with contextlib.suppress(TimeoutError, KafkaStorageError):
             await asyncio.wait_for(asyncio.shield(round_), timeout)
 

@@ -49,7 +49,10 @@ class LogManager:
         clean_defaults = validate_configs(broker_defaults or {})
         self.broker_defaults: dict[str, str] = {k: v for k, v in clean_defaults.items() if v is not None}
         self.segment_bytes_override = segment_bytes_override
-        self.flusher = GroupCommitFlusher()
+        self.flusher = GroupCommitFlusher(self.clock)
+        # False after a start that had to recover: the previous run did not shut down
+        # cleanly, so writes that were never made durable may be gone (FileStorage).
+        self.clean_start = True
         # Shared by every log of the engine: each reports its own changes to it.
         self.appended = AppendSignal()
         self._records: dict[str, TopicRecord] = {}

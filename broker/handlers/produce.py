@@ -4,6 +4,10 @@ Batches stay opaque: the log checks the header and CRC, rewrites the base offset
 appends. Every partition of a request is written before the one fsync that `acks=all`
 waits for, so a request costs one group-committed flush however many partitions it has.
 
+A transaction's batches are acknowledged once written: they join the next fsync round
+without starting one, and the round that makes the transaction's PrepareCommit durable
+covers them before EndTxn is answered (TransactionCoordinator.defers_data_durability).
+
 Idempotence and transactions are checked by the log's producer state (sequences,
 epochs, duplicates). Here, as in Kafka's KafkaApis/ReplicaManager: transactional batches
 need a transactional id and a single producer per request, and a transactional batch
@@ -73,6 +77,11 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
     topics_out: list[TopicProduceResponse] = []
     resolver = TopicResolver(services)
     appended = False
+    # A transaction's data is made durable by the round its EndTxn waits for.
+    deferred = request.transactional_id is not None and services.transactions.defers_data_durability(
+        request.transactional_id
+    )
+    must_sync = False
     if acks not in (-1, 0, 1):
         for topic in request.topic_data:
             topics_out.append(
@@ -153,8 +162,9 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                                  producer_id=header.producer_id, error=code.name)
                         partitions_out.append(_partition_error(partition.index, code))
                         continue
+                lazy = deferred and header is not None and header.is_transactional
                 try:
-                    result = await partition_log.append(records)
+                    result = await partition_log.append(records, lazy=lazy)
                 except StorageError as exc:
                     code = ErrorCode(exc.error_code)
                     log.info("produce refused", topic=info.name, partition=partition.index, error=code.name,
@@ -165,6 +175,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                     partitions_out.append(refused)
                     continue
             appended = True
+            must_sync = must_sync or not lazy
             partitions_out.append(
                 PartitionProduceResponse(
                     index=partition.index,
@@ -176,7 +187,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             )
     # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
     # flush below only gates this producer's acknowledgement.
-    if appended and acks == -1:
+    if appended and acks == -1 and must_sync:
         try:
             await services.storage.sync()
         except StorageError as exc:

@@ -115,16 +115,31 @@ class TransactionCoordinator:
     def partition_for(self, transactional_id: str) -> int:
         return self.state.partition_for(transactional_id)
 
-    async def load(self) -> None:
+    async def load(self, *, after_unclean_shutdown: bool = False) -> None:
         """Replay `__transaction_state`, start serving, and finish every transaction the log
-        left in PrepareCommit/PrepareAbort."""
+        left in PrepareCommit/PrepareAbort. After an unclean shutdown the transactions left
+        Ongoing are aborted too (see `defers_data_durability`)."""
         started = time.perf_counter()
         resumed = await self.state.load()
         self.load_seconds = time.perf_counter() - started
         self.expiry.schedule()
         for txn in resumed:
             self.completions.start(txn)
-        log.info("transaction state loaded", transactions=len(self.state), completing=len(resumed))
+        aborted = await self.expiry.abort_left_open() if after_unclean_shutdown else []
+        log.info("transaction state loaded", transactions=len(self.state), completing=len(resumed),
+                 aborted_after_unclean_shutdown=len(aborted))
+
+    def defers_data_durability(self, transactional_id: str | None) -> bool:
+        """Whether a Produce of this id's transaction is answered before its data is
+        durable, the fsync round of its PrepareCommit/PrepareAbort making it so: a
+        transaction's data counts only once the transaction is decided, and EndTxn is
+        answered after that round. The hole this leaves, a power loss taking data already
+        acknowledged while the transaction is Ongoing, is closed at the next start: after an
+        unclean shutdown every Ongoing transaction is aborted, as if it had timed out. Not
+        for a two-phase-commit transaction (KIP-939): what it prepared must survive a
+        restart as it is, for the external coordinator to commit."""
+        txn = self.state.get(transactional_id) if transactional_id else None
+        return txn is not None and not txn.is_two_phase_commit
 
     async def shutdown(self) -> None:
         """Resign: drop the cache and the work in flight; callers get NOT_COORDINATOR."""

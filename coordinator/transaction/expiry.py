@@ -4,11 +4,13 @@ past their timeout and expiring idle transactional ids (Kafka's
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import structlog
 
+from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.transaction.metadata import TransactionMetadata, TxnTransit
 from coordinator.transaction.state import TransactionState
 from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
@@ -70,6 +72,26 @@ class TransactionExpiry:
                 aborted.append(txn.transactional_id)
         return aborted
 
+    async def abort_left_open(self) -> list[str]:
+        """After an unclean shutdown: abort every Ongoing transaction that wrote to a
+        partition other than the offsets topic (two-phase ones aside), fencing its producer.
+        Its Produce requests were answered before their data was durable
+        (TransactionCoordinator.defers_data_durability), so some of it may be gone;
+        TxnOffsetCommit is answered once durable, so a transaction of offsets only stays
+        open. Returns the ids aborted."""
+        left_open = [t for t in self.manager if _may_have_lost_data(t)]
+        for txn in left_open:
+            log.info("aborting transaction left open by an unclean shutdown", transactional_id=txn.transactional_id)
+        results = await asyncio.gather(*(self._abort(txn) for txn in left_open), return_exceptions=True)
+        aborted: list[str] = []
+        for txn, result in zip(left_open, results, strict=True):
+            if result == ErrorCode.NONE:
+                aborted.append(txn.transactional_id)
+            else:
+                log.error("aborting a transaction left open failed", transactional_id=txn.transactional_id,
+                          error=repr(result))
+        return aborted
+
     async def expire_transactional_ids(self) -> list[str]:
         """Tombstone ids idle for transactional.id.expiration.ms in Empty/CompleteX."""
         now = self.clock.now_ms()
@@ -85,6 +107,14 @@ class TransactionExpiry:
         for partition, entries in by_partition.items():
             expired += await self.manager.write_tombstones(partition, entries)
         return expired
+
+
+def _may_have_lost_data(txn: TransactionMetadata) -> bool:
+    return (
+        txn.state is TransactionState.ONGOING
+        and not txn.is_two_phase_commit
+        and any(topic != OFFSETS_TOPIC for topic, _ in txn.partitions)
+    )
 
 
 def _timed_out(txn: TransactionMetadata, now: int) -> bool:

@@ -47,7 +47,7 @@ async def start_transaction_coordinator(
         clock,
         txn_config,
     )
-    await coordinator.load()
+    await coordinator.load(after_unclean_shutdown=not storage.clean_start)
     return coordinator
 
 

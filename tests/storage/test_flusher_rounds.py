@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from storage.flusher import GroupCommitFlusher, RoundStats
+from storage.clock import ManualClock
+from storage.flusher import LAZY_ROUND_DELAY_MS, GroupCommitFlusher, RoundStats
 
 
 class Gated:
@@ -57,4 +58,65 @@ async def test_callers_behind_a_running_round_share_the_next_one() -> None:
     # Nothing written since: durable at once, no round, no wait recorded.
     await flusher.sync()
     assert len(rounds) == 2 and len(waits) == 4
+    await flusher.close()
+
+
+async def _settled() -> None:
+    """Let the round handed to the thread report back (Plain syncs return at once)."""
+    for _ in range(100):
+        await asyncio.sleep(0.001)
+
+
+async def test_a_lazy_write_rides_on_the_next_round_someone_asks_for() -> None:
+    clock = ManualClock()
+    flusher = GroupCommitFlusher(clock)
+    lazy, eager = Plain(), Plain()
+    flusher.mark_dirty(lazy)
+    round_ = flusher.join_next_round()
+    assert round_ is not None
+    await _settled()
+    assert (flusher.rounds, lazy.calls, round_.done()) == (0, 0, False)
+    # A write someone waits for starts the round, which covers both.
+    flusher.mark_dirty(eager)
+    await flusher.sync()
+    assert round_.done() and (flusher.rounds, lazy.calls, eager.calls) == (1, 1, 1)
+    # The timer armed for the lazy write is gone with its round.
+    assert clock.next_deadline_ms() is None
+    await flusher.close()
+
+
+async def test_a_lazy_write_gets_its_own_round_after_the_delay() -> None:
+    clock = ManualClock()
+    flusher = GroupCommitFlusher(clock)
+    lazy = Plain()
+    flusher.mark_dirty(lazy)
+    round_ = flusher.join_next_round()
+    assert round_ is not None
+    clock.advance(LAZY_ROUND_DELAY_MS - 1)
+    await _settled()
+    assert (flusher.rounds, lazy.calls) == (0, 0)
+    clock.advance(1)
+    await asyncio.wait_for(asyncio.shield(round_), 5)
+    assert (flusher.rounds, lazy.calls) == (1, 1)
+    await flusher.close()
+
+
+async def test_a_lazy_write_behind_a_running_round_waits_for_the_delay_or_a_caller() -> None:
+    clock = ManualClock()
+    flusher = GroupCommitFlusher(clock)
+    gated, lazy = Gated(), Plain()
+    flusher.mark_dirty(gated)
+    first = asyncio.ensure_future(flusher.sync())
+    await asyncio.sleep(0)
+    flusher.mark_dirty(lazy)
+    round_ = flusher.join_next_round()
+    assert round_ is not None
+    gated.release.set()
+    await first
+    await _settled()
+    # The running round ended; nobody asked for the next one, so it has not started.
+    assert (flusher.rounds, lazy.calls, round_.done()) == (1, 0, False)
+    flusher.hasten(round_)
+    await asyncio.wait_for(asyncio.shield(round_), 5)
+    assert (flusher.rounds, lazy.calls) == (2, 1)
     await flusher.close()

@@ -521,6 +521,43 @@ async def test_reload_restores_state_and_timeout_abort(env: Env) -> None:
     assert meta.state is S.COMPLETE_ABORT and meta.producer_epoch == epoch + 1
 
 
+@pytest.mark.parametrize("unclean", [True, False])
+async def test_reload_after_an_unclean_shutdown_aborts_open_transactions_with_data(env: Env, unclean: bool) -> None:
+    """A transaction's Produce is answered before its data is durable (only its EndTxn
+    waits for that), so after an unclean shutdown the open ones that wrote data are
+    aborted and their producers fenced; one of offsets only, whose TxnOffsetCommit was
+    durable, and a two-phase one (KIP-939) stay open, as after a clean shutdown."""
+    env.config.two_phase_commit_enable = True
+    coord = await env.coordinator()
+    data_pid, data_epoch = await init(coord, "data")
+    await begin(coord, "data", data_pid, data_epoch, ("a", 0), ("__consumer_offsets", 3))
+    offsets_pid, offsets_epoch = await init(coord, "offsets")
+    await begin(coord, "offsets", offsets_pid, offsets_epoch, ("__consumer_offsets", 3))
+    prepared = await coord.init_producer_id("2pc", 1000, enable_2pc=True)
+    await begin(coord, "2pc", prepared.producer_id, prepared.producer_epoch, ("a", 1))
+    _, idle_epoch = await init(coord, "idle")
+    await coord.shutdown()
+
+    coord2 = await env.coordinator(after_unclean_shutdown=unclean)
+    await coord2.wait_for_markers()
+    states = {tid: (m.state, m.producer_epoch) for tid in ("data", "offsets", "2pc", "idle")
+              if (m := coord2.metadata(tid)) is not None}
+    assert states == {
+        "data": (S.COMPLETE_ABORT, data_epoch + 1) if unclean else (S.ONGOING, data_epoch),
+        "offsets": (S.ONGOING, offsets_epoch),
+        "2pc": (S.ONGOING, prepared.producer_epoch),
+        "idle": (S.EMPTY, idle_epoch),
+    }
+    if unclean:
+        aborted = (data_pid, data_epoch + 1, False)
+        assert env.writer.written == {("a", 0): [aborted], ("__consumer_offsets", 3): [aborted]}
+        assert await coord2.end_txn("data", data_pid, data_epoch, True) == E.PRODUCER_FENCED
+    else:
+        assert env.writer.written == {}
+        assert await coord2.end_txn("data", data_pid, data_epoch, True) == E.NONE
+    assert await coord2.end_txn("offsets", offsets_pid, offsets_epoch, True) == E.NONE
+
+
 async def test_producer_ids_never_repeat_across_restarts(tmp_path: object) -> None:
     from pathlib import Path
 

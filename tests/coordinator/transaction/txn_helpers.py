@@ -52,11 +52,11 @@ class Env:
         default_factory=lambda: txn_config(num_partitions=4, retry_backoff_ms=0, concurrent_wait_ms=0)
     )
 
-    async def coordinator(self) -> TransactionCoordinator:
+    async def coordinator(self, *, after_unclean_shutdown: bool = False) -> TransactionCoordinator:
         """A coordinator on this env's log; building a second one simulates a restart."""
         pids = ProducerIdManager(self.data_dir, block_size=10)
         coord = TransactionCoordinator(self.log, self.writer, pids, self.clock, self.config)
-        await coord.load()
+        await coord.load(after_unclean_shutdown=after_unclean_shutdown)
         return coord
 
 
