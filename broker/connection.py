@@ -370,9 +370,14 @@ class KafkaConnection(asyncio.Protocol):
                 return
         self.services.metrics.answered(ctx.api_key, ctx.api_version, time.perf_counter() - arrived, response)
         slot.done = True
-        self._schedule_flush()
         if throttle_ms > 0:
             self._throttle(throttle_ms)
+        if len(self.pending) == 1 and not self.flush_scheduled:
+            # The only response in flight has nothing to go out with: written now, a turn
+            # of the loop sooner (a producer with one request in flight waits for it).
+            self._flush()
+        else:
+            self._schedule_flush()
 
     # -- quotas (broker/quotas/) ------------------------------------------------------------
     def _throttle(self, throttle_ms: int) -> None:

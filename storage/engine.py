@@ -120,9 +120,9 @@ class PartitionLog(Protocol):
         """Validate (header + CRC only), assign offsets and write one batch, starting (or
         joining) the fsync round that makes it visible. With durable=True (acks=all)
         return only after that round, the high watermark past the batch. With `lazy` the
-        write joins the next round without starting one: a later step waits for its
-        durability (a transaction's data: the round of its PrepareCommit), and it becomes
-        visible when that round, or any earlier one, ends. A marker (control batch, origin
+        write joins the next round and starts it only on the next turn of the event loop,
+        after its writer has answered: a later step waits for its durability (a
+        transaction's data: EndTxn), and it becomes visible when the round ends. A marker (control batch, origin
         COORDINATOR) with `transaction_version` 2 must carry an epoch above the
         producer's, as transaction version 2 coordinators bump it."""
         ...

@@ -8,9 +8,10 @@ arrive while a round is in flight wait for the next round, which starts as soon 
 current one ends and covers all of them.
 
 A write that must become durable but that nobody waits for yet (a transaction's data,
-made durable by the round its EndTxn waits for) joins the next round without starting one
-(`join_next_round`): it rides on whichever round starts next, or on its own round after
-`LAZY_ROUND_DELAY_MS` if none has.
+made durable at the latest by the round its EndTxn waits for) joins the next round and
+starts it only on the next turn of the event loop (`join_next_round`), once the writer's
+answer has gone out: the fsync then runs while the client reads the answer and sends its
+next request, and a write someone waits for in the same turn shares the round.
 
 The thread is fed by a queue and reports back with one `call_soon_threadsafe`: an
 `asyncio.to_thread` per round (context copy, executor bookkeeping, a chained future and
@@ -28,11 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from .clock import Clock, SystemClock, Timer
 from .errors import KafkaStorageError
-
-# The longest a write that joined the next round waits for another write to start it.
-LAZY_ROUND_DELAY_MS = 5
 
 
 class Syncable(Protocol):
@@ -118,15 +115,14 @@ class _SyncThread:
 
 
 class GroupCommitFlusher:
-    def __init__(self, clock: Clock | None = None) -> None:
-        self._clock: Clock = clock or SystemClock()
+    def __init__(self) -> None:
         self._dirty: dict[int, Syncable] = {}
         self._running: asyncio.Future[None] | None = None
         self._next: asyncio.Future[None] | None = None
-        # Whether the next round starts as soon as it can (someone asked for it), or only
-        # when `_lazy_timer` fires (only writes that joined it lazily wait for it).
+        # Whether the next round starts as soon as the running one ends (someone asked
+        # for it), or waits for the loop turn its lazy writers scheduled (`join_next_round`).
         self._next_wanted = False
-        self._lazy_timer: Timer | None = None
+        self._lazy_start: asyncio.Handle | None = None
         self._thread: _SyncThread | None = None
         self.rounds = 0  # fsync rounds completed (observability and tests)
         self.files_synced = 0
@@ -187,17 +183,18 @@ class GroupCommitFlusher:
         return waiter
 
     def join_next_round(self) -> asyncio.Future[None] | None:
-        """The round that will make everything written so far durable, without starting
-        one: it starts when someone asks for a round (`sync`, `request_round`, `hasten`),
-        or `LAZY_ROUND_DELAY_MS` from now. For writes whose durability a later step waits
-        for anyway (None: already durable)."""
+        """The round that will make everything written so far durable, started on the next
+        turn of the event loop if nobody asks for it sooner (`sync`, `request_round`,
+        `hasten`). For writes whose durability nobody waits for yet (None: already
+        durable)."""
         if not self._dirty:
             return self._running
+        loop = asyncio.get_running_loop()
         waiter = self._next
         if waiter is None:
-            waiter = self._next = asyncio.get_running_loop().create_future()
-        if not self._next_wanted and self._lazy_timer is None:
-            self._lazy_timer = self._clock.call_later(LAZY_ROUND_DELAY_MS, self._lazy_round_due)
+            waiter = self._next = loop.create_future()
+        if not self._next_wanted and self._lazy_start is None:
+            self._lazy_start = loop.call_soon(self._lazy_round_due)
         return waiter
 
     def hasten(self, round_: asyncio.Future[None]) -> None:
@@ -208,7 +205,7 @@ class GroupCommitFlusher:
                 self._start_round()
 
     def _lazy_round_due(self) -> None:
-        self._lazy_timer = None
+        self._lazy_start = None
         if self._next is not None:
             self.hasten(self._next)
 
@@ -221,9 +218,9 @@ class GroupCommitFlusher:
         future, self._next = self._next, None
         assert future is not None
         self._next_wanted = False
-        if self._lazy_timer is not None:
-            self._lazy_timer.cancel()
-            self._lazy_timer = None
+        if self._lazy_start is not None:
+            self._lazy_start.cancel()
+            self._lazy_start = None
         self._running_callers, self._next_callers = self._next_callers, 0
         started = time.perf_counter()
         targets = list(self._dirty.values())

@@ -218,9 +218,9 @@ class Log:
         lazy: bool = False,
     ) -> AppendResult:
         """The synchronous part of append: validate, assign offsets, write (no fsync).
-        `lazy`: the write joins the next fsync round without starting one
-        (GroupCommitFlusher.join_next_round), so it becomes durable and visible with the
-        next write anyone waits for, or a few milliseconds later."""
+        `lazy`: the write joins the next fsync round, started on the next turn of the event
+        loop unless a write someone waits for starts it first
+        (GroupCommitFlusher.join_next_round)."""
         if self.closed:
             raise KafkaStorageError(f"log {self._topic}-{self._partition} is closed")
         config = self.config

@@ -49,7 +49,7 @@ class LogManager:
         clean_defaults = validate_configs(broker_defaults or {})
         self.broker_defaults: dict[str, str] = {k: v for k, v in clean_defaults.items() if v is not None}
         self.segment_bytes_override = segment_bytes_override
-        self.flusher = GroupCommitFlusher(self.clock)
+        self.flusher = GroupCommitFlusher()
         # False after a start that had to recover: the previous run did not shut down
         # cleanly, so writes that were never made durable may be gone (FileStorage).
         self.clean_start = True

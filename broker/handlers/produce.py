@@ -4,9 +4,9 @@ Batches stay opaque: the log checks the header and CRC, rewrites the base offset
 appends. Every partition of a request is written before the one fsync that `acks=all`
 waits for, so a request costs one group-committed flush however many partitions it has.
 
-A transaction's batches are acknowledged once written: they join the next fsync round
-without starting one, and the round that makes the transaction's PrepareCommit durable
-covers them before EndTxn is answered (TransactionCoordinator.defers_data_durability).
+A transaction's batches are acknowledged once written: their fsync round starts after
+the answer has gone out, and EndTxn is answered only once a round has covered them
+(TransactionCoordinator.defers_data_durability).
 
 Idempotence and transactions are checked by the log's producer state (sequences,
 epochs, duplicates). Here, as in Kafka's KafkaApis/ReplicaManager: transactional batches

@@ -131,13 +131,13 @@ class TransactionCoordinator:
 
     def defers_data_durability(self, transactional_id: str | None) -> bool:
         """Whether a Produce of this id's transaction is answered before its data is
-        durable, the fsync round of its PrepareCommit/PrepareAbort making it so: a
-        transaction's data counts only once the transaction is decided, and EndTxn is
-        answered after that round. The hole this leaves, a power loss taking data already
-        acknowledged while the transaction is Ongoing, is closed at the next start: after an
-        unclean shutdown every Ongoing transaction is aborted, as if it had timed out. Not
-        for a two-phase-commit transaction (KIP-939): what it prepared must survive a
-        restart as it is, for the external coordinator to commit."""
+        durable: a transaction's data counts only once the transaction is decided, and
+        EndTxn is answered only once its PrepareCommit/PrepareAbort is durable, in a round
+        that covers every write before it. The hole this leaves, a power loss taking data
+        already acknowledged while the transaction is Ongoing, is closed at the next start:
+        after an unclean shutdown the Ongoing transactions that wrote data are aborted, as
+        if they had timed out. Not for a two-phase-commit transaction (KIP-939): what it
+        prepared must survive a restart as it is, for the external coordinator to commit."""
         txn = self.state.get(transactional_id) if transactional_id else None
         return txn is not None and not txn.is_two_phase_commit
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from storage.clock import ManualClock
-from storage.flusher import LAZY_ROUND_DELAY_MS, GroupCommitFlusher, RoundStats
+from storage.flusher import GroupCommitFlusher, RoundStats
 
 
 class Gated:
@@ -61,49 +60,34 @@ async def test_callers_behind_a_running_round_share_the_next_one() -> None:
     await flusher.close()
 
 
-async def _settled() -> None:
-    """Let the round handed to the thread report back (Plain syncs return at once)."""
-    for _ in range(100):
-        await asyncio.sleep(0.001)
-
-
-async def test_a_lazy_write_rides_on_the_next_round_someone_asks_for() -> None:
-    clock = ManualClock()
-    flusher = GroupCommitFlusher(clock)
+async def test_a_lazy_write_shares_the_round_a_write_in_the_same_turn_asks_for() -> None:
+    flusher = GroupCommitFlusher()
     lazy, eager = Plain(), Plain()
     flusher.mark_dirty(lazy)
     round_ = flusher.join_next_round()
     assert round_ is not None
-    await _settled()
-    assert (flusher.rounds, lazy.calls, round_.done()) == (0, 0, False)
-    # A write someone waits for starts the round, which covers both.
+    # Nothing started yet: a durable write in the same turn of the loop joins it.
     flusher.mark_dirty(eager)
     await flusher.sync()
     assert round_.done() and (flusher.rounds, lazy.calls, eager.calls) == (1, 1, 1)
-    # The timer armed for the lazy write is gone with its round.
-    assert clock.next_deadline_ms() is None
+    await asyncio.sleep(0.01)
+    assert flusher.rounds == 1
     await flusher.close()
 
 
-async def test_a_lazy_write_gets_its_own_round_after_the_delay() -> None:
-    clock = ManualClock()
-    flusher = GroupCommitFlusher(clock)
+async def test_a_lazy_write_alone_gets_its_round_on_the_next_turn() -> None:
+    flusher = GroupCommitFlusher()
     lazy = Plain()
     flusher.mark_dirty(lazy)
     round_ = flusher.join_next_round()
-    assert round_ is not None
-    clock.advance(LAZY_ROUND_DELAY_MS - 1)
-    await _settled()
-    assert (flusher.rounds, lazy.calls) == (0, 0)
-    clock.advance(1)
+    assert round_ is not None and flusher.rounds == 0
     await asyncio.wait_for(asyncio.shield(round_), 5)
     assert (flusher.rounds, lazy.calls) == (1, 1)
     await flusher.close()
 
 
-async def test_a_lazy_write_behind_a_running_round_waits_for_the_delay_or_a_caller() -> None:
-    clock = ManualClock()
-    flusher = GroupCommitFlusher(clock)
+async def test_a_lazy_write_behind_a_running_round_gets_the_next_one() -> None:
+    flusher = GroupCommitFlusher()
     gated, lazy = Gated(), Plain()
     flusher.mark_dirty(gated)
     first = asyncio.ensure_future(flusher.sync())
@@ -111,12 +95,10 @@ async def test_a_lazy_write_behind_a_running_round_waits_for_the_delay_or_a_call
     flusher.mark_dirty(lazy)
     round_ = flusher.join_next_round()
     assert round_ is not None
+    await asyncio.sleep(0.01)
+    assert (flusher.rounds, lazy.calls) == (0, 0)
     gated.release.set()
     await first
-    await _settled()
-    # The running round ended; nobody asked for the next one, so it has not started.
-    assert (flusher.rounds, lazy.calls, round_.done()) == (1, 0, False)
-    flusher.hasten(round_)
     await asyncio.wait_for(asyncio.shield(round_), 5)
-    assert (flusher.rounds, lazy.calls) == (2, 1)
+    assert (flusher.rounds, gated.calls, lazy.calls) == (2, 1, 1)
     await flusher.close()
