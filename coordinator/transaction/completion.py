@@ -36,6 +36,10 @@ log = structlog.get_logger("odradek.txn")
 
 # How long a completion that finds a transition pending waits before it looks again.
 PENDING_RECHECK_MS = 50
+# Turns of the event loop a completion lets pass before its markers: the EndTxn whose
+# PrepareX started it resumes through the shielded append (two turns) and writes its answer
+# in the third (broker/connection.py writes a lone answer at once).
+ANSWER_TURNS = 3
 
 
 class Phase(Enum):
@@ -136,6 +140,10 @@ class TransactionCompletion:
         return self.active and self._owner.manager.is_current(self.txn)
 
     async def _run(self) -> None:
+        # The markers wait for EndTxn's answer to go out: nobody waits for them, and the
+        # producer's next transaction waits for that answer.
+        for _ in range(ANSWER_TURNS):
+            await asyncio.sleep(0)
         if not self._markers_durable and not await self._write_markers():
             return
         if not self._current():

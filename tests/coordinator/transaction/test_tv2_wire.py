@@ -134,7 +134,11 @@ def test_transaction_version_1_clients_unchanged_while_finalized(tv2_broker: Bro
             out = produce(c, {("tv1", 0): producer_batch(pid, epoch, seq, txn=True)}, tid="tv1-app", version=9)
             assert out[("tv1", 0)][0] == E.NONE
             end_txn(c, "tv1-app", pid, epoch, True)
-        part = fetch_partition(c, "tv1", committed=True)
+        # The markers follow EndTxn's answer.
+        deadline = time.monotonic() + 10
+        while (part := fetch_partition(c, "tv1", committed=True)).last_stable_offset < 6:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
         epochs = [b.header.producer_epoch for b in decode_batches(part.records)]
         assert epochs == [epoch] * 4
 
