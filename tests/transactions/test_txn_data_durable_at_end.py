@@ -12,8 +12,8 @@ from typing import Any
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.end_txn_request import EndTxnRequest
-from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
+from tests.idempotence.test_idempotence_wire import produce
 from tests.kafka_wire import (
     WireClient,
     add_partition,
@@ -29,12 +29,8 @@ E = ErrorCode
 
 
 def _produce(c: WireClient, tid: str, topic: str, records: bytes) -> tuple[int, int]:
-    resp: Any = c.call(0, 9, ProduceRequest(
-        transactional_id=tid, acks=-1, timeout_ms=10_000,
-        topic_data=[TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=0, records=records)])],
-    ))
-    part = resp.responses[0].partition_responses[0]
-    return part.error_code, part.base_offset
+    """A transactional Produce (acks=all) to partition 0: its error code and base offset."""
+    return produce(c, {(topic, 0): records}, tid=tid)[(topic, 0)]
 
 
 def _once_stable(c: WireClient, topic: str, end: int) -> Any:
