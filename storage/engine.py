@@ -122,9 +122,9 @@ class PartitionLog(Protocol):
         return only after that round, the high watermark past the batch. With `lazy` the
         write joins the next round and starts it only on the next turn of the event loop,
         after its writer has answered: a later step waits for its durability (a
-        transaction's data: EndTxn), and it becomes visible when the round ends. A marker (control batch, origin
-        COORDINATOR) with `transaction_version` 2 must carry an epoch above the
-        producer's, as transaction version 2 coordinators bump it."""
+        transaction's data: EndTxn), and it becomes visible when the round ends. A marker
+        (control batch, origin COORDINATOR) with `transaction_version` 2 must carry an
+        epoch above the producer's, as transaction version 2 coordinators bump it."""
         ...
 
     def needs_verification(self, header: BatchHeader) -> bool:

@@ -37,9 +37,10 @@ log = structlog.get_logger("odradek.txn")
 # How long a completion that finds a transition pending waits before it looks again.
 PENDING_RECHECK_MS = 50
 # Turns of the event loop a completion lets pass before its markers: the EndTxn whose
-# PrepareX started it resumes through the shielded append (two turns) and writes its answer
-# in the third (broker/connection.py writes a lone answer at once).
-ANSWER_TURNS = 3
+# PrepareX started it resumes on the turn the completion first runs (the durable step hands
+# it its answer directly) and writes its answer then (broker/connection.py writes a lone
+# answer at once), so one turn puts the markers behind that answer.
+ANSWER_TURNS = 1
 
 
 class Phase(Enum):
