@@ -113,9 +113,14 @@ class CoordinatorLog(Protocol):
         """Create the topic if it is missing, as Kafka does on first use."""
         ...
 
-    async def append(self, partition: int, records: list[Record], producer: Producer | None = None) -> int:
+    async def append(
+        self, partition: int, records: list[Record], producer: Producer | None = None, *, after_earlier_writes: bool = False
+    ) -> int:
         """Append records as one batch, durably (transactional when `producer` is given);
-        returns the offset of the first, or raises CoordinatorLogError."""
+        returns the offset of the first, or raises CoordinatorLogError. With
+        `after_earlier_writes` the batch is written only once everything any log was given
+        before the call is durable: an fsync makes a whole file durable, so a record written
+        earlier could reach the disk ahead of data still waiting for its round."""
         ...
 
     async def replay(self, partition: int) -> list[LogRecord]:
@@ -137,6 +142,8 @@ class MemoryCoordinatorLog:
         self.fail_with: ErrorCode | None = None
         self.fail_next = 0
         self.append_gate: asyncio.Event | None = None
+        # Stands for the fsync round of writes made before an `after_earlier_writes` append.
+        self.earlier_writes_gate: asyncio.Event | None = None
 
     @property
     def num_partitions(self) -> int:
@@ -145,7 +152,11 @@ class MemoryCoordinatorLog:
     async def ensure_topic(self) -> None:
         return None
 
-    async def append(self, partition: int, records: list[Record], producer: Producer | None = None) -> int:
+    async def append(
+        self, partition: int, records: list[Record], producer: Producer | None = None, *, after_earlier_writes: bool = False
+    ) -> int:
+        if after_earlier_writes and self.earlier_writes_gate is not None:
+            await self.earlier_writes_gate.wait()
         if self.append_gate is not None:
             await self.append_gate.wait()
         if self.fail_with is not None:
@@ -252,11 +263,18 @@ class StorageCoordinatorLog:
             raise _log_error(exc) from exc
         self.exists()
 
-    async def append(self, partition: int, records: list[Record], producer: Producer | None = None) -> int:
+    async def append(
+        self, partition: int, records: list[Record], producer: Producer | None = None, *, after_earlier_writes: bool = False
+    ) -> int:
         from storage.engine import AppendOrigin
         from storage.errors import StorageError
 
         await self.ensure_topic()
+        if after_earlier_writes:
+            try:
+                await self.storage.sync()
+            except StorageError as exc:
+                raise _log_error(exc) from exc
         now = self.clock.now_ms()
         built = [rb.Record(key, value, timestamp=now) for key, value in records]
         if producer is None:

@@ -193,8 +193,12 @@ class TransactionStateManager:
         records: list[tuple[bytes, bytes | None]] = [
             (key, None if t.state is TransactionState.DEAD else encode_value(t)) for t in transits
         ]
+        # The transaction's data was answered before it was durable (the Produce does not
+        # wait, TransactionCoordinator.defers_data_durability): a PrepareCommit on the disk
+        # ahead of it would commit records a power loss took.
+        commits = any(t.state is TransactionState.PREPARE_COMMIT for t in transits)
         try:
-            await self._append(partition, records)
+            await self._append(partition, records, after_earlier_writes=commits)
         except CoordinatorLogError as exc:
             txn.abort_transition()
             log.warning("transaction log append failed", transactional_id=tid, error=exc.error.name)
@@ -243,9 +247,11 @@ class TransactionStateManager:
             self.notify(txn.transactional_id)
         return expired
 
-    async def _append(self, partition: int, records: list[tuple[bytes, bytes | None]]) -> None:
+    async def _append(
+        self, partition: int, records: list[tuple[bytes, bytes | None]], *, after_earlier_writes: bool = False
+    ) -> None:
         """The one place records are appended to `__transaction_state`."""
-        await self.log_store.append(partition, records)
+        await self.log_store.append(partition, records, after_earlier_writes=after_earlier_writes)
 
     # --- waiting for a change ----------------------------------------------------------------
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
+
 import pytest
 
 from coordinator.log import (
@@ -18,7 +21,10 @@ from coordinator.log import (
 from protocol.errors import ErrorCode as E
 from storage import MemoryStorage
 from storage.clock import ManualClock
+from storage.file_storage import FileStorage
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.storage.storage_helpers import make_batch
+from tests.storage.test_high_watermark import rounds_held
 
 
 @pytest.mark.parametrize(
@@ -87,3 +93,29 @@ async def test_storage_log_plain_and_transactional_appends_replay() -> None:
     with pytest.raises(CoordinatorLogError) as stale:
         await log.append(2, [(b"c", b"4")], Producer(5, 0))
     assert stale.value.error is E.INVALID_PRODUCER_EPOCH
+
+
+async def test_storage_log_writes_after_earlier_writes_once_they_are_durable(tmp_path: Path) -> None:
+    storage = await FileStorage.open(tmp_path, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    try:
+        await storage.create_topic("t", 1)
+        log = StorageCoordinatorLog(storage, "__transaction_state", 1, ManualClock())
+        await log.ensure_topic()
+        state = storage.log("__transaction_state", 0)
+        async with rounds_held(storage) as gate:
+            # Data written while a round runs: durable only once the round after it ends.
+            storage.log("t", 0).append_nowait(make_batch(2))
+            ordered = asyncio.ensure_future(log.append(0, [(b"k", b"1")], after_earlier_writes=True))
+            for _ in range(20):
+                await asyncio.sleep(0)
+            assert not ordered.done() and state.log_end_offset == 0
+            # Without the flag the record is written at once, then waits for its round.
+            plain = asyncio.ensure_future(log.append(0, [(b"k", b"2")]))
+            for _ in range(20):
+                await asyncio.sleep(0)
+            assert state.log_end_offset == 1 and not plain.done()
+            gate.release.set()
+            assert await asyncio.wait_for(asyncio.gather(plain, ordered), 10) == [0, 1]
+        assert await log.replay(0) == [LogRecord(0, b"k", b"2"), LogRecord(1, b"k", b"1")]
+    finally:
+        await storage.close()

@@ -181,9 +181,9 @@ def _count_appends(env: Env) -> list[int]:
     sizes: list[int] = []
     real = env.log.append
 
-    async def counting(partition: int, records: list[tuple[bytes, bytes | None]]) -> None:
+    async def counting(partition: int, records: list[tuple[bytes, bytes | None]], **kw: bool) -> None:
         sizes.append(len(records))
-        await real(partition, records)
+        await real(partition, records, **kw)
 
     env.log.append = counting  # type: ignore[method-assign]
     return sizes
