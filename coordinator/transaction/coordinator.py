@@ -135,11 +135,12 @@ class TransactionCoordinator:
         EndTxn is answered only once its PrepareCommit/PrepareAbort is durable, in a round
         that covers every write before it. A PrepareCommit is written only once the data
         is durable (an fsync of the transaction log could otherwise carry it to the disk
-        first, and a power loss would leave a commit of records that are gone). The hole this leaves, a power loss taking data
-        already acknowledged while the transaction is Ongoing, is closed at the next start:
-        after an unclean shutdown the Ongoing transactions that wrote data are aborted, as
-        if they had timed out. Not for a two-phase-commit transaction (KIP-939): what it
-        prepared must survive a restart as it is, for the external coordinator to commit."""
+        first, and a power loss would leave a commit of records that are gone). The hole
+        this leaves, a power loss taking data already acknowledged while the transaction
+        is Ongoing, is closed at the next start: after an unclean shutdown the Ongoing
+        transactions that wrote data are aborted, as if they had timed out. Not for a
+        two-phase-commit transaction (KIP-939): what it prepared must survive a restart as
+        it is, for the external coordinator to commit."""
         txn = self.state.get(transactional_id) if transactional_id else None
         return txn is not None and not txn.is_two_phase_commit
 
