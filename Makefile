@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
+.PHONY: run test check lint typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -29,12 +29,21 @@ test: $(STAMP) fuse
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
+# The edit-test loop: codegen check, lint, and the in-process tests (no broker process, no
+# broad property runs), in well under a minute. `make test` runs everything.
+check: $(STAMP)
+	$(BIN)/python -m protocol.codegen --check
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not integration and not property" $(PYTEST_ARGS)
+
 # The image and docker-compose.yml with a real engine (docker, else podman set up from
 # Debian); also run by `make test` through tests/container/.
 container-test: $(STAMP)
 	PYTHON=$(BIN)/python bash container/test.sh
 
-# Long coverage-guided fuzzing runs, one target after another (README.md, "Fuzzing"); a
+# Long coverage-guided fuzzing runs, one target after another (docs/fuzzing.md); a
 # failing input is left as crash-<sha1> in the working directory.
 FUZZ_SECONDS ?= 600
 FUZZ_TARGETS ?= frames requests record_batches segments

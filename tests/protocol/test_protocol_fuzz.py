@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 from protocol.codec import DecodeError
 from tests.protocol.protocol_model import Target, all_targets, message_strategy
 
+# Broad comparisons over every message and version: `make test` runs them, `make check` not.
+pytestmark = pytest.mark.property
+
 TARGETS = all_targets()
 
 

@@ -18,6 +18,9 @@ from protocol.message import Message
 from protocol.messages import API_SPECS, RequestHeader, ResponseHeader
 from tests.protocol.protocol_model import Target, from_kio, kio_strategy
 
+# Broad comparisons over every message and version: `make test` runs them, `make check` not.
+pytestmark = pytest.mark.property
+
 # API x version x direction combinations both define (kio 0.6.5 vs schemas/), plus the
 # four header versions. A change here means coverage changed: update it on purpose.
 EXPECTED_API_COMBINATIONS = 476

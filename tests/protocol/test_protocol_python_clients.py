@@ -21,6 +21,9 @@ from protocol.messages import API_SPECS
 from protocol.spec import FieldSpec, MessageSpec
 from tests.protocol.protocol_model import Target, load_specs, message_strategy, present, struct_fields
 
+# Broad comparisons with the Python clients' codecs: `make test` runs them, `make check` not.
+pytestmark = pytest.mark.property
+
 PACKAGES = ("aiokafka.protocol", "kafka.protocol.old")
 
 
