@@ -3,6 +3,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -31,23 +32,43 @@ def bootstrap(broker: OdradekBroker) -> str:
     return broker.bootstrap
 
 
-# What starts a real broker (or another process: Spark, a fuzzer, a container engine): a test
-# that reaches one of these, from its module or from a fixture's, is an integration test.
-_PROCESS_NAMES = frozenset({"BrokerProcess", "OdradekBroker", "own_broker", "shared_broker", "subprocess"})
+# What starts a real process (a broker, Spark, a fuzzer, a container engine): a test whose
+# module or fixtures reach one of these, directly or through a helper module of tests/, is
+# an integration test.
+_PROCESS_MODULES = frozenset({"odradek.testing", "subprocess", "multiprocessing", "pyspark"})
 
 
-def _starts_processes(module: object) -> bool:
-    return any(name in vars(module) for name in _PROCESS_NAMES)
+def _starts_processes(module: ModuleType, seen: dict[str, bool]) -> bool:
+    name = module.__name__
+    if name in seen:
+        return seen[name]
+    seen[name] = False  # a cycle of helper imports adds nothing
+    found = False
+    for value in list(vars(module).values()):
+        origin = value.__name__ if isinstance(value, ModuleType) else getattr(value, "__module__", None)
+        if not isinstance(origin, str):
+            continue
+        if origin.split(".")[0] in _PROCESS_MODULES or origin in _PROCESS_MODULES:
+            found = True
+        elif origin.startswith("tests.") and origin != name and origin in sys.modules:
+            found = _starts_processes(sys.modules[origin], seen)
+        if found:
+            break
+    seen[name] = found
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Marks `integration` (a real process) and leaves the rest in-process (`make check`)."""
+    """Marks `integration` (a real process); the rest runs in-process (`make check`)."""
+    seen: dict[str, bool] = {}
     for item in items:
-        module = getattr(item, "module", None)
-        fixture_modules = {
+        modules = {getattr(item, "module", None)} | {
             sys.modules.get(fixturedef.func.__module__)
             for fixturedefs in item._fixtureinfo.name2fixturedefs.values()  # type: ignore[attr-defined]
             for fixturedef in fixturedefs
         }
-        if any(m is not None and _starts_processes(m) for m in {module, *fixture_modules}):
+        # pytester runs a user's test file, whose fixture starts a broker.
+        if "pytester" in item.fixturenames or any(
+            m is not None and m.__name__.startswith("tests") and _starts_processes(m, seen) for m in modules
+        ):
             item.add_marker(pytest.mark.integration)

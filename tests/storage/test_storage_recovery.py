@@ -68,6 +68,7 @@ async def test_clean_shutdown_marker(tmp_path: Path) -> None:
     await s.close()
 
 
+@pytest.mark.property  # one recovery per byte: `make test` runs it, `make check` not
 async def test_cut_at_every_byte_of_last_batch(tmp_path: Path) -> None:
     template = tmp_path / "template"
     batches = [make_batch(3), make_batch(2), make_batch(4, value_size=10)]
