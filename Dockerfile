@@ -2,7 +2,7 @@
 # the first; the second installs them into a clean venv, without compilers or pip caches.
 #
 # Every setting comes from the environment (`ODRADEK_` + the property name in capitals, `.`
-# as `_`); see README.md. Data lives in the /data volume.
+# as `_`); see docs/configuration.md. Data lives in the /data volume.
 ARG PYTHON_IMAGE=python:3.11-slim
 
 FROM ${PYTHON_IMAGE} AS build
@@ -45,6 +45,6 @@ EXPOSE 9092
 HEALTHCHECK --interval=5s --timeout=5s --start-period=10s --retries=3 \
   CMD ["python", "-m", "broker.healthcheck"]
 # SIGTERM stops the broker cleanly: requests in flight answered, logs flushed, the clean
-# shutdown marked (README.md); PID 1 is the broker itself, so the signal reaches it.
+# shutdown marked (docs/operations.md); PID 1 is the broker itself, so the signal reaches it.
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["python", "-m", "broker"]

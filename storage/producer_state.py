@@ -1,6 +1,6 @@
 """Per-partition producer state: idempotence and transactions at the partition leader.
 
-Kafka's ProducerStateManager / ProducerAppendInfo (transactions.md §2-§3). Per producer
+Kafka's ProducerStateManager / ProducerAppendInfo (KIP-98, KIP-890). Per producer
 id the partition keeps the epoch, the metadata of the last 5 batches (so a retried
 batch is answered with its original offsets instead of being written twice), the
 coordinator epoch of the last marker, and the first offset of its open transaction. The

@@ -1,5 +1,5 @@
 """Writing COMMIT/ABORT markers into partition logs: the one code path behind both the
-WriteTxnMarkers API and the in-process transaction coordinator (transactions.md §3.2).
+WriteTxnMarkers API and the in-process transaction coordinator (Kafka's appendEndTxnMarker).
 
 Each partition gets a control batch appended with origin COORDINATOR, which runs the
 log's marker checks (producer epoch, coordinator epoch), ends the producer's open

@@ -50,7 +50,7 @@ TRANSACTION_ABORTABLE_MIN_VERSION = 11  # older producers get INVALID_TXN_STATE 
 # transaction itself, as Kafka's TransactionSupportedOperation addPartition.
 IMPLICIT_ADD_MIN_VERSION = 12
 
-# Verification outcomes as the producer sees them (transactions.md §3.3).
+# Verification outcomes as the producer sees them (Kafka's AddPartitionsToTxnManager, KIP-890).
 _VERIFY_RETRIABLE = frozenset(
     {
         ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,

@@ -32,8 +32,8 @@ LOAD_IN_PROGRESS_MIN_VERSION = 2
 GROUP_METADATA_MIN_VERSION = 3
 TRANSACTION_ABORTABLE_MIN_VERSION = 4
 
-# What the leader's verification answers become for the producer (transactions.md §3.3),
-# after the group coordinator's own translation (§5).
+# What the leader's verification answers become for the producer (Kafka's AddPartitionsToTxnManager),
+# after the group coordinator's own translation (Kafka's GroupCoordinatorService).
 _UNAVAILABLE = frozenset(
     {
         ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,

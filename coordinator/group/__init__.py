@@ -1,4 +1,5 @@
-"""The classic consumer group coordinator backed by `__consumer_offsets`."""
+"""The group coordinator backed by `__consumer_offsets`: classic groups, consumer groups
+(KIP-848), and groups of both protocols at once."""
 
 from coordinator.group.config import GroupConfig
 from coordinator.group.coordinator import GroupCoordinator

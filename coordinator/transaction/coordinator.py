@@ -1,4 +1,5 @@
-"""The transaction coordinator (KIP-98, transaction version 1): the API the handlers call.
+"""The transaction coordinator (KIP-98; transaction versions 1 and 2 of KIP-890, two-phase
+commit of KIP-939): the API the handlers call.
 
 Every state change goes through `TransactionMetadata.prepare_*` (pending state), a durable
 append to `__transaction_state`, and only then `complete_transition` (see
@@ -384,7 +385,7 @@ class TransactionCoordinator:
         if err := self.state.status_error():
             return err
         txn = self.state.get(transactional_id)
-        # EndTxn checks the producer id before the pending state (transactions.md §4.4).
+        # EndTxn checks the producer id before the pending state, as Kafka's handleEndTransaction.
         if txn is None or txn.producer_id != producer_id:
             return ErrorCode.INVALID_PRODUCER_ID_MAPPING
         if txn.producer_epoch != producer_epoch:

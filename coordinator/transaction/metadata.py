@@ -132,7 +132,7 @@ class TransactionMetadata:
         )
 
     def prepare_increment_epoch(self, expected_epoch: int | None, timeout_ms: int, now_ms: int) -> TxnTransit:
-        """InitProducerId on a finished transaction: the table of transactions.md §1.3."""
+        """InitProducerId on a finished transaction: Kafka's prepareInitProducerIdTransit (KIP-360)."""
         bumped = self.producer_epoch + 1
         if expected_epoch is None:
             epoch, last = bumped, NO_PRODUCER_EPOCH

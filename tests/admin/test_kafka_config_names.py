@@ -44,7 +44,7 @@ KAFKA_4_TOPIC_CONFIGS = {
     "min.cleanable.dirty.ratio": "0.5",
     "min.compaction.lag.ms": "0",
     "min.insync.replicas": "1",
-    "preallocate": "true",  # Kafka's is false: README, Configuration
+    "preallocate": "true",  # Kafka's is false: docs/operations.md
     "remote.log.copy.disable": "false",
     "remote.log.delete.on.disable": "false",
     "remote.storage.enable": "false",

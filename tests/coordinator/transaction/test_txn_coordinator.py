@@ -1,4 +1,4 @@
-"""TransactionCoordinator against transactions.md §1 and §4, with a ManualClock."""
+"""TransactionCoordinator against Kafka's TransactionCoordinator and TransactionMetadata, with a ManualClock."""
 
 from __future__ import annotations
 
