@@ -1,6 +1,7 @@
-"""A real odradek broker in a child process, for tests: on a free loopback port, with its
-own data directory, stopped cleanly (SIGTERM) or killed (SIGKILL), restartable on the same
-directory to test recovery.
+"""A real odradek broker in a child process, for tests, benchmarks and fault campaigns: on a
+free loopback port, with its own data directory, stopped cleanly (SIGTERM), killed (SIGKILL)
+or paused (SIGSTOP), restartable on the same directory to test recovery. `ServerProcess`
+runs any other server the same way (bench/brokers.py runs Tansu with it).
 
     with running_broker(num_partitions=3) as broker:
         producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)

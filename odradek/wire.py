@@ -14,6 +14,7 @@ import struct
 from typing import Any
 
 from protocol.codec import Reader, Writer
+from protocol.errors import ErrorCode
 from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.messages.request_header import RequestHeader
@@ -23,6 +24,15 @@ from protocol.messages.response_header import ResponseHeader
 class WireError(ConnectionError):
     """The broker broke the framing: closed mid-response or answered another request. Its
     text names the broker and is meant to be shown as it is."""
+
+
+def error_name(code: int) -> str:
+    """Kafka's name of an error code, for messages; a code this project does not know by
+    its number."""
+    try:
+        return ErrorCode(code).name
+    except ValueError:
+        return f"UNKNOWN_ERROR_CODE_{code}"
 
 
 def encode_request(api_key: int, version: int, body: Message, correlation_id: int, client_id: str = "wire") -> bytes:

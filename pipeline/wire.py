@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from odradek.wire import WireConnection, parse_host_port
+from odradek.wire import WireConnection, error_name, parse_host_port
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
@@ -40,14 +40,7 @@ T = TypeVar("T")
 class KafkaWireError(RuntimeError):
     def __init__(self, code: int, what: str) -> None:
         self.code = code
-        super().__init__(f"{what}: {_name(code)}")
-
-
-def _name(code: int) -> str:
-    try:
-        return ErrorCode(code).name
-    except ValueError:
-        return f"error {code}"
+        super().__init__(f"{what}: {error_name(code)}")
 
 
 class Cluster:

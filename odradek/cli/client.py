@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from odradek.wire import WireConnection, WireError, parse_host_port
+from odradek.wire import WireConnection, WireError, error_name, parse_host_port
 from protocol.apis import API_VERSIONS_KEY
 from protocol.errors import ErrorCode
 from protocol.message import Message
@@ -26,13 +26,6 @@ M = TypeVar("M", bound=Message)
 
 class CliError(Exception):
     """A failure reported to the user as one line, with exit code 1."""
-
-
-def error_name(code: int) -> str:
-    try:
-        return ErrorCode(code).name
-    except ValueError:
-        return f"UNKNOWN_ERROR_CODE_{code}"
 
 
 def check(code: int, what: str, message: str | None = None) -> None:
