@@ -73,12 +73,15 @@ class WireConnection:
         *,
         client_id: str = "wire",
         ssl_context: ssl.SSLContext | None = None,
+        nodelay: bool = False,
     ) -> None:
         self.address = f"{host}:{port}"
         self.client_id = client_id
         sock = socket.create_connection((host, port), timeout=timeout)
-        # Requests are written whole; Nagle would only hold the next one back.
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if nodelay:
+            # Requests are written whole; Nagle would only hold the next one back. Off by
+            # default: pipelined requests then reach the broker as the raw-wire tests expect.
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock if ssl_context is None else ssl_context.wrap_socket(sock, server_hostname=host)
         self.correlation_id = 0
 

@@ -70,7 +70,9 @@ class Cluster:
     def _connect(self, address: tuple[str, int]) -> WireConnection:
         conn = self._connections.get(address)
         if conn is None:
-            conn = self._connections[address] = WireConnection(*address, self.timeout, client_id=self.client_id)
+            conn = self._connections[address] = WireConnection(
+                *address, self.timeout, client_id=self.client_id, nodelay=True
+            )
         return conn
 
     def any_node(self) -> WireConnection:
