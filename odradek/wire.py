@@ -15,6 +15,7 @@ from typing import Any
 
 from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
+from protocol.frames import frame
 from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.messages.request_header import RequestHeader
@@ -41,8 +42,7 @@ def encode_request(api_key: int, version: int, body: Message, correlation_id: in
     w = Writer()
     RequestHeader(api_key, version, correlation_id, client_id).write(w, api.request_header_version(version))
     body.write(w, version)
-    payload = w.getvalue()
-    return struct.pack(">i", len(payload)) + payload
+    return frame(w.getvalue())
 
 
 def decode_response(api_key: int, version: int, frame: bytes) -> tuple[int, Message]:
