@@ -12,12 +12,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .broker import ROOT, Broker, free_port
+from odradek.testing import OdradekBroker, free_port
+
 from .checker import Report, check
 from .disks import Disk
 from .history import read_history
 from .proxy import ADD_PARTITIONS_TO_TXN, END_TXN, PRODUCE, Proxy
 
+ROOT = Path(__file__).resolve().parents[1]
+# A restart on a disk that lost power replays the log before it listens again.
+START_SECONDS = 60.0
 FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-full", "io-error", "io-error+power-loss")
 CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
 TOPIC = "faults"
@@ -58,9 +62,7 @@ def run(cfg: Run) -> Run:
     disk = Disk(cfg.workdir, cfg.disk_mb)
     broker_port, proxy_port = free_port(), free_port()
     proxy = Proxy(proxy_port, broker_port, cfg.seed)
-    broker = Broker(
-        disk.mount, cfg.workdir / "broker.log", broker_port, proxy_port, BROKER_OVERRIDES, cfg.broken
-    )
+    broker = faults_broker(disk.mount, cfg.workdir / "broker.log", broker_port, proxy_port, cfg.broken)
     clients: list[subprocess.Popen[bytes]] = []
     histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS] + [cfg.workdir / "drain.jsonl"]
     for path in histories:
@@ -69,7 +71,7 @@ def run(cfg: Run) -> Run:
     try:
         disk.setup()
         proxy.start()
-        broker.start()
+        broker.start(START_SECONDS)
         _create_topic(bootstrap)
         for role, name in CLIENTS:
             clients.append(_client(role, name, bootstrap, cfg.workdir, cfg.seconds, cfg.seed))
@@ -93,10 +95,27 @@ def run(cfg: Run) -> Run:
         for client in clients:
             if client.poll() is None:
                 client.kill()
-        broker.stop()
+        try:
+            broker.stop(30)
+        except RuntimeError:  # killed instead: the run is over either way
+            cfg.log("the broker ignored SIGTERM")
         proxy.stop()
         disk.teardown()
     return cfg
+
+
+def faults_broker(
+    data_dir: Path, log_path: Path, port: int, advertised_port: int, broken: str | None = None
+) -> OdradekBroker:
+    """The broker under test, on `data_dir` for all its restarts; it gives clients
+    `advertised_port` (the proxy's) and runs `faults.broken_broker`'s `broken` bug if named."""
+    return OdradekBroker(
+        data_dir,
+        {**BROKER_OVERRIDES, "advertised.listeners": f"PLAINTEXT://127.0.0.1:{advertised_port}"},
+        port,
+        entry=["-m", "faults.broken_broker", broken] if broken else ["-m", "broker"],
+        log_path=log_path,
+    )
 
 
 def _create_topic(bootstrap: str) -> None:
@@ -137,7 +156,7 @@ def _client(
         return subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
-def _nemesis(cfg: Run, rng: random.Random, broker: Broker, disk: Disk, proxy: Proxy) -> None:
+def _nemesis(cfg: Run, rng: random.Random, broker: OdradekBroker, disk: Disk, proxy: Proxy) -> None:
     """Faults one after another until the workload's end, each followed by a quiet spell in
     which the clients can make progress."""
     deadline = time.monotonic() + cfg.seconds - 2
@@ -164,15 +183,15 @@ def _nemesis(cfg: Run, rng: random.Random, broker: Broker, disk: Disk, proxy: Pr
     _ensure_up(cfg, broker)
 
 
-def _inject(fault: str, rng: random.Random, broker: Broker, disk: Disk, proxy: Proxy) -> dict[str, Any]:
+def _inject(fault: str, rng: random.Random, broker: OdradekBroker, disk: Disk, proxy: Proxy) -> dict[str, Any]:
     if fault == "kill":
         broker.kill()
         time.sleep(rng.uniform(0.1, 1.0))
-        broker.start()
+        broker.start(START_SECONDS)
     elif fault == "power-loss":
         broker.kill()
         disk.power_loss()
-        broker.start()
+        broker.start(START_SECONDS)
     elif fault == "pause":  # longer than the clients' request timeout (3 s)
         broker.pause()
         time.sleep(rng.uniform(4.0, 6.0))
@@ -207,7 +226,7 @@ def _inject(fault: str, rng: random.Random, broker: Broker, disk: Disk, proxy: P
         broker.kill()
         disk.fail_io(False)
         disk.power_loss()
-        broker.start()
+        broker.start(START_SECONDS)
     elif fault == "io-error":
         disk.fail_io(True)
         time.sleep(rng.uniform(1.0, 3.0))
@@ -217,7 +236,7 @@ def _inject(fault: str, rng: random.Random, broker: Broker, disk: Disk, proxy: P
     return {}
 
 
-def _ensure_up(cfg: Run, broker: Broker) -> None:
+def _ensure_up(cfg: Run, broker: OdradekBroker) -> None:
     """A broker that stopped itself (a disk fault) must have said why; it is started again
     on the same directory, where it must find every acknowledged record."""
     if broker.alive:
@@ -228,7 +247,7 @@ def _ensure_up(cfg: Run, broker: Broker) -> None:
     cfg.broker_stops.append(last_words)
     cfg.log(f"broker had stopped: {last_words}")
     broker.kill()
-    broker.start()
+    broker.start(START_SECONDS)
 
 
 def summary(runs: list[Run]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""A real odradek broker in a child process, for tests: on a free loopback port, with its
-own data directory, stopped cleanly (SIGTERM) or killed (SIGKILL), restartable on the same
-directory to test recovery.
+"""A real odradek broker in a child process, for tests, benchmarks and fault campaigns: on a
+free loopback port, with its own data directory, stopped cleanly (SIGTERM), killed (SIGKILL)
+or paused (SIGSTOP), restartable on the same directory to test recovery. `ServerProcess`
+runs any other server the same way (bench/brokers.py runs Tansu with it).
 
     with running_broker(num_partitions=3) as broker:
         producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap)
@@ -19,10 +20,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 
 def free_port() -> int:
@@ -60,16 +62,20 @@ def broker_overrides(
 
 
 def wait_until_listening(
-    proc: subprocess.Popen[bytes], port: int, timeout: float, log: Callable[[], str]
+    proc: subprocess.Popen[bytes] | None,
+    port: int,
+    timeout: float,
+    log: Callable[[], str],
+    host: str = "127.0.0.1",
 ) -> None:
-    """Returns once a broker process accepts connections on `port`; RuntimeError with its
-    log if it exits first or is not listening after `timeout` seconds."""
+    """Returns once a server accepts connections on `host:port`; RuntimeError with its log if
+    its process (when there is one) exits first, or nothing listens after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
+        if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"broker exited with {proc.returncode}:\n{log()}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.05)
@@ -85,42 +91,26 @@ def _code_root() -> Path | None:
     return Path(spec.origin).resolve().parents[1]
 
 
-class OdradekBroker:
-    """One broker process. Without `data_dir` it uses a temporary directory of its own,
-    removed by `close` (or on leaving the `with` block)."""
+class ServerProcess:
+    """A server in a child process that listens on a loopback `port`, its output appended to
+    `log_path`: started (returning once it listens), stopped cleanly (SIGTERM), killed
+    (SIGKILL), paused (SIGSTOP) and resumed. A subclass says what to run (`command`)."""
 
-    def __init__(
-        self,
-        data_dir: Path | None = None,
-        overrides: Mapping[str, str] | None = None,
-        port: int | None = None,
-        *,
-        python: str = sys.executable,
-    ) -> None:
-        self._own_dir: Path | None = None
-        if data_dir is None:
-            self._own_dir = Path(tempfile.mkdtemp(prefix="odradek-"))
-            data_dir = self._own_dir / "data"
-        self.data_dir = Path(data_dir).resolve()
-        self.port = port or free_port()
-        self.overrides = dict(overrides or {})
-        self.python = python
+    name = "server"
+
+    def __init__(self, port: int, log_path: Path) -> None:
+        self.port = port
+        self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-broker.log"
+        self.paused = False
+        self.starts = 0
 
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
     def command(self) -> list[str]:
-        args = [
-            self.python, "-m", "broker",
-            "--listeners", f"PLAINTEXT://127.0.0.1:{self.port}",
-            "--log-dirs", str(self.data_dir),
-        ]
-        for key, value in self.overrides.items():
-            args += ["--override", f"{key}={value}"]
-        return args
+        raise NotImplementedError
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
@@ -132,24 +122,35 @@ class OdradekBroker:
     def start(self, timeout: float = 30.0) -> None:
         """Starts the process and returns once its listener accepts connections."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps writing to it
-        root = _code_root()
-        self.proc = subprocess.Popen(
-            self.command(), cwd=root, stdout=log, stderr=subprocess.STDOUT, env=self._env()
-        )
-        log.close()
+        with open(self.log_path, "ab") as log:
+            # A mark per start, so a log of restarts says which run wrote what.
+            log.write(f"=== start {self.starts} at {time.monotonic():.3f}\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                self.command(), cwd=_code_root(), stdout=log, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, env=self._env(),
+            )
+        self.starts += 1
+        self.paused = False
         try:
             wait_until_listening(self.proc, self.port, timeout, self.log)
         except RuntimeError:
             self.kill()
             raise
 
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
 
     def log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")
         except FileNotFoundError:
             return ""
+
+    def log_tail(self, lines: int = 40) -> str:
+        """The last `lines` lines of the log."""
+        return "\n".join(self.log().splitlines()[-lines:])
 
     def log_size(self) -> int:
         """The log's current length in bytes: a mark for `log_since`."""
@@ -159,7 +160,7 @@ class OdradekBroker:
             return 0
 
     def log_since(self, mark: int) -> str:
-        """What the broker logged after `mark` (from `log_size`), so a test sees only the
+        """What the process logged after `mark` (from `log_size`), so a test sees only the
         lines its own case produced."""
         try:
             with open(self.log_path, "rb") as f:
@@ -174,11 +175,25 @@ class OdradekBroker:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(10)
         self.proc = None
+        self.paused = False
+
+    def pause(self) -> None:
+        """SIGSTOP: the process holds its connections but answers nothing until `resume`."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        if self.proc is not None and self.paused:
+            self.proc.send_signal(signal.SIGCONT)
+        self.paused = False
 
     def stop(self, timeout: float = 20.0) -> int:
-        """SIGTERM and wait: a clean shutdown. Returns the exit code."""
+        """SIGTERM (resumed first if paused) and wait: a clean shutdown. Returns the exit
+        code; killed, and RuntimeError, if it is not done in `timeout` seconds."""
         if self.proc is None:
             return 0
+        self.resume()
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
@@ -186,7 +201,8 @@ class OdradekBroker:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(10)
-                raise RuntimeError(f"broker ignored SIGTERM:\n{self.log()}") from None
+                self.proc = None
+                raise RuntimeError(f"{self.name} ignored SIGTERM:\n{self.log()}") from None
         code = self.proc.returncode
         self.proc = None
         return code
@@ -200,16 +216,13 @@ class OdradekBroker:
         return self.proc is not None and self.proc.poll() is None
 
     def close(self) -> None:
-        """Stops the broker (killing it if SIGTERM is ignored) and removes its temporary
-        directory, if it made one."""
+        """Stops the process, killing it if SIGTERM is ignored."""
         try:
             self.stop()
         finally:
             self.kill()
-            if self._own_dir is not None:
-                shutil.rmtree(self._own_dir, ignore_errors=True)
 
-    def __enter__(self) -> OdradekBroker:
+    def __enter__(self) -> Self:
         if not self.alive:
             self.start()
         return self
@@ -218,6 +231,58 @@ class OdradekBroker:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+class OdradekBroker(ServerProcess):
+    """One odradek broker process on a PLAINTEXT listener. Without `data_dir` it uses a
+    temporary directory of its own, removed by `close` (or on leaving the `with` block).
+
+    `overrides` are broker properties and win over the command line: a `listeners` one adds
+    listeners (it must keep `port`'s), an `advertised.listeners` one sends clients elsewhere.
+    `python` and `entry` say what runs the broker (`entry` is the arguments after the
+    interpreter, for a wrapper of `broker.__main__`); `log_path` defaults to a file beside
+    the data directory."""
+
+    name = "broker"
+
+    def __init__(
+        self,
+        data_dir: Path | None = None,
+        overrides: Mapping[str, str] | None = None,
+        port: int | None = None,
+        *,
+        python: str = sys.executable,
+        entry: Sequence[str] = ("-m", "broker"),
+        log_path: Path | None = None,
+    ) -> None:
+        self._own_dir: Path | None = None
+        if data_dir is None:
+            self._own_dir = Path(tempfile.mkdtemp(prefix="odradek-"))
+            data_dir = self._own_dir / "data"
+        self.data_dir = Path(data_dir).resolve()
+        self.overrides = dict(overrides or {})
+        self.python = python
+        self.entry = list(entry)
+        super().__init__(port or free_port(), log_path or self.data_dir.parent / f"{self.data_dir.name}-broker.log")
+
+    def command(self) -> list[str]:
+        args = [
+            self.python, *self.entry,
+            "--listeners", f"PLAINTEXT://127.0.0.1:{self.port}",
+            "--log-dirs", str(self.data_dir),
+        ]
+        for key, value in self.overrides.items():
+            args += ["--override", f"{key}={value}"]
+        return args
+
+    def close(self) -> None:
+        """Stops the broker (killing it if SIGTERM is ignored) and removes its temporary
+        directory, if it made one."""
+        try:
+            super().close()
+        finally:
+            if self._own_dir is not None:
+                shutil.rmtree(self._own_dir, ignore_errors=True)
 
 
 @contextmanager

@@ -62,7 +62,7 @@ class TxnProducer:
 
         def attempt() -> Any:
             resp = self.cluster.coordinator(self.transactional_id, TRANSACTION_KEY).call(
-                INIT_PRODUCER_ID,
+                *INIT_PRODUCER_ID,
                 InitProducerIdRequest(
                     transactional_id=self.transactional_id,
                     transaction_timeout_ms=timeout_ms,
@@ -84,7 +84,7 @@ class TxnProducer:
 
         def attempt() -> None:
             resp = self.cluster.coordinator(self.transactional_id, TRANSACTION_KEY).call(
-                END_TXN,
+                *END_TXN,
                 EndTxnRequest(
                     transactional_id=self.transactional_id,
                     producer_id=self.producer_id,
@@ -157,7 +157,7 @@ class TxnProducer:
                 topics.setdefault(topic, []).append(PartitionProduceData(index=partition, records=batch))
             node = self.cluster.leader(*next(iter(left)))
             resp = self.cluster.node(node).call(
-                PRODUCE,
+                *PRODUCE,
                 ProduceRequest(
                     transactional_id=self.transactional_id,
                     acks=-1,
@@ -188,7 +188,7 @@ class TxnProducer:
 
         def attempt() -> None:
             resp = self.cluster.coordinator(self.transactional_id, TRANSACTION_KEY).call(
-                ADD_PARTITIONS_TO_TXN,
+                *ADD_PARTITIONS_TO_TXN,
                 AddPartitionsToTxnRequest(
                     v3_and_below_transactional_id=self.transactional_id,
                     v3_and_below_producer_id=self.producer_id,
@@ -208,7 +208,7 @@ class TxnProducer:
     def commit_offsets(self, group: str, offsets: dict[TopicPartition, tuple[int, str]]) -> None:
         def add() -> None:
             resp = self.cluster.coordinator(self.transactional_id, TRANSACTION_KEY).call(
-                ADD_OFFSETS_TO_TXN,
+                *ADD_OFFSETS_TO_TXN,
                 AddOffsetsToTxnRequest(
                     transactional_id=self.transactional_id,
                     producer_id=self.producer_id,
@@ -228,7 +228,7 @@ class TxnProducer:
 
         def commit() -> None:
             resp = self.cluster.coordinator(group, 0).call(
-                TXN_OFFSET_COMMIT,
+                *TXN_OFFSET_COMMIT,
                 TxnOffsetCommitRequest(
                     transactional_id=self.transactional_id,
                     group_id=group,

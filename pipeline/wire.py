@@ -1,4 +1,4 @@
-"""A synchronous Kafka client over plain sockets, speaking the project's sans-I/O codec.
+"""A synchronous Kafka client on odradek/wire.py's connection.
 
 It exists for the requests no Python client sends: KIP-939's InitProducerId v6 (Enable2Pc,
 KeepPreparedTxn) and a transaction produced, then ended, under a (producer id, epoch) the
@@ -7,20 +7,14 @@ FindCoordinator the group and transaction coordinators."""
 
 from __future__ import annotations
 
-import socket
-import struct
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
-from protocol.codec import Reader, Writer
+from odradek.wire import WireConnection, error_name, parse_host_port
 from protocol.errors import ErrorCode
-from protocol.message import Message
-from protocol.messages import API_SPECS
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
-from protocol.messages.request_header import RequestHeader
-from protocol.messages.response_header import ResponseHeader
 
 METADATA = (3, 9)
 FIND_COORDINATOR = (10, 3)
@@ -46,52 +40,7 @@ T = TypeVar("T")
 class KafkaWireError(RuntimeError):
     def __init__(self, code: int, what: str) -> None:
         self.code = code
-        super().__init__(f"{what}: {_name(code)}")
-
-
-def _name(code: int) -> str:
-    try:
-        return ErrorCode(code).name
-    except ValueError:
-        return f"error {code}"
-
-
-class Connection:
-    def __init__(self, host: str, port: int, timeout: float, client_id: str) -> None:
-        self.sock = socket.create_connection((host, port), timeout=timeout)
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.client_id = client_id
-        self.correlation_id = 0
-
-    def call(self, api: tuple[int, int], body: Message) -> Any:
-        api_key, version = api
-        spec = API_SPECS[api_key]
-        self.correlation_id += 1
-        w = Writer()
-        RequestHeader(api_key, version, self.correlation_id, self.client_id).write(
-            w, spec.request_header_version(version)
-        )
-        body.write(w, version)
-        payload = w.getvalue()
-        self.sock.sendall(struct.pack(">i", len(payload)) + payload)
-        (size,) = struct.unpack(">i", self._exact(4))
-        r = Reader(self._exact(size))
-        header = ResponseHeader.read(r, spec.response_header_version(version))
-        if header.correlation_id != self.correlation_id:
-            raise ConnectionError(f"response {header.correlation_id} to request {self.correlation_id}")
-        return spec.response.read(r, version)
-
-    def _exact(self, n: int) -> bytes:
-        buf = bytearray()
-        while len(buf) < n:
-            chunk = self.sock.recv(n - len(buf))
-            if not chunk:
-                raise ConnectionError("connection closed by the broker")
-            buf += chunk
-        return bytes(buf)
-
-    def close(self) -> None:
-        self.sock.close()
+        super().__init__(f"{what}: {error_name(code)}")
 
 
 class Cluster:
@@ -100,9 +49,9 @@ class Cluster:
     def __init__(self, bootstrap_servers: str, timeout: float = 30.0, client_id: str = "odradek-sink") -> None:
         self.timeout = timeout
         self.client_id = client_id
-        self.bootstrap = [_host_port(s) for s in bootstrap_servers.split(",") if s.strip()]
+        self.bootstrap = [parse_host_port(s) for s in bootstrap_servers.split(",") if s.strip()]
         self._nodes: dict[int, tuple[str, int]] = {}
-        self._connections: dict[tuple[str, int], Connection] = {}
+        self._connections: dict[tuple[str, int], WireConnection] = {}
         self._leaders: dict[tuple[str, int], int] = {}
         self._coordinators: dict[tuple[str, int], int] = {}
         self.partition_counts: dict[str, int] = {}
@@ -118,13 +67,15 @@ class Cluster:
             conn.close()
         self._connections.clear()
 
-    def _connect(self, address: tuple[str, int]) -> Connection:
+    def _connect(self, address: tuple[str, int]) -> WireConnection:
         conn = self._connections.get(address)
         if conn is None:
-            conn = self._connections[address] = Connection(*address, self.timeout, self.client_id)
+            conn = self._connections[address] = WireConnection(
+                *address, self.timeout, client_id=self.client_id, nodelay=True
+            )
         return conn
 
-    def any_node(self) -> Connection:
+    def any_node(self) -> WireConnection:
         for address in [*self._connections, *self.bootstrap]:
             try:
                 return self._connect(address)
@@ -132,10 +83,10 @@ class Cluster:
                 continue
         raise ConnectionError(f"no broker of {self.bootstrap} answers")
 
-    def node(self, node_id: int) -> Connection:
+    def node(self, node_id: int) -> WireConnection:
         return self._connect(self._nodes[node_id])
 
-    def drop(self, conn: Connection) -> None:
+    def drop(self, conn: WireConnection) -> None:
         """Forget a connection that failed, and the routes learnt through it."""
         for address, known in list(self._connections.items()):
             if known is conn:
@@ -149,7 +100,7 @@ class Cluster:
 
     def refresh(self, topics: list[str]) -> None:
         resp = self.any_node().call(
-            METADATA,
+            *METADATA,
             MetadataRequest(topics=[MetadataRequestTopic(name=t) for t in topics], allow_auto_topic_creation=False),
         )
         for b in resp.brokers:
@@ -173,11 +124,11 @@ class Cluster:
             self.refresh([topic])
         return self.partition_counts[topic]
 
-    def coordinator(self, key: str, key_type: int) -> Connection:
+    def coordinator(self, key: str, key_type: int) -> WireConnection:
         known = self._coordinators.get((key, key_type))
         if known is not None:
             return self.node(known)
-        resp = self.any_node().call(FIND_COORDINATOR, FindCoordinatorRequest(key=key, key_type=key_type))
+        resp = self.any_node().call(*FIND_COORDINATOR, FindCoordinatorRequest(key=key, key_type=key_type))
         if resp.error_code:
             raise KafkaWireError(resp.error_code, f"FindCoordinator({key})")
         self._nodes[resp.node_id] = (resp.host, resp.port)
@@ -208,8 +159,3 @@ class Cluster:
 def check(code: int, what: str) -> None:
     if code != ErrorCode.NONE:
         raise KafkaWireError(code, what)
-
-
-def _host_port(server: str) -> tuple[str, int]:
-    host, port = server.strip().rsplit(":", 1)
-    return host.strip("[]"), int(port)

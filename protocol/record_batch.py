@@ -18,6 +18,7 @@ from typing import NamedTuple
 import cramjam
 from crc32c import crc32c
 
+from .errors import ErrorCode
 from .limits import INT32_MAX
 
 # --- layout ---------------------------------------------------------------------------
@@ -78,25 +79,25 @@ class ControlType(IntEnum):
 class RecordBatchError(ValueError):
     """A batch rejected on produce; `error_code` is the Kafka error code to answer with."""
 
-    error_code: int = 2
+    error_code: int = ErrorCode.CORRUPT_MESSAGE
 
 
 class CorruptRecordError(RecordBatchError):
     """CORRUPT_MESSAGE: bad CRC, or length/size fields that do not fit the buffer."""
 
-    error_code = 2
+    error_code = ErrorCode.CORRUPT_MESSAGE
 
 
 class InvalidRecordError(RecordBatchError):
     """INVALID_RECORD: well-formed bytes that violate the batch rules."""
 
-    error_code = 87
+    error_code = ErrorCode.INVALID_RECORD
 
 
 class MessageTooLargeError(RecordBatchError):
     """MESSAGE_TOO_LARGE: the batch exceeds the topic's max.message.bytes."""
 
-    error_code = 10
+    error_code = ErrorCode.MESSAGE_TOO_LARGE
 
 
 # --- header view ----------------------------------------------------------------------

@@ -1,101 +1,43 @@
-"""A tiny raw-wire Kafka client for tests that need to send exact bytes, and the few request
-helpers several wire tests share (topic creation, idempotent batches, transactions, fetch)."""
+"""The raw-wire client of the tests that need to send exact bytes (odradek/wire.py's), and the
+few request helpers several wire tests share (topic creation, idempotent batches,
+transactions, fetch)."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
 import ssl
 import struct
 import time
 from typing import Any
 
+from odradek.wire import WireConnection, decode_response, encode_request, parse_host_port
 from protocol import record_batch as rb
-from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
 from protocol.message import Message
-from protocol.messages import API_SPECS
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
-from protocol.messages.request_header import RequestHeader
-from protocol.messages.response_header import ResponseHeader
 
 # How long the retrying helpers keep retrying CONCURRENT_TRANSACTIONS.
 RETRY_SECONDS = 10.0
 
-
-def encode_request(api_key: int, version: int, body: Message, correlation_id: int, client_id: str = "wire") -> bytes:
-    api = API_SPECS[api_key]
-    w = Writer()
-    RequestHeader(api_key, version, correlation_id, client_id).write(w, api.request_header_version(version))
-    body.write(w, version)
-    payload = w.getvalue()
-    return struct.pack(">i", len(payload)) + payload
+__all__ = [
+    "WireClient", "add_partition", "call_async", "create_topic", "decode_response", "encode_request",
+    "end_txn", "fetch_partition", "init_producer_id", "producer_batch",
+]
 
 
-def decode_response(api_key: int, version: int, frame: bytes) -> tuple[int, Message]:
-    """A response frame (without its size) as (correlation id, body)."""
-    api = API_SPECS[api_key]
-    r = Reader(frame)
-    header = ResponseHeader.read(r, api.response_header_version(version))
-    return header.correlation_id, api.response.read(r, version)
+class WireClient(WireConnection):
+    """odradek/wire.py's connection, opened on a `host:port` string."""
 
-
-class WireClient:
     def __init__(self, bootstrap: str, timeout: float = 10.0, ssl_context: ssl.SSLContext | None = None) -> None:
-        host, port = bootstrap.rsplit(":", 1)
-        sock = socket.create_connection((host, int(port)), timeout=timeout)
-        self.sock = sock if ssl_context is None else ssl_context.wrap_socket(sock, server_hostname=host)
-        self.correlation_id = 0
-
-    def close(self) -> None:
-        self.sock.close()
+        host, port = parse_host_port(bootstrap)
+        super().__init__(host, port, timeout, ssl_context=ssl_context)
 
     def __enter__(self) -> WireClient:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def send_raw(self, data: bytes) -> None:
-        self.sock.sendall(data)
-
-    def send(self, api_key: int, version: int, body: Message) -> int:
-        self.correlation_id += 1
-        self.send_raw(encode_request(api_key, version, body, self.correlation_id))
-        return self.correlation_id
-
-    def recv_exact(self, n: int) -> bytes:
-        chunks = bytearray()
-        while len(chunks) < n:
-            chunk = self.sock.recv(n - len(chunks))
-            if not chunk:
-                raise ConnectionError("closed by the broker")
-            chunks += chunk
-        return bytes(chunks)
-
-    def recv_frame(self) -> bytes:
-        (size,) = struct.unpack(">i", self.recv_exact(4))
-        return self.recv_exact(size)
-
-    def recv(self, api_key: int, version: int) -> tuple[int, Message]:
-        return decode_response(api_key, version, self.recv_frame())
-
-    def call(self, api_key: int, version: int, body: Message) -> Message:
-        cid = self.send(api_key, version, body)
-        got, response = self.recv(api_key, version)
-        assert got == cid
-        return response
-
-    def is_closed_by_peer(self, timeout: float = 5.0) -> bool:
-        self.sock.settimeout(timeout)
-        try:
-            return self.sock.recv(1) == b""
-        except ConnectionResetError:
-            return True
 
 
 async def call_async(

@@ -1,25 +1,21 @@
-"""A small blocking Kafka client on the project's sans-I/O codecs: one connection per node,
+"""The admin CLI's Kafka client on odradek/wire.py's connection: one connection per node,
 API versions agreed per connection (the highest both sides know), requests routed to the
 partition leader or the group/transaction coordinator as Kafka's AdminClient does."""
 
 from __future__ import annotations
 
-import socket
-import struct
 import time
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from odradek.wire import WireConnection, WireError, error_name, parse_host_port
 from protocol.apis import API_VERSIONS_KEY
-from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
 from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
-from protocol.messages.request_header import RequestHeader
-from protocol.messages.response_header import ResponseHeader
 
 CLIENT_ID = "odradek-cli"
 # Coordinator lookups are retried while the coordinator loads its state, as clients do.
@@ -30,13 +26,6 @@ M = TypeVar("M", bound=Message)
 
 class CliError(Exception):
     """A failure reported to the user as one line, with exit code 1."""
-
-
-def error_name(code: int) -> str:
-    try:
-        return ErrorCode(code).name
-    except ValueError:
-        return f"UNKNOWN_ERROR_CODE_{code}"
 
 
 def check(code: int, what: str, message: str | None = None) -> None:
@@ -53,20 +42,20 @@ class Node:
 
 
 class Connection:
-    """One TCP connection speaking framed Kafka requests."""
+    """odradek/wire.py's connection, with the API versions the broker serves agreed on
+    opening and every failure reported as a CliError."""
 
     def __init__(self, host: str, port: int, timeout: float) -> None:
         self.address = f"{host}:{port}"
         try:
-            self.sock = socket.create_connection((host, port), timeout=timeout)
+            self.wire = WireConnection(host, port, timeout, client_id=CLIENT_ID)
         except OSError as exc:
             raise CliError(f"cannot connect to {self.address}: {exc.strerror or exc}") from None
-        self.correlation_id = 0
         self.versions: dict[int, tuple[int, int]] = {}
         self._negotiate()
 
     def close(self) -> None:
-        self.sock.close()
+        self.wire.close()
 
     def _negotiate(self) -> None:
         # v0 is understood by every broker; its answer lists the versions of every API.
@@ -89,42 +78,22 @@ class Connection:
         api_key = request.API_KEY
         return self._call(api_key, self.version(api_key, preferred), request)
 
-    def _call(self, api_key: int, version: int, request: Message) -> Message:
-        api = API_SPECS[api_key]
-        self.correlation_id += 1
-        w = Writer()
-        RequestHeader(api_key, version, self.correlation_id, CLIENT_ID).write(w, api.request_header_version(version))
-        request.write(w, version)
-        payload = w.getvalue()
+    def _call(self, api_key: int, version: int, request: Message) -> Any:
         try:
-            self.sock.sendall(struct.pack(">i", len(payload)) + payload)
-            (size,) = struct.unpack(">i", self._recv(4))
-            frame = self._recv(size)
+            return self.wire.call(api_key, version, request)
+        except WireError as exc:
+            raise CliError(str(exc)) from None
         except OSError as exc:
             raise CliError(f"connection to {self.address} failed: {exc.strerror or exc}") from None
-        r = Reader(frame)
-        header = ResponseHeader.read(r, api.response_header_version(version))
-        if header.correlation_id != self.correlation_id:
-            raise CliError(f"{self.address} answered out of order")
-        return api.response.read(r, version)
-
-    def _recv(self, n: int) -> bytes:
-        chunks = bytearray()
-        while len(chunks) < n:
-            chunk = self.sock.recv(n - len(chunks))
-            if not chunk:
-                raise CliError(f"{self.address} closed the connection")
-            chunks += chunk
-        return bytes(chunks)
 
 
 def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
     out: list[tuple[str, int]] = []
     for item in servers.split(","):
-        host, sep, port = item.strip().rpartition(":")
-        if not sep or not port.isdigit():
-            raise CliError(f"bad bootstrap server {item.strip()!r}: expected host:port")
-        out.append((host.strip("[]"), int(port)))
+        try:
+            out.append(parse_host_port(item))
+        except ValueError:
+            raise CliError(f"bad bootstrap server {item.strip()!r}: expected host:port") from None
     return out
 
 

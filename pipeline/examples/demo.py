@@ -3,8 +3,9 @@ SIGKILL of the driver at a random moment and a restart from the checkpoint, then
 output with a read_committed consumer: every committed order exactly once, no aborted one.
 
 usage: python -m pipeline.examples.demo [--bootstrap HOST:PORT] [--orders N]
-Without --bootstrap it starts a broker of its own (`python -m broker`) in a temporary directory;
-with it, the topics orders, orders-large, orders-small and customer-totals must be new."""
+Without --bootstrap it starts a broker of its own (`odradek.testing.OdradekBroker`) in a
+temporary directory; with it, the topics orders, orders-large, orders-small and
+customer-totals must be new."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -28,6 +28,7 @@ from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 import pipeline
+from odradek.testing import OdradekBroker
 from pipeline.examples.orders_batch import customer_totals
 from pipeline.examples.orders_stream import LARGE
 
@@ -38,34 +39,8 @@ Order = dict[str, Any]
 
 @contextmanager
 def local_broker(workdir: Path) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    log = open(workdir / "broker.log", "wb")  # noqa: SIM115 - the broker writes to it until stopped
-    args = [
-        "-m",
-        "broker",
-        "--listeners",
-        f"PLAINTEXT://127.0.0.1:{port}",
-        "--log-dirs",
-        str(workdir / "data"),
-    ]
-    broker = subprocess.Popen([sys.executable, *args], stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            if broker.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"broker did not start, see {workdir / 'broker.log'}") from None
-            time.sleep(0.1)
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        broker.terminate()
-        broker.wait(30)
-        log.close()
+    with OdradekBroker(workdir / "data", log_path=workdir / "broker.log") as broker:
+        yield broker.bootstrap
 
 
 def create_topics(bootstrap: str) -> None:

@@ -11,8 +11,9 @@ from pathlib import Path
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from faults.broker import Broker, free_port
+from faults.campaign import START_SECONDS
 from faults.disks import Disk
+from odradek.testing import OdradekBroker, free_port
 from tests.faults.test_campaign import pytestmark as campaign_marks
 
 pytestmark = campaign_marks
@@ -58,10 +59,10 @@ def _read_all(bootstrap: str) -> list[tuple[int, str]]:
 def test_failed_fsync_halts_and_power_loss_keeps_every_acknowledged_record(tmp_path: Path) -> None:
     disk = Disk(tmp_path, 32)
     port = free_port()
-    broker = Broker(disk.mount, tmp_path / "broker.log", port, port, {})
+    broker = OdradekBroker(disk.mount, {}, port, log_path=tmp_path / "broker.log")
     disk.setup()
     try:
-        broker.start()
+        broker.start(START_SECONDS)
         bootstrap = f"127.0.0.1:{port}"
         admin = AdminClient({"bootstrap.servers": bootstrap})
         for future in admin.create_topics([NewTopic("t", 1, 1)]).values():
@@ -80,7 +81,7 @@ def test_failed_fsync_halts_and_power_loss_keeps_every_acknowledged_record(tmp_p
         disk.fail_io(False)
         broker.proc = None
         disk.power_loss()
-        broker.start()
+        broker.start(START_SECONDS)
         assert _read_all(bootstrap) == [(i, f"v{i}") for i in range(20)]
     finally:
         broker.kill()
