@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
+from broker.dataplane import ReplicaManager
 from broker.features import TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.quotas import ClientQuotas
@@ -47,8 +48,11 @@ class Services:
     connection_limits: ConnectionLimits = field(init=False)
     features: Features = field(init=False)
     quotas: ClientQuotas = field(init=False)
+    # The data plane: appends, reads, offset lookups and deletions on the logs.
+    replica_manager: ReplicaManager = field(init=False)
 
     def __post_init__(self) -> None:
+        self.replica_manager = ReplicaManager(self.storage, self.transactions, self.clock)
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(
             self.config.data_dir,
