@@ -17,9 +17,9 @@ from storage.clock import Clock
 from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
-    from broker.connection import KafkaConnection
     from broker.dynamic_config import DynamicConfigs
     from broker.fetch_sessions import FetchSessionCache
+    from broker.ports import OpenConnection
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
@@ -42,7 +42,7 @@ class Services:
     sasl_servers: SaslServers
     # None without `authorizer.class.name`: every request is allowed (broker/security/authorization.py).
     authorizer: StandardAuthorizer | None
-    connections: set[KafkaConnection] = field(default_factory=set)
+    connections: set[OpenConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
     connection_limits: ConnectionLimits = field(init=False)

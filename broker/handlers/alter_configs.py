@@ -84,7 +84,7 @@ async def apply_broker_changes(
     defaults (`name` empty) with `props`."""
     per_broker = bool(name)
     validate_broker_changes(props, per_broker)
-    dynamic = ctx.services.dynamic_configs
+    dynamic = ctx.dynamic_configs
     if validate_only:
         return
     try:
@@ -110,7 +110,7 @@ def validate_topic_changes(changes: Mapping[str, str | None]) -> None:
 
 def check_topic_exists(ctx: RequestContext, name: str) -> None:
     try:
-        ctx.services.storage.describe_topic(name)
+        ctx.storage.describe_topic(name)
     except UnknownTopicOrPartitionError:
         raise ResourceError(
             ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist."
@@ -123,7 +123,7 @@ async def apply_topic_changes(
     validate_topic_changes(changes)
     check_topic_exists(ctx, name)
     try:
-        await ctx.services.storage.alter_topic_configs(
+        await ctx.storage.alter_topic_configs(
             name, changes, replace=replace, validate_only=validate_only
         )
     except StorageError as exc:
@@ -148,7 +148,7 @@ async def handle(ctx: RequestContext, request: AlterConfigsRequest) -> AlterConf
             )
             changes = {c.name: c.value for c in resource.configs}
             if resource.resource_type == BROKER:
-                check_broker_name(resource.resource_name, ctx.services.node_id)
+                check_broker_name(resource.resource_name, ctx.cluster.node_id)
                 await apply_broker_changes(
                     ctx,
                     resource.resource_name,

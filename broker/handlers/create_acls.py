@@ -21,7 +21,7 @@ API_KEY = 30
 
 
 async def handle(ctx: RequestContext, request: CreateAclsRequest) -> CreateAclsResponse:
-    authorizer = ctx.services.authorizer
+    authorizer = ctx.authorizer
     if authorizer is None:
         return CreateAclsResponse(results=[
             AclCreationResult(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)

@@ -19,7 +19,7 @@ API_KEY = 31
 
 
 async def handle(ctx: RequestContext, request: DeleteAclsRequest) -> DeleteAclsResponse:
-    authorizer = ctx.services.authorizer
+    authorizer = ctx.authorizer
     if authorizer is None:
         return DeleteAclsResponse(filter_results=[
             DeleteAclsFilterResult(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)

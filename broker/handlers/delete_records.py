@@ -28,7 +28,7 @@ async def _delete(
     if not allowed(ctx, AclOperation.DELETE, ResourceType.TOPIC, topic):
         result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         return result
-    result.low_watermark, result.error_code = await ctx.services.replica_manager.delete_records(
+    result.low_watermark, result.error_code = await ctx.data_plane.delete_records(
         topic, partition.partition_index, partition.offset
     )
     return result

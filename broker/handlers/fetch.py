@@ -35,14 +35,13 @@ FINAL_EPOCH = -1
 
 
 async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
-    services = ctx.services
     context = None
     if request.session_id != SESSIONLESS or request.session_epoch != FINAL_EPOCH:
-        context = fetch_sessions.new_context(services.fetch_sessions, request, ctx.api_version)
+        context = fetch_sessions.new_context(ctx.fetch_sessions, request, ctx.api_version)
         if context.error != ErrorCode.NONE:
             return FetchResponse(error_code=context.error, session_id=SESSIONLESS)
         request = context.request
-    resolver = TopicResolver(services)
+    resolver = TopicResolver(ctx)
     use_ids = ctx.api_version >= TOPIC_IDS_MIN_VERSION
     targets: list[FetchTarget] = []
     for t in request.topics:
@@ -63,7 +62,7 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
     quota_bytes = fetch_max_bytes(ctx)
     if quota_bytes is not None:
         max_bytes = min(max_bytes, quota_bytes)
-    answers = await services.replica_manager.fetch(
+    answers = await ctx.data_plane.fetch(
         targets,
         by_id=use_ids,
         isolation_level=request.isolation_level,

@@ -58,9 +58,9 @@ async def _broker_changes(
 ) -> None:
     """Kafka's `ConfigAdminManager.prepareIncrementalConfigs` over the resource's current
     dynamic configs, then the same checks and storage as the legacy AlterConfigs."""
-    check_broker_name(name, ctx.services.node_id)
+    check_broker_name(name, ctx.cluster.node_id)
     _check_ops(configs)
-    dynamic = ctx.services.dynamic_configs
+    dynamic = ctx.dynamic_configs
     props = dict(dynamic.layer(bool(name)))
     for c in configs:
         op = c.config_operation
@@ -86,7 +86,7 @@ async def _group_changes(
     if not group:
         raise ResourceError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
     _check_ops(configs)
-    dynamic = ctx.services.dynamic_configs
+    dynamic = ctx.dynamic_configs
     props = dict(dynamic.groups.get(group, {}))
     for c in configs:
         op = c.config_operation
@@ -114,7 +114,7 @@ async def _group_changes(
 def _current(ctx: RequestContext, topic: str, name: str) -> str:
     """The value an APPEND or SUBTRACT starts from: the override, else the default."""
     try:
-        config = ctx.services.storage.describe_topic(topic).config
+        config = ctx.storage.describe_topic(topic).config
     except UnknownTopicOrPartitionError:
         return CONFIG_DEFS[name].default
     return config.overrides.get(name, CONFIG_DEFS[name].default)

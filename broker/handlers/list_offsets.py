@@ -27,7 +27,7 @@ MIN_VERSION_FOR = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL_TIMESTAMP: 8, LATEST_TIERED_
 
 
 async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffsetsResponse:
-    resolver = TopicResolver(ctx.services)
+    resolver = TopicResolver(ctx)
     version = ctx.api_version
     # Only a consumer's request is bounded by its isolation level (v0-1 carry none and
     # read uncommitted); Kafka's KafkaApis gives other replica ids the log end offset.
@@ -50,7 +50,7 @@ async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffset
             if version < MIN_VERSION_FOR.get(p.timestamp, 0):
                 out.error_code = ErrorCode.UNSUPPORTED_VERSION
                 continue
-            found, code = await ctx.services.replica_manager.offset_for_timestamp(
+            found, code = await ctx.data_plane.offset_for_timestamp(
                 info.name, p.partition_index, p.timestamp, isolation_level
             )
             if code != ErrorCode.NONE:

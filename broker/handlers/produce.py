@@ -40,7 +40,6 @@ def _partition_error(index: int, code: ErrorCode, message: str | None = None) ->
 
 
 async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceResponse | None:
-    services = ctx.services
     version = ctx.api_version
     acks = request.acks
     topics_out: list[TopicProduceResponse] = []
@@ -69,7 +68,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             )
         return None if acks == 0 else ProduceResponse(responses=topics_out)
 
-    resolver = TopicResolver(services)
+    resolver = TopicResolver(ctx)
     # The partitions refused here are answered at once; the others once appended, each
     # answer in its request place.
     entries: list[AppendEntry] = []
@@ -108,7 +107,7 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             entries.append(AppendEntry(info.name, partition.index, records))
 
     if entries:
-        outcomes = await services.replica_manager.append_records(
+        outcomes = await ctx.data_plane.append_records(
             entries, acks=acks, transactional_id=request.transactional_id, operation=_supported_operation(version)
         )
         for out, outcome in zip(awaiting, outcomes, strict=True):

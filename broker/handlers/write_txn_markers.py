@@ -24,9 +24,8 @@ API_KEY = 27
 
 
 async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
-    services = ctx.services
     # Markers reaching `__consumer_offsets` settle the group coordinator's pending offsets.
-    listeners: list[MarkerListener] = [services.group_coordinator.on_txn_marker]
+    listeners: list[MarkerListener] = [ctx.groups.on_txn_marker]
     results: list[WritableTxnMarkerResult] = []
     # Only brokers write markers (CLUSTER_ACTION on the cluster).
     may_write = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
@@ -36,8 +35,8 @@ async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteT
             errors: dict[tuple[str, int], int] = dict.fromkeys(partitions, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
         else:
             errors = await write_txn_markers(
-                services.storage,
-                services.clock,
+                ctx.storage,
+                ctx.clock,
                 producer_id=marker.producer_id,
                 producer_epoch=marker.producer_epoch,
                 coordinator_epoch=marker.coordinator_epoch,
