@@ -33,10 +33,12 @@ if TYPE_CHECKING:
     from storage.clock import Clock
     from storage.engine import OffsetAndTimestamp, StorageEngine
     from storage.topic_partition import TopicPartition
+    from storage.txn_markers import MarkerListener
 
 
 class DataPlane(Protocol):
-    """Produce, Fetch, ListOffsets and DeleteRecords (broker/dataplane/replica_manager.py)."""
+    """Produce, Fetch, ListOffsets, DeleteRecords and WriteTxnMarkers
+    (broker/dataplane/replica_manager.py)."""
 
     async def append_records(
         self,
@@ -63,6 +65,18 @@ class DataPlane(Protocol):
     ) -> tuple[OffsetAndTimestamp | None, int]: ...
 
     async def delete_records(self, topic: str, partition: int, offset: int) -> tuple[int, int]: ...
+
+    async def write_txn_markers(
+        self,
+        *,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        committed: bool,
+        partitions: Iterable[TopicPartition],
+        listeners: Iterable[MarkerListener] = (),
+        transaction_version: int = 0,
+    ) -> dict[TopicPartition, int]: ...
 
 
 class Transactions(Protocol):

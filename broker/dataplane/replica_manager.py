@@ -1,4 +1,5 @@
-"""The data plane behind the Produce, Fetch, ListOffsets and DeleteRecords handlers, as
+"""The data plane behind the Produce, Fetch, ListOffsets, DeleteRecords and WriteTxnMarkers
+handlers, as
 Kafka's ReplicaManager: the handlers keep their version gates, ACLs and response shapes.
 
 Appends. Batches stay opaque: the log checks the header and CRC, rewrites the base offset
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from broker.dataplane import verification
 from broker.dataplane.types import (
@@ -48,6 +49,8 @@ from storage.engine import (
     TopicInfo,
 )
 from storage.errors import OffsetOutOfRangeError, StorageError, UnknownTopicOrPartitionError
+from storage.topic_partition import TopicPartition
+from storage.txn_markers import MarkerListener, write_txn_markers
 
 # DeleteRecords: -1 deletes up to the high watermark; the low watermark of a refusal.
 HIGH_WATERMARK = -1
@@ -138,6 +141,33 @@ class ReplicaManager:
                          reason=str(exc))
                 return PartitionAppend(code, message=str(exc), record_errors=list(exc.record_errors)), False
         return PartitionAppend(result=result), lazy
+
+    # -- WriteTxnMarkers --------------------------------------------------------------
+
+    async def write_txn_markers(
+        self,
+        *,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        committed: bool,
+        partitions: Iterable[TopicPartition],
+        listeners: Iterable[MarkerListener] = (),
+        transaction_version: int = 0,
+    ) -> dict[TopicPartition, int]:
+        """A COMMIT or ABORT marker appended to each partition, as the in-process
+        coordinator's are (storage.txn_markers); one error code per partition."""
+        return await write_txn_markers(
+            self.storage,
+            self.clock,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            coordinator_epoch=coordinator_epoch,
+            committed=committed,
+            partitions=partitions,
+            listeners=listeners,
+            transaction_version=transaction_version,
+        )
 
     # -- Fetch -----------------------------------------------------------------------
 
