@@ -40,6 +40,6 @@ def to_bitfield(operations: frozenset[AclOperation]) -> int:
 def authorized_operations(ctx: RequestContext, resource_type: ResourceType, name: str) -> int:
     """The bitfield of what the connection's principal may do on the named resource."""
     supported = SUPPORTED_OPERATIONS[resource_type]
-    if ctx.services.authorizer is None:
+    if ctx.authorizer is None:
         return to_bitfield(supported)
     return to_bitfield(frozenset(op for op in supported if allowed(ctx, op, resource_type, name)))

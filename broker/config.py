@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from broker.security.settings import DEFAULTS as SECURITY_DEFAULTS
-from broker.security.settings import SecuritySettings, is_security_setting
+from broker.security_settings import DEFAULTS as SECURITY_DEFAULTS
+from broker.security_settings import SecuritySettings, is_security_setting
 from storage.files import write_atomically
 
 
@@ -232,7 +232,7 @@ class Config:
 
     def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
         self._values: dict[str, Any] = {name: s.default for name, s in SETTINGS.items()}
-        # TLS and SASL settings (broker/security/settings.py): kept as given, read per listener.
+        # TLS and SASL settings (broker/security_settings.py): kept as given, read per listener.
         self._security: dict[str, str] = {}
         for name, value in (overrides or {}).items():
             self.set(name, value)

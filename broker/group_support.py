@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def group_coordinator(ctx: RequestContext) -> GroupCoordinator:
-    return ctx.services.group_coordinator
+    return ctx.groups
 
 
 def client_host(ctx: RequestContext) -> str:
@@ -25,7 +25,7 @@ def client_host(ctx: RequestContext) -> str:
 
 def unknown_partition(ctx: RequestContext, topic: str, partition: int) -> bool:
     """True when this partition is not one of the broker's."""
-    info = TopicResolver(ctx.services).find(topic)
+    info = TopicResolver(ctx).find(topic)
     return info is None or not 0 <= partition < info.num_partitions
 
 
@@ -34,10 +34,10 @@ def topic_name_of(ctx: RequestContext, name: str, topic_id: uuid.UUID, *, by_id:
     when no topic has that id)."""
     if not by_id:
         return name
-    info = TopicResolver(ctx.services).find_by_id(topic_id)
+    info = TopicResolver(ctx).find_by_id(topic_id)
     return None if info is None else info.name
 
 
 def topic_id_of(ctx: RequestContext, name: str) -> uuid.UUID:
-    info = TopicResolver(ctx.services).find(name)
+    info = TopicResolver(ctx).find(name)
     return ZERO_UUID if info is None else info.topic_id

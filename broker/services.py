@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
+from broker.dataplane import ReplicaManager
 from broker.features import TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.quotas import ClientQuotas
@@ -16,9 +17,9 @@ from storage.clock import Clock
 from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
-    from broker.connection import KafkaConnection
     from broker.dynamic_config import DynamicConfigs
     from broker.fetch_sessions import FetchSessionCache
+    from broker.ports import OpenConnection
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
@@ -41,14 +42,17 @@ class Services:
     sasl_servers: SaslServers
     # None without `authorizer.class.name`: every request is allowed (broker/security/authorization.py).
     authorizer: StandardAuthorizer | None
-    connections: set[KafkaConnection] = field(default_factory=set)
+    connections: set[OpenConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
     connection_limits: ConnectionLimits = field(init=False)
     features: Features = field(init=False)
     quotas: ClientQuotas = field(init=False)
+    # The data plane: appends, reads, offset lookups and deletions on the logs.
+    replica_manager: ReplicaManager = field(init=False)
 
     def __post_init__(self) -> None:
+        self.replica_manager = ReplicaManager(self.storage, self.transactions, self.clock)
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(
             self.config.data_dir,

@@ -12,7 +12,7 @@ from storage.engine import TopicInfo
 from storage.errors import StorageError, TopicAlreadyExistsError, UnknownTopicOrPartitionError
 
 if TYPE_CHECKING:
-    from broker.services import Services
+    from broker.context import RequestContext
 
 # Kafka lets only its own admin tooling write to internal topics directly.
 ADMIN_CLIENT_ID = "__admin_client"
@@ -22,13 +22,13 @@ TOPIC_IDS_MIN_PRODUCE_VERSION = 13
 class TopicResolver:
     """Resolves topic names or ids for one request, remembering what it found."""
 
-    def __init__(self, services: Services) -> None:
-        self.services = services
+    def __init__(self, ctx: RequestContext) -> None:
+        self.ctx = ctx
         self._by_name: dict[str, tuple[TopicInfo | None, ErrorCode | None]] = {}
 
     def find(self, name: str) -> TopicInfo | None:
         try:
-            return self.services.storage.describe_topic(name)
+            return self.ctx.storage.describe_topic(name)
         except UnknownTopicOrPartitionError:
             return None
 
@@ -36,7 +36,7 @@ class TopicResolver:
         if topic_id == ZERO_UUID:
             return None
         try:
-            return self.services.storage.describe_topic(topic_id)
+            return self.ctx.storage.describe_topic(topic_id)
         except UnknownTopicOrPartitionError:
             return None
 
@@ -57,11 +57,11 @@ class TopicResolver:
         info = self.find(name)
         if info is not None:
             return info, None
-        config = self.services.config
+        config = self.ctx.config
         if not (allow_create and config.get("auto.create.topics.enable")) or name in INTERNAL_TOPICS:
             return None, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         try:
-            info = await self.services.storage.create_topic(name, int(config.get("num.partitions")))
+            info = await self.ctx.storage.create_topic(name, int(config.get("num.partitions")))
         except TopicAlreadyExistsError:
             info = self.find(name)
         except StorageError as exc:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import TYPE_CHECKING, Protocol
+
+# Re-exported: callers import the append types from the engine interface.
+from .append_types import AppendOrigin, AppendResult
 
 if TYPE_CHECKING:
     import asyncio
@@ -35,19 +37,6 @@ READ_COMMITTED = 1
 # before it answers with the high watermark as it stands (PartitionLog.wait_visible): far
 # above a round's usual length, short of a client's request timeout.
 VISIBILITY_WAIT_SECONDS = 1.0
-
-
-class AppendOrigin(Enum):
-    CLIENT = "client"  # produce requests: control batches rejected
-    COORDINATOR = "coordinator"  # group/transaction coordinators: may write control batches
-
-
-@dataclass(frozen=True, slots=True)
-class AppendResult:
-    base_offset: int
-    last_offset: int
-    log_append_time: int  # -1 unless the topic uses LogAppendTime
-    log_start_offset: int
 
 
 @dataclass(frozen=True, slots=True)

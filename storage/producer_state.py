@@ -27,7 +27,7 @@ from protocol import record_batch as rb
 from protocol.limits import INT32_MAX
 from protocol.record_batch import BatchHeader, ControlType
 
-from .engine import AppendOrigin, AppendResult
+from .append_types import AppendOrigin, AppendResult
 from .errors import (
     InvalidProducerEpochError,
     InvalidTxnStateError,

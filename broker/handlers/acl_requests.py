@@ -1,13 +1,27 @@
-"""Shared by CreateAcls, DescribeAcls and DeleteAcls: wire values to ACL model values."""
+"""Shared by CreateAcls, DescribeAcls and DeleteAcls: wire values to ACL model values, and
+the per-item loop of the two that change the ACLs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from enum import IntEnum
 from typing import TypeVar
 
-from broker.security.acl.model import AclFilter, AclOperation, PatternType, Permission, ResourceType
+from broker.context import RequestContext
+from broker.security.acl.model import (
+    AclBinding,
+    AclFilter,
+    AclOperation,
+    PatternType,
+    Permission,
+    ResourceType,
+)
+from broker.security.authorization import cluster_allowed
+from protocol.errors import ErrorCode
 
 E = TypeVar("E", bound=IntEnum)
+W = TypeVar("W")  # one item of the request: a creation or a deletion filter
+R = TypeVar("R")  # its answer
 
 NO_AUTHORIZER = "No Authorizer is configured."
 
@@ -39,3 +53,44 @@ def invalid_filter_reason(f: AclFilter) -> str | None:
         if value == 0:
             return f"Filter contain UNKNOWN elements: {label}"
     return None
+
+
+class InvalidAcl(Exception):
+    """An item refused with INVALID_REQUEST; the message says why."""
+
+
+# What one item changes: its answer, the bindings it adds and those it removes.
+Change = tuple[R, set[AclBinding], set[AclBinding]]
+
+
+def alter_acls(
+    ctx: RequestContext,
+    items: Sequence[W],
+    refused: Callable[[int, str | None], R],
+    change: Callable[[frozenset[AclBinding], W], Change[R]],
+) -> list[R]:
+    """The answers of CreateAcls' creations or DeleteAcls' filters, in request order.
+    Without an authorizer, or without ALTER on the cluster, every item is refused alike;
+    else each item is applied (`change`, which raises InvalidAcl to refuse it) to the ACLs
+    as they were before the request, and the store written once with all the changes."""
+    authorizer = ctx.authorizer
+    if authorizer is None:
+        return [refused(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER) for _ in items]
+    if not cluster_allowed(ctx, AclOperation.ALTER):
+        return [refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None) for _ in items]
+    current = frozenset(authorizer.store.acls)
+    added: set[AclBinding] = set()
+    removed: set[AclBinding] = set()
+    answers: list[R] = []
+    for item in items:
+        try:
+            answer, adds, removes = change(current, item)
+        except InvalidAcl as exc:
+            answers.append(refused(ErrorCode.INVALID_REQUEST, str(exc)))
+            continue
+        added |= adds
+        removed |= removes
+        answers.append(answer)
+    if added or removed:
+        authorizer.store.replace(set(current - removed) | added)
+    return answers

@@ -17,12 +17,12 @@ OFFSETS_TOPIC = "__consumer_offsets"
 
 
 async def handle(ctx: RequestContext, request: AddOffsetsToTxnRequest) -> AddOffsetsToTxnResponse:
-    coordinator = ctx.services.transactions
+    coordinator = ctx.transactions
     if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
         return AddOffsetsToTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
         return AddOffsetsToTxnResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
-    partition = partition_for(request.group_id, int(ctx.services.config.get("offsets.topic.num.partitions")))
+    partition = partition_for(request.group_id, int(ctx.config.get("offsets.topic.num.partitions")))
     error = await coordinator.add_partitions(
         request.transactional_id, request.producer_id, request.producer_epoch, [(OFFSETS_TOPIC, partition)]
     )

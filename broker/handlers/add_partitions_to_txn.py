@@ -7,9 +7,9 @@ a Produce v12+, so they start a transaction of version 2 (Kafka's
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.ports import Transactions
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed, cluster_allowed
-from coordinator.transaction import TransactionCoordinator
 from protocol.errors import ErrorCode
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
 from protocol.messages.add_partitions_to_txn_response import (
@@ -46,7 +46,7 @@ def _missing(ctx: RequestContext, partitions: list[TopicPartition]) -> set[Topic
     for topic, partition in partitions:
         if topic not in sizes:
             try:
-                sizes[topic] = ctx.services.storage.describe_topic(topic).num_partitions
+                sizes[topic] = ctx.storage.describe_topic(topic).num_partitions
             except UnknownTopicOrPartitionError:
                 sizes[topic] = 0
         if not 0 <= partition < sizes[topic]:
@@ -56,7 +56,7 @@ def _missing(ctx: RequestContext, partitions: list[TopicPartition]) -> set[Topic
 
 async def _add(
     ctx: RequestContext,
-    coordinator: TransactionCoordinator,
+    coordinator: Transactions,
     transactional_id: str,
     producer_id: int,
     producer_epoch: int,
@@ -89,7 +89,7 @@ async def _add(
 
 
 async def handle(ctx: RequestContext, request: AddPartitionsToTxnRequest) -> AddPartitionsToTxnResponse:
-    coordinator = ctx.services.transactions
+    coordinator = ctx.transactions
     version = ctx.api_version
     if version < BATCHED_MIN_VERSION:
         partitions = _partitions(request.v3_and_below_topics)

@@ -79,5 +79,5 @@ async def handle(ctx: RequestContext, request: AlterClientQuotasRequest) -> Alte
         changes[entity] = ops
         results.append(_result(entry))
     if changes and not request.validate_only:
-        ctx.services.quotas.store.apply(changes)
+        ctx.quotas.store.apply(changes)
     return AlterClientQuotasResponse(entries=results)

@@ -55,7 +55,7 @@ def check_target(replicas: list[int], registered: set[int]) -> None:
 
 def _reassign(ctx: RequestContext, topic: str, target: ReassignablePartition) -> None:
     try:
-        info = ctx.services.storage.describe_topic(topic)
+        info = ctx.storage.describe_topic(topic)
     except UnknownTopicOrPartitionError:
         raise PartitionError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find a topic named {topic}.") from None
     if not 0 <= target.partition_index < info.num_partitions:
@@ -65,7 +65,7 @@ def _reassign(ctx: RequestContext, topic: str, target: ReassignablePartition) ->
     if target.replicas is None:
         # A reassignment completes the moment it is accepted, so none is ever pending.
         raise PartitionError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS, NO_REASSIGNMENT_MESSAGE)
-    check_target(target.replicas, {ctx.services.node_id})
+    check_target(target.replicas, {ctx.cluster.node_id})
 
 
 async def handle(

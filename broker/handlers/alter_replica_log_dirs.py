@@ -26,7 +26,7 @@ API_KEY = 34
 
 
 async def handle(ctx: RequestContext, request: AlterReplicaLogDirsRequest) -> AlterReplicaLogDirsResponse:
-    log_dir = str(ctx.services.config.data_dir.absolute())
+    log_dir = str(ctx.config.data_dir.absolute())
     # Kafka keys the request by partition: a partition named twice is answered once, for
     # the last directory named.
     destinations: dict[tuple[str, int], str] = {}
@@ -43,7 +43,7 @@ async def handle(ctx: RequestContext, request: AlterReplicaLogDirsRequest) -> Al
             error = ErrorCode.LOG_DIR_NOT_FOUND
         else:
             try:
-                ctx.services.storage.log(topic, partition)
+                ctx.storage.log(topic, partition)
                 error = ErrorCode.NONE
             except StorageError:
                 error = ErrorCode.REPLICA_NOT_AVAILABLE

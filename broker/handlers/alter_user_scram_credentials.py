@@ -34,7 +34,7 @@ def _check_name_and_mechanism(name: str, mechanism: int) -> tuple[int, str] | No
 
 
 async def handle(ctx: RequestContext, request: AlterUserScramCredentialsRequest) -> AlterUserScramCredentialsResponse:
-    store = ctx.services.sasl_servers.scram
+    store = ctx.sasl_servers.scram
     if not cluster_allowed(ctx, AclOperation.ALTER):
         users = dict.fromkeys([*(d.name for d in request.deletions), *(u.name for u in request.upsertions)])
         return AlterUserScramCredentialsResponse(results=[

@@ -22,8 +22,8 @@ _SOFTWARE = re.compile(r"^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$")
 
 
 async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> ApiVersionsResponse:
-    api_keys = [ApiVersion(key, lo, hi) for key, lo, hi in ctx.services.router.advertised()]
-    features = ctx.services.features
+    api_keys = [ApiVersion(key, lo, hi) for key, lo, hi in ctx.apis.advertised()]
+    features = ctx.features
     response = ApiVersionsResponse(
         api_keys=api_keys,
         # KIP-584 (v3+, tagged): what this broker supports and what the cluster finalized.

@@ -38,7 +38,7 @@ def _assignment(partitions: frozenset[Partition], topics: dict[str, TopicInfo]) 
 
 async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
     coordinator = group_coordinator(ctx)
-    topics = {t.name: t for t in ctx.services.storage.list_topics()}
+    topics = {t.name: t for t in ctx.storage.list_topics()}
     described = []
     for group_id in request.group_ids:
         if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
@@ -69,9 +69,9 @@ async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> 
             ],
         )
         # Kafka refuses the whole group when its assignments name a topic the principal may not describe.
-        named = set() if ctx.services.authorizer is None else {tp.topic_name for m in out.members for a in (m.assignment, m.target_assignment)
+        named = set() if ctx.authorizer is None else {tp.topic_name for m in out.members for a in (m.assignment, m.target_assignment)
                  for tp in a.topic_partitions}
-        if ctx.services.authorizer is not None and allowed_names(
+        if ctx.authorizer is not None and allowed_names(
             ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, named
         ) != named:
             described.append(DescribedGroup(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, group_id=group_id,

@@ -19,7 +19,7 @@ REPLICATION_FACTOR = 1  # every partition of a one-broker cluster has a single r
 
 
 async def _grow(ctx: RequestContext, topic: CreatePartitionsTopic, validate_only: bool) -> None:
-    storage = ctx.services.storage
+    storage = ctx.storage
     try:
         current = storage.describe_topic(topic.name).num_partitions
     except UnknownTopicOrPartitionError:
@@ -40,7 +40,7 @@ async def _grow(ctx: RequestContext, topic: CreatePartitionsTopic, validate_only
                 "assignment(s) were specified.",
             )
         for assignment in topic.assignments:
-            check_replica_list(assignment.broker_ids, ctx.services.node_id, REPLICATION_FACTOR)
+            check_replica_list(assignment.broker_ids, ctx.cluster.node_id, REPLICATION_FACTOR)
     try:
         await storage.create_partitions(topic.name, topic.count, validate_only=validate_only)
     except StorageError as exc:

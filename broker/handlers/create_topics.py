@@ -94,7 +94,7 @@ def _manual_partition_count(assignments: list[CreatableReplicaAssignment], node_
 
 def _partition_count(ctx: RequestContext, topic: CreatableTopic) -> int:
     """Partitions to create, after the replication checks (in Kafka's order)."""
-    config = ctx.services.config
+    config = ctx.config
     if topic.assignments:
         if topic.replication_factor != -1:
             raise TopicError(
@@ -106,7 +106,7 @@ def _partition_count(ctx: RequestContext, topic: CreatableTopic) -> int:
                 ErrorCode.INVALID_REQUEST,
                 "A manual partition assignment was specified, but numPartitions was not set to -1.",
             )
-        return _manual_partition_count(topic.assignments, ctx.services.node_id)
+        return _manual_partition_count(topic.assignments, ctx.cluster.node_id)
     if topic.replication_factor < -1 or topic.replication_factor == 0:
         raise TopicError(
             ErrorCode.INVALID_REPLICATION_FACTOR,
@@ -142,7 +142,7 @@ def _configs(topic: CreatableTopic) -> dict[str, str | None]:
 
 def _exists(ctx: RequestContext, name: str) -> bool:
     try:
-        ctx.services.storage.describe_topic(name)
+        ctx.storage.describe_topic(name)
     except UnknownTopicOrPartitionError:
         return False
     return True
@@ -151,7 +151,7 @@ def _exists(ctx: RequestContext, name: str) -> bool:
 async def _create(
     ctx: RequestContext, topic: CreatableTopic, validate_only: bool, collisions: dict[str, str]
 ) -> CreatableTopicResult:
-    storage = ctx.services.storage
+    storage = ctx.storage
     problem = topic_name_error(topic.name)
     if problem is not None:
         raise TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
@@ -175,7 +175,7 @@ async def _create(
     )
     if ctx.api_version >= 5:
         # From the returned info rather than the catalog: a validate-only create isn't in it.
-        rows = topic_config_rows(info.config.describe(), broker_layers(ctx.services))
+        rows = topic_config_rows(info.config.describe(), broker_layers(ctx))
         result.configs = [
             CreatableTopicConfigs(
                 name=r.name,
@@ -191,7 +191,7 @@ async def _create(
 
 async def handle(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTopicsResponse:
     counts = Counter(t.name for t in request.topics)
-    collisions = collision_index(t.name for t in ctx.services.storage.list_topics())
+    collisions = collision_index(t.name for t in ctx.storage.list_topics())
     results: list[CreatableTopicResult] = []
     # CREATE on the cluster, or else on each topic (KafkaApis.handleCreateTopicsRequest).
     may_create_any = cluster_allowed(ctx, AclOperation.CREATE)

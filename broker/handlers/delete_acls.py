@@ -4,11 +4,9 @@ names what each filter removed."""
 from __future__ import annotations
 
 from broker.context import RequestContext
-from broker.handlers.acl_requests import NO_AUTHORIZER, acl_filter, invalid_filter_reason
-from broker.security.acl.model import AclBinding, AclOperation
-from broker.security.authorization import cluster_allowed
-from protocol.errors import ErrorCode
-from protocol.messages.delete_acls_request import DeleteAclsRequest
+from broker.handlers.acl_requests import Change, InvalidAcl, acl_filter, alter_acls, invalid_filter_reason
+from broker.security.acl.model import AclBinding
+from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
 from protocol.messages.delete_acls_response import (
     DeleteAclsFilterResult,
     DeleteAclsMatchingAcl,
@@ -18,43 +16,34 @@ from protocol.messages.delete_acls_response import (
 API_KEY = 31
 
 
+def _delete(current: frozenset[AclBinding], wire: DeleteAclsFilter) -> Change[DeleteAclsFilterResult]:
+    f = acl_filter(
+        wire.resource_type_filter, wire.resource_name_filter, wire.pattern_type_filter,
+        wire.principal_filter, wire.host_filter, wire.operation, wire.permission_type,
+    )
+    reason = invalid_filter_reason(f)
+    if reason is not None:
+        raise InvalidAcl(reason)
+    matched = sorted(a for a in current if f.matches(a))
+    result = DeleteAclsFilterResult(
+        error_message=None,
+        matching_acls=[
+            DeleteAclsMatchingAcl(
+                error_message=None, resource_type=a.resource_type, resource_name=a.resource_name,
+                pattern_type=a.pattern_type, principal=a.principal, host=a.host, operation=a.operation,
+                permission_type=a.permission,
+            )
+            for a in matched
+        ],
+    )
+    return result, set(), set(matched)
+
+
 async def handle(ctx: RequestContext, request: DeleteAclsRequest) -> DeleteAclsResponse:
-    authorizer = ctx.services.authorizer
-    if authorizer is None:
-        return DeleteAclsResponse(filter_results=[
-            DeleteAclsFilterResult(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
-            for _ in request.filters
-        ])
-    if not cluster_allowed(ctx, AclOperation.ALTER):
-        return DeleteAclsResponse(filter_results=[
-            DeleteAclsFilterResult(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
-            for _ in request.filters
-        ])
-    current = set(authorizer.store.acls)
-    removed: set[AclBinding] = set()
-    results = []
-    for wire in request.filters:
-        f = acl_filter(
-            wire.resource_type_filter, wire.resource_name_filter, wire.pattern_type_filter,
-            wire.principal_filter, wire.host_filter, wire.operation, wire.permission_type,
-        )
-        reason = invalid_filter_reason(f)
-        if reason is not None:
-            results.append(DeleteAclsFilterResult(error_code=ErrorCode.INVALID_REQUEST, error_message=reason))
-            continue
-        matched = sorted(a for a in current if f.matches(a))
-        removed.update(matched)
-        results.append(DeleteAclsFilterResult(
-            error_message=None,
-            matching_acls=[
-                DeleteAclsMatchingAcl(
-                    error_message=None, resource_type=a.resource_type, resource_name=a.resource_name,
-                    pattern_type=a.pattern_type, principal=a.principal, host=a.host, operation=a.operation,
-                    permission_type=a.permission,
-                )
-                for a in matched
-            ],
-        ))
-    if removed:
-        authorizer.store.replace(current - removed)
+    results = alter_acls(
+        ctx,
+        request.filters,
+        lambda error, message: DeleteAclsFilterResult(error_code=error, error_message=message),
+        _delete,
+    )
     return DeleteAclsResponse(filter_results=results)

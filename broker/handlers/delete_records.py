@@ -1,11 +1,11 @@
-"""DeleteRecords: advance partitions' log start offsets (the low watermark)."""
+"""DeleteRecords: advance partitions' log start offsets (the low watermark); the data plane
+(broker/dataplane/replica_manager.py) moves them, this handler checks DELETE on the topics."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
-from broker.topic_names import is_internal
 from protocol.errors import ErrorCode
 from protocol.messages.delete_records_request import DeleteRecordsPartition, DeleteRecordsRequest
 from protocol.messages.delete_records_response import (
@@ -13,11 +13,9 @@ from protocol.messages.delete_records_response import (
     DeleteRecordsResponse,
     DeleteRecordsTopicResult,
 )
-from storage.errors import StorageError
 
 API_KEY = 21
 
-HIGH_WATERMARK = -1
 INVALID_LOW_WATERMARK = -1
 
 
@@ -30,22 +28,9 @@ async def _delete(
     if not allowed(ctx, AclOperation.DELETE, ResourceType.TOPIC, topic):
         result.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         return result
-    if is_internal(topic):
-        result.error_code = ErrorCode.INVALID_TOPIC_EXCEPTION
-        return result
-    try:
-        log = ctx.services.storage.log(topic, partition.partition_index)
-        config = ctx.services.storage.describe_topic(topic).config
-        if config.compact and not config.delete:
-            # Deleting a prefix would break compaction's per-key guarantee.
-            result.error_code = ErrorCode.POLICY_VIOLATION
-            return result
-        if partition.offset < HIGH_WATERMARK:
-            result.error_code = ErrorCode.OFFSET_OUT_OF_RANGE
-            return result
-        result.low_watermark = await log.delete_records_before(partition.offset)
-    except StorageError as exc:
-        result.error_code = exc.error_code
+    result.low_watermark, result.error_code = await ctx.data_plane.delete_records(
+        topic, partition.partition_index, partition.offset
+    )
     return result
 
 

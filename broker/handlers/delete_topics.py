@@ -32,7 +32,7 @@ AUTHORIZATION_FAILED = "Authorization failed."
 
 async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTopicsResponse:
     requested = _requested(ctx, request)
-    if not ctx.services.config.get("delete.topic.enable"):
+    if not ctx.config.get("delete.topic.enable"):
         # Kafka fails the whole request; before v3 there was no dedicated code.
         code = ErrorCode.INVALID_REQUEST if ctx.api_version < 3 else ErrorCode.TOPIC_DELETION_DISABLED
         return DeleteTopicsResponse(
@@ -80,7 +80,7 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
     for topic_id in duplicate_ids:
         answer(None, topic_id, ErrorCode.INVALID_REQUEST, "Duplicate topic id.")
 
-    storage = ctx.services.storage
+    storage = ctx.storage
     to_delete: dict[uuid.UUID, str] = {}
     for topic_id in ids:
         try:

@@ -19,7 +19,7 @@ API_KEY = 29
 
 
 async def handle(ctx: RequestContext, request: DescribeAclsRequest) -> DescribeAclsResponse:
-    authorizer = ctx.services.authorizer
+    authorizer = ctx.authorizer
     if authorizer is None:
         return DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
     if not cluster_allowed(ctx, AclOperation.DESCRIBE):

@@ -35,6 +35,6 @@ async def handle(ctx: RequestContext, request: DescribeClientQuotasRequest) -> D
             entity=[EntityData(entity_type=t, entity_name=n) for t, n in entity],
             values=[ValueData(key=k, value=v) for k, v in sorted(values.items())],
         )
-        for entity, values in ctx.services.quotas.store.describe(wanted)
+        for entity, values in ctx.quotas.store.describe(wanted)
     ]
     return DescribeClientQuotasResponse(error_message=None, entries=entries)

@@ -32,15 +32,15 @@ async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Descri
             error_message="The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type "
             + ENDPOINT_NAMES[endpoint_type],
         )
-    services = ctx.services
-    listener = services.advertised_listener(ctx.connection.listener)
+    cluster = ctx.cluster
+    listener = cluster.advertised_listener(ctx.connection.listener)
     return DescribeClusterResponse(
         endpoint_type=ENDPOINT_BROKER,
-        cluster_id=services.cluster_id,
-        controller_id=services.node_id,
+        cluster_id=cluster.cluster_id,
+        controller_id=cluster.node_id,
         brokers=[
             DescribeClusterBroker(
-                broker_id=services.node_id, host=listener.host, port=listener.port, rack=None, is_fenced=False
+                broker_id=cluster.node_id, host=listener.host, port=listener.port, rack=None, is_fenced=False
             )
         ],
         cluster_authorized_operations=(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from broker.config import KAFKA_SETTINGS, SETTINGS, Config
 from broker.context import RequestContext
@@ -37,9 +37,6 @@ from protocol.messages.describe_configs_response import (
 )
 from storage.errors import UnknownTopicOrPartitionError
 from storage.topic_config import TOPIC_CONFIG_SYNONYMS, ConfigEntry, ConfigSource, ConfigType
-
-if TYPE_CHECKING:
-    from broker.services import Services
 
 API_KEY = 32
 
@@ -156,8 +153,8 @@ def layers_of(config: Config, dynamic: DynamicConfigs) -> BrokerLayers:
     )
 
 
-def broker_layers(services: Services) -> BrokerLayers:
-    return layers_of(services.config, services.dynamic_configs)
+def broker_layers(ctx: RequestContext) -> BrokerLayers:
+    return layers_of(ctx.config, ctx.dynamic_configs)
 
 
 def topic_config_rows(entries: list[ConfigEntry], layers: BrokerLayers) -> list[ConfigRow]:
@@ -286,28 +283,27 @@ def check_broker_logger_resource(name: str, node_id: int) -> None:
 
 
 def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[ConfigRow]:
-    services = ctx.services
     keys = resource.configuration_keys or None  # null and empty both mean "all"
     if resource.resource_type == TOPIC:
         problem = topic_name_error(resource.resource_name)
         if problem is not None:
             raise RequestError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
         try:
-            entries = services.storage.describe_configs(resource.resource_name)
+            entries = ctx.storage.describe_configs(resource.resource_name)
         except UnknownTopicOrPartitionError:
             # Kafka sets only the code here, leaving the message at its default.
             raise RequestError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "") from None
-        rows = topic_config_rows(entries, broker_layers(services))
+        rows = topic_config_rows(entries, broker_layers(ctx))
     elif resource.resource_type == BROKER:
-        check_broker_resource(resource.resource_name, services.node_id)
-        rows = broker_config_rows(services.config, broker_layers(services), per_broker=bool(resource.resource_name))
+        check_broker_resource(resource.resource_name, ctx.cluster.node_id)
+        rows = broker_config_rows(ctx.config, broker_layers(ctx), per_broker=bool(resource.resource_name))
     elif resource.resource_type == BROKER_LOGGER:
-        check_broker_logger_resource(resource.resource_name, services.node_id)
+        check_broker_logger_resource(resource.resource_name, ctx.cluster.node_id)
         rows = []
     elif resource.resource_type == GROUP:
         if not resource.resource_name:
             raise RequestError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
-        rows = group_config_rows(resource.resource_name, broker_layers(services), services.dynamic_configs)
+        rows = group_config_rows(resource.resource_name, broker_layers(ctx), ctx.dynamic_configs)
     else:
         type_name = RESOURCE_TYPE_NAMES.get(resource.resource_type, "UNKNOWN")
         raise RequestError(ErrorCode.INVALID_REQUEST, f"Unsupported resource type: {type_name}")

@@ -32,7 +32,7 @@ log = get_logger("odradek.describe_log_dirs")
 
 def _wanted(ctx: RequestContext, request: DescribeLogDirsRequest) -> dict[str, set[int]]:
     if request.topics is None:
-        return {t.name: set(range(t.num_partitions)) for t in ctx.services.storage.list_topics()}
+        return {t.name: set(range(t.num_partitions)) for t in ctx.storage.list_topics()}
     wanted: dict[str, set[int]] = defaultdict(set)
     for t in request.topics:
         wanted[t.topic].update(t.partitions)
@@ -43,8 +43,8 @@ async def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> Descri
     if not cluster_allowed(ctx, AclOperation.DESCRIBE):
         # Kafka's KafkaApis.handleDescribeLogDirs: no directories, and the error from v3.
         return DescribeLogDirsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[])
-    storage = ctx.services.storage
-    log_dir = ctx.services.config.data_dir.absolute()
+    storage = ctx.storage
+    log_dir = ctx.config.data_dir.absolute()
     result = DescribeLogDirsResult(error_code=ErrorCode.NONE, log_dir=str(log_dir))
     try:
         usage = shutil.disk_usage(log_dir)

@@ -69,19 +69,18 @@ def _invalid(request: DescribeTopicPartitionsRequest) -> DescribeTopicPartitions
 
 
 async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -> DescribeTopicPartitionsResponse:
-    services = ctx.services
     cursor = request.cursor
     cursor_topic = cursor.topic_name if cursor is not None else ""
     every_topic = not request.topics
     if every_topic:
-        names = {t.name for t in services.storage.list_topics() if t.name >= cursor_topic}
+        names = {t.name for t in ctx.storage.list_topics() if t.name >= cursor_topic}
     else:
         names = {t.name for t in request.topics if t.name >= cursor_topic}
         if cursor is not None and cursor.topic_name not in names:
             return _invalid(request)
     if cursor is not None and cursor.partition_index < 0:
         return _invalid(request)
-    remaining = max(min(services.config.get_int("max.request.partition.size.limit"), request.response_partition_limit), 1)
+    remaining = max(min(ctx.config.get_int("max.request.partition.size.limit"), request.response_partition_limit), 1)
     response = DescribeTopicPartitionsResponse(next_cursor=None)
     for name in sorted(names):
         if remaining == 0:
@@ -95,7 +94,7 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
                     error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, topic_id=ZERO_UUID))
             continue
         try:
-            info = services.storage.describe_topic(name)
+            info = ctx.storage.describe_topic(name)
         except UnknownTopicOrPartitionError:
             if not every_topic:
                 response.topics.append(_missing(name))
@@ -108,7 +107,7 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
                 name=name,
                 topic_id=info.topic_id,
                 is_internal=info.internal,
-                partitions=_partitions(info, start, stop, services.node_id),
+                partitions=_partitions(info, start, stop, ctx.cluster.node_id),
             )
         )
         if stop < info.num_partitions:

@@ -17,7 +17,7 @@ API_KEY = 65
 
 
 async def handle(ctx: RequestContext, request: DescribeTransactionsRequest) -> DescribeTransactionsResponse:
-    coordinator = ctx.services.transactions
+    coordinator = ctx.transactions
     states: list[TransactionState] = []
     for tid in request.transactional_ids:
         if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, tid):

@@ -23,7 +23,7 @@ async def handle(
 ) -> DescribeUserScramCredentialsResponse:
     if not cluster_allowed(ctx, AclOperation.DESCRIBE):
         return DescribeUserScramCredentialsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
-    known = ctx.services.sasl_servers.scram.users()
+    known = ctx.sasl_servers.scram.users()
     # user -> asked for more than once
     wanted: dict[str, bool] = {}
     if not request.users:

@@ -16,7 +16,7 @@ TRANSACTION_V2_MIN_VERSION = 5
 
 
 async def handle(ctx: RequestContext, request: EndTxnRequest) -> EndTxnResponse:
-    coordinator = ctx.services.transactions
+    coordinator = ctx.transactions
     if not allowed(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, request.transactional_id):
         return EndTxnResponse(error_code=ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     version = 2 if ctx.api_version >= TRANSACTION_V2_MIN_VERSION else 0

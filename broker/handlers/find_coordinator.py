@@ -23,7 +23,7 @@ _PARTITION_COUNT_SETTING = {
 def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
     """The partition of __consumer_offsets / __transaction_state that owns `key`; its
     leader is the coordinator (always this broker while there is one broker)."""
-    return partition_for(key, ctx.services.config.get_int(_PARTITION_COUNT_SETTING[key_type]))
+    return partition_for(key, ctx.config.get_int(_PARTITION_COUNT_SETTING[key_type]))
 
 
 def _failed(key: str, code: ErrorCode) -> Coordinator:
@@ -39,12 +39,12 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type not in _PARTITION_COUNT_SETTING:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
                            error_message=f"Invalid coordinator type {key_type}")
-    if key_type == KEY_TYPE_GROUP and await ctx.services.group_coordinator.ensure_log() is not ErrorCode.NONE:
+    if key_type == KEY_TYPE_GROUP and await ctx.groups.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")
     # One broker leads every partition, so the owner of coordinator_partition(...) is this broker.
-    listener = ctx.services.advertised_listener(ctx.connection.listener)
-    return Coordinator(key=key, node_id=ctx.services.node_id, host=listener.host, port=listener.port,
+    listener = ctx.cluster.advertised_listener(ctx.connection.listener)
+    return Coordinator(key=key, node_id=ctx.cluster.node_id, host=listener.host, port=listener.port,
                        error_code=ErrorCode.NONE, error_message=None)
 
 

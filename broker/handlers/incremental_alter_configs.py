@@ -6,21 +6,19 @@ from __future__ import annotations
 from broker.context import RequestContext
 from broker.dynamic_config import DYNAMIC_CONFIGS
 from broker.group_config import validate_group_configs
-from broker.handlers.alter_configs import (
+from broker.handlers.config_alteration import (
     ResourceError,
+    alter_resources,
     apply_broker_changes,
     apply_topic_changes,
     check_broker_name,
-    check_keys,
     check_topic_name,
-    duplicate_resources,
 )
 from broker.handlers.describe_configs import BROKER, GROUP, TOPIC
-from broker.security.acl.model import AclOperation
-from broker.security.config_resources import config_denied
 from protocol.errors import ErrorCode
 from protocol.messages.incremental_alter_configs_request import (
     AlterableConfig,
+    AlterConfigsResource,
     IncrementalAlterConfigsRequest,
 )
 from protocol.messages.incremental_alter_configs_response import (
@@ -58,9 +56,9 @@ async def _broker_changes(
 ) -> None:
     """Kafka's `ConfigAdminManager.prepareIncrementalConfigs` over the resource's current
     dynamic configs, then the same checks and storage as the legacy AlterConfigs."""
-    check_broker_name(name, ctx.services.node_id)
+    check_broker_name(name, ctx.cluster.node_id)
     _check_ops(configs)
-    dynamic = ctx.services.dynamic_configs
+    dynamic = ctx.dynamic_configs
     props = dict(dynamic.layer(bool(name)))
     for c in configs:
         op = c.config_operation
@@ -86,7 +84,7 @@ async def _group_changes(
     if not group:
         raise ResourceError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
     _check_ops(configs)
-    dynamic = ctx.services.dynamic_configs
+    dynamic = ctx.dynamic_configs
     props = dict(dynamic.groups.get(group, {}))
     for c in configs:
         op = c.config_operation
@@ -114,7 +112,7 @@ async def _group_changes(
 def _current(ctx: RequestContext, topic: str, name: str) -> str:
     """The value an APPEND or SUBTRACT starts from: the override, else the default."""
     try:
-        config = ctx.services.storage.describe_topic(topic).config
+        config = ctx.storage.describe_topic(topic).config
     except UnknownTopicOrPartitionError:
         return CONFIG_DEFS[name].default
     return config.overrides.get(name, CONFIG_DEFS[name].default)
@@ -145,38 +143,36 @@ def _topic_changes(ctx: RequestContext, topic: str, configs: list[AlterableConfi
 async def handle(
     ctx: RequestContext, request: IncrementalAlterConfigsRequest
 ) -> IncrementalAlterConfigsResponse:
-    duplicates = duplicate_resources(request.resources)
-    responses = []
-    for resource in request.resources:
-        response = AlterConfigsResourceResponse(
-            resource_type=resource.resource_type, resource_name=resource.resource_name, error_message=None
-        )
-        try:
-            if (resource.resource_type, resource.resource_name) in duplicates:
-                raise ResourceError(ErrorCode.INVALID_REQUEST, "Each resource must appear at most once.")
-            denied = config_denied(ctx, AclOperation.ALTER_CONFIGS, resource.resource_type, resource.resource_name)
-            if denied is not None:
-                raise ResourceError(denied, None)
-            check_keys(
-                (c.name for c in resource.configs),
-                (c.name for c in resource.configs if c.config_operation != DELETE and c.value is None),
+    async def alter(resource: AlterConfigsResource) -> None:
+        if resource.resource_type == BROKER:
+            await _broker_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
+        elif resource.resource_type == TOPIC:
+            check_topic_name(resource.resource_name)
+            changes = _topic_changes(ctx, resource.resource_name, resource.configs)
+            await apply_topic_changes(
+                ctx, resource.resource_name, changes, replace=False, validate_only=request.validate_only
             )
-            if resource.resource_type == BROKER:
-                await _broker_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
-            elif resource.resource_type == TOPIC:
-                check_topic_name(resource.resource_name)
-                changes = _topic_changes(ctx, resource.resource_name, resource.configs)
-                await apply_topic_changes(
-                    ctx, resource.resource_name, changes, replace=False, validate_only=request.validate_only
-                )
-            elif resource.resource_type == GROUP:
-                await _group_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
-            else:
-                raise ResourceError(
-                    ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource.resource_type}"
-                )
-        except ResourceError as exc:
-            response.error_code = exc.code
-            response.error_message = exc.message
-        responses.append(response)
-    return IncrementalAlterConfigsResponse(responses=responses)
+        elif resource.resource_type == GROUP:
+            await _group_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
+        else:
+            raise ResourceError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource.resource_type}")
+
+    outcomes = await alter_resources(
+        ctx,
+        request.resources,
+        null_names=lambda resource: (
+            c.name for c in resource.configs if c.config_operation != DELETE and c.value is None
+        ),
+        alter=alter,
+    )
+    return IncrementalAlterConfigsResponse(
+        responses=[
+            AlterConfigsResourceResponse(
+                error_code=code,
+                error_message=message,
+                resource_type=resource.resource_type,
+                resource_name=resource.resource_name,
+            )
+            for resource, (code, message) in zip(request.resources, outcomes, strict=True)
+        ]
+    )

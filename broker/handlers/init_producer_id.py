@@ -30,7 +30,7 @@ def _authorization_error(ctx: RequestContext, transactional_id: str | None) -> E
 
 
 async def handle(ctx: RequestContext, request: InitProducerIdRequest) -> InitProducerIdResponse:
-    coordinator = ctx.services.transactions
+    coordinator = ctx.transactions
     denied = _authorization_error(ctx, request.transactional_id)
     if denied is not None:
         return InitProducerIdResponse(error_code=denied, producer_id=-1, producer_epoch=-1)

@@ -1,7 +1,8 @@
 """ListOffsets: earliest, latest (the LSO under read_committed), by timestamp, max timestamp.
 
 Latest, timestamp and max-timestamp answers stop at the last fetchable offset of the
-request's isolation level (storage.log.Log.list_offset)."""
+request's isolation level (storage.log.Log.list_offset); the lookups are the data plane's
+(broker/dataplane/replica_manager.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from protocol.messages.list_offsets_response import (
     ListOffsetsResponse,
     ListOffsetsTopicResponse,
 )
-from storage.errors import StorageError
 
 API_KEY = 2
 LEADER_EPOCH = 0
@@ -27,7 +27,7 @@ MIN_VERSION_FOR = {MAX_TIMESTAMP: 7, EARLIEST_LOCAL_TIMESTAMP: 8, LATEST_TIERED_
 
 
 async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffsetsResponse:
-    resolver = TopicResolver(ctx.services)
+    resolver = TopicResolver(ctx)
     version = ctx.api_version
     # Only a consumer's request is bounded by its isolation level (v0-1 carry none and
     # read uncommitted); Kafka's KafkaApis gives other replica ids the log end offset.
@@ -50,16 +50,11 @@ async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffset
             if version < MIN_VERSION_FOR.get(p.timestamp, 0):
                 out.error_code = ErrorCode.UNSUPPORTED_VERSION
                 continue
-            try:
-                # Looked up per partition: the topic may be deleted under a concurrent request.
-                log = ctx.services.storage.log(info.name, p.partition_index)
-                if p.timestamp == LATEST_TIERED_TIMESTAMP:
-                    # Nothing is tiered: Kafka answers "no such offset".
-                    found = None
-                else:
-                    found = await log.list_offset(p.timestamp, isolation_level=isolation_level)
-            except StorageError as exc:
-                out.error_code = exc.error_code
+            found, code = await ctx.data_plane.offset_for_timestamp(
+                info.name, p.partition_index, p.timestamp, isolation_level
+            )
+            if code != ErrorCode.NONE:
+                out.error_code = code
                 continue
             if found is None:
                 out.old_style_offsets = []

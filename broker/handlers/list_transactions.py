@@ -15,7 +15,7 @@ PATTERN_MIN_VERSION = 2
 
 
 async def handle(ctx: RequestContext, request: ListTransactionsRequest) -> ListTransactionsResponse:
-    coordinator = ctx.services.transactions
+    coordinator = ctx.transactions
     result = coordinator.list_transactions(
         state_filters=request.state_filters,
         producer_id_filters=request.producer_id_filters,

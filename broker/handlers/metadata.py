@@ -78,12 +78,11 @@ async def handle(ctx: RequestContext, request: MetadataRequest) -> MetadataRespo
 
 
 async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
-    services = ctx.services
-    node_id = services.node_id
-    listener = services.advertised_listener(ctx.connection.listener)
+    node_id = ctx.cluster.node_id
+    listener = ctx.cluster.advertised_listener(ctx.connection.listener)
     response = MetadataResponse(
         brokers=[MetadataResponseBroker(node_id=node_id, host=listener.host, port=listener.port, rack=None)],
-        cluster_id=services.cluster_id,
+        cluster_id=ctx.cluster.cluster_id,
         controller_id=node_id,
     )
     # v0 asks for every topic with an empty array; v1+ with a null one.
@@ -92,12 +91,12 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
         # Topics the principal may not describe are left out, as if they did not exist.
         response.topics = [
             describe_topic(info, node_id)
-            for info in services.storage.list_topics()
+            for info in ctx.storage.list_topics()
             if allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, info.name)
         ]
         return response
     assert request.topics is not None
-    resolver = TopicResolver(services)
+    resolver = TopicResolver(ctx)
     allow_create = ctx.api_version < ALLOW_AUTO_CREATE_MIN_VERSION or request.allow_auto_topic_creation
     for wanted in request.topics:
         if ctx.api_version < TOPIC_IDS_MIN_VERSION and (wanted.name is None or wanted.topic_id != ZERO_UUID):

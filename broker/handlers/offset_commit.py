@@ -23,7 +23,7 @@ TOPIC_IDS_MIN_VERSION = 10
 async def handle(ctx: RequestContext, request: OffsetCommitRequest) -> OffsetCommitResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    now = ctx.services.clock.now_ms()
+    now = ctx.clock.now_ms()
     errors: dict[tuple[str, int], ErrorCode] = {}
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
     names = [topic_name_of(ctx, t.name, t.topic_id, by_id=v >= TOPIC_IDS_MIN_VERSION) for t in request.topics]

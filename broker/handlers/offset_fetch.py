@@ -35,7 +35,7 @@ def _fetch(ctx: RequestContext, group_id: str, wanted: Wanted, require_stable: b
     # "all topics" leaves them out.
     requested = wanted
     denied: list[tuple[str, list[int]]] = []
-    if wanted is not None and ctx.services.authorizer is not None:
+    if wanted is not None and ctx.authorizer is not None:
         describable = allowed_names(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, {t for t, _ in wanted})
         denied = [(t, ps) for t, ps in wanted if t not in describable]
         wanted = [(t, ps) for t, ps in wanted if t in describable]

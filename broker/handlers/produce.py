@@ -1,32 +1,16 @@
-"""Produce: validate each partition's record batch, append it, answer per partition.
+"""Produce: the version gates, ACLs and response of a Produce; the appends are the data
+plane's (broker/dataplane/replica_manager.py).
 
-Batches stay opaque: the log checks the header and CRC, rewrites the base offset and
-appends. Every partition of a request is written before the one fsync that `acks=all`
-waits for, so a request costs one group-committed flush however many partitions it has.
-
-A transaction's batches are acknowledged once written: their fsync round starts after
-the answer has gone out, and EndTxn is answered only once a round has covered them
-(TransactionCoordinator.defers_data_durability).
-
-Idempotence and transactions are checked by the log's producer state (sequences,
-epochs, duplicates). Here, as in Kafka's KafkaApis/ReplicaManager: transactional batches
-need a transactional id and a single producer per request, and a transactional batch
-that would open a transaction at a partition is first verified with the transaction
-coordinator (KIP-890 part 1). Verification is an in-process call, so the appends still
-happen in request order before the handler first suspends.
+As in Kafka's KafkaApis: WRITE on each topic, and transactional batches need a
+transactional id the principal may write, and a single producer per request.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import weakref
-
 from broker.context import RequestContext
-from broker.logging import get_logger
+from broker.dataplane import AppendEntry, PartitionAppend, TransactionSupportedOperation
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
-from broker.services import Services
 from broker.topics import TOPIC_IDS_MIN_PRODUCE_VERSION, TopicResolver
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
@@ -37,7 +21,6 @@ from protocol.messages.produce_response import (
     ProduceResponse,
     TopicProduceResponse,
 )
-from storage.errors import StorageError
 
 API_KEY = 0
 MIN_VERSION = 3  # v0-2 carry message format v0/v1, which Kafka 4 no longer stores
@@ -50,20 +33,6 @@ TRANSACTION_ABORTABLE_MIN_VERSION = 11  # older producers get INVALID_TXN_STATE 
 # transaction itself, as Kafka's TransactionSupportedOperation addPartition.
 IMPLICIT_ADD_MIN_VERSION = 12
 
-# Verification outcomes as the producer sees them (Kafka's AddPartitionsToTxnManager, KIP-890).
-_VERIFY_RETRIABLE = frozenset(
-    {
-        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-        ErrorCode.COORDINATOR_NOT_AVAILABLE,
-        ErrorCode.NOT_COORDINATOR,
-        ErrorCode.NETWORK_EXCEPTION,
-        ErrorCode.CONCURRENT_TRANSACTIONS,
-    }
-)
-
-log = get_logger("odradek.produce")
-
-
 def _partition_error(index: int, code: ErrorCode, message: str | None = None) -> PartitionProduceResponse:
     return PartitionProduceResponse(
         index=index, error_code=code, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1, error_message=message
@@ -71,17 +40,9 @@ def _partition_error(index: int, code: ErrorCode, message: str | None = None) ->
 
 
 async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceResponse | None:
-    services = ctx.services
     version = ctx.api_version
     acks = request.acks
     topics_out: list[TopicProduceResponse] = []
-    resolver = TopicResolver(services)
-    appended = False
-    # A transaction's data is made durable by the round its EndTxn waits for.
-    deferred = request.transactional_id is not None and services.transactions.defers_data_durability(
-        request.transactional_id
-    )
-    must_sync = False
     if acks not in (-1, 0, 1):
         for topic in request.topic_data:
             topics_out.append(
@@ -107,6 +68,11 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             )
         return None if acks == 0 else ProduceResponse(responses=topics_out)
 
+    resolver = TopicResolver(ctx)
+    # The partitions refused here are answered at once; the others once appended, each
+    # answer in its request place.
+    entries: list[AppendEntry] = []
+    awaiting: list[PartitionProduceResponse] = []
     for topic in request.topic_data:
         partitions_out: list[PartitionProduceResponse] = []
         topics_out.append(
@@ -135,71 +101,43 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
             if version < ZSTD_MIN_VERSION and _uses_zstd(records):
                 partitions_out.append(_partition_error(partition.index, ErrorCode.UNSUPPORTED_COMPRESSION_TYPE))
                 continue
-            try:
-                # A topic resolved earlier in this request may have been deleted since.
-                partition_log = services.storage.log(info.name, partition.index)
-            except StorageError as exc:
-                code = ErrorCode.UNKNOWN_TOPIC_ID if version >= TOPIC_IDS_MIN_PRODUCE_VERSION else ErrorCode(exc.error_code)
-                partitions_out.append(_partition_error(partition.index, code))
-                continue
-            header = _peek_header(records)
-            verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
-            implicit = verify and version >= IMPLICIT_ADD_MIN_VERSION
-            # The implicit add, and the verification of a partition whose add is still being
-            # made durable, suspend; the producer's pipelined batches wait behind them so
-            # they still reach the log in the order sent.
-            order = _producer_order(request.transactional_id) if verify else contextlib.nullcontext()
-            async with order:
-                if verify:
-                    assert header is not None
-                    tp = (info.name, partition.index)
-                    if implicit:
-                        code = await _add_implicitly(services, request.transactional_id, header, tp, version)
-                    else:
-                        code = await _verify(services, request.transactional_id, header, tp, version)
-                    if code != ErrorCode.NONE:
-                        log.info("transactional produce not verified", topic=info.name, partition=partition.index,
-                                 producer_id=header.producer_id, error=code.name)
-                        partitions_out.append(_partition_error(partition.index, code))
-                        continue
-                lazy = deferred and header is not None and header.is_transactional
-                try:
-                    result = await partition_log.append(records, lazy=lazy)
-                except StorageError as exc:
-                    code = ErrorCode(exc.error_code)
-                    log.info("produce refused", topic=info.name, partition=partition.index, error=code.name,
-                             reason=str(exc))
-                    refused = _partition_error(partition.index, code, str(exc))
-                    # KIP-467 (v8+): which records of the batch were at fault, and why.
-                    refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
-                    partitions_out.append(refused)
-                    continue
-            appended = True
-            must_sync = must_sync or not lazy
-            partitions_out.append(
-                PartitionProduceResponse(
-                    index=partition.index,
-                    error_code=ErrorCode.NONE,
-                    base_offset=result.base_offset,
-                    log_append_time_ms=result.log_append_time,
-                    log_start_offset=result.log_start_offset,
-                )
-            )
-    # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
-    # flush below only gates this producer's acknowledgement.
-    if appended and acks == -1 and must_sync:
-        try:
-            await services.storage.sync()
-        except StorageError as exc:
-            log.error("flush failed", error=str(exc))
-            for topic_out in topics_out:
-                for p in topic_out.partition_responses:
-                    if p.error_code == ErrorCode.NONE:
-                        p.error_code = ErrorCode.KAFKA_STORAGE_ERROR
-                        p.base_offset = -1
+            out = _partition_error(partition.index, ErrorCode.NONE)
+            partitions_out.append(out)
+            awaiting.append(out)
+            entries.append(AppendEntry(info.name, partition.index, records))
+
+    if entries:
+        outcomes = await ctx.data_plane.append_records(
+            entries, acks=acks, transactional_id=request.transactional_id, operation=_supported_operation(version)
+        )
+        for out, outcome in zip(awaiting, outcomes, strict=True):
+            _answer(out, outcome, version)
     if acks == 0:
         return None
     return ProduceResponse(responses=topics_out)
+
+
+def _supported_operation(version: int) -> TransactionSupportedOperation:
+    if version >= IMPLICIT_ADD_MIN_VERSION:
+        return TransactionSupportedOperation.ADD_PARTITION
+    if version >= TRANSACTION_ABORTABLE_MIN_VERSION:
+        return TransactionSupportedOperation.GENERIC_ERROR_SUPPORTED
+    return TransactionSupportedOperation.DEFAULT_ERROR
+
+
+def _answer(out: PartitionProduceResponse, outcome: PartitionAppend, version: int) -> None:
+    if outcome.result is not None:
+        out.base_offset = outcome.result.base_offset
+        out.log_append_time_ms = outcome.result.log_append_time
+        out.log_start_offset = outcome.result.log_start_offset
+        return
+    code = outcome.error
+    if outcome.log_missing and version >= TOPIC_IDS_MIN_PRODUCE_VERSION:
+        code = ErrorCode.UNKNOWN_TOPIC_ID
+    out.error_code = code
+    out.error_message = outcome.message
+    # KIP-467 (v8+): which records of the batch were at fault, and why.
+    out.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in outcome.record_errors]
 
 
 def _peek_header(records: bytes | bytearray | memoryview) -> rb.BatchHeader | None:
@@ -228,56 +166,6 @@ def _transactional_request_error(ctx: RequestContext, request: ProduceRequest) -
     if len(producers) > 1:
         return ErrorCode.INVALID_PRODUCER_ID_MAPPING
     return None
-
-
-# One lock per transactional id while an implicit add is in flight (dropped when unused).
-_ORDER_LOCKS: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-
-
-def _producer_order(transactional_id: str | None) -> asyncio.Lock:
-    key = transactional_id or ""
-    lock = _ORDER_LOCKS.get(key)
-    if lock is None:
-        lock = _ORDER_LOCKS[key] = asyncio.Lock()
-    return lock
-
-
-async def _verify(
-    services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
-) -> ErrorCode:
-    """Is this partition part of the producer's ongoing transaction (once its add is
-    durable)? Translated for the producer as Kafka's ReplicaManager does."""
-    if transactional_id is None:
-        return ErrorCode.NOT_ENOUGH_REPLICAS
-    result = await services.transactions.verify_when_settled(
-        transactional_id, header.producer_id, header.producer_epoch, [tp]
-    )
-    return _for_producer(ErrorCode(result.get(tp, ErrorCode.NONE)), version)
-
-
-async def _add_implicitly(
-    services: Services, transactional_id: str | None, header: rb.BatchHeader, tp: tuple[str, int], version: int
-) -> ErrorCode:
-    """Transaction version 2: add the partition to the producer's transaction (starting
-    one if needed). A producer of an earlier epoch, such as a late Produce of a transaction
-    already ended (KAFKA-17754), is fenced here."""
-    if transactional_id is None:
-        return ErrorCode.NOT_ENOUGH_REPLICAS
-    code = await services.transactions.add_partitions(
-        transactional_id, header.producer_id, header.producer_epoch, [tp], client_transaction_version=2
-    )
-    return _for_producer(ErrorCode(code), version)
-
-
-def _for_producer(code: ErrorCode, version: int) -> ErrorCode:
-    """A coordinator answer translated for the producer, as Kafka's AddPartitionsToTxnManager."""
-    if code == ErrorCode.TRANSACTION_ABORTABLE and version < TRANSACTION_ABORTABLE_MIN_VERSION:
-        return ErrorCode.INVALID_TXN_STATE
-    if code == ErrorCode.PRODUCER_FENCED:
-        return ErrorCode.INVALID_PRODUCER_EPOCH
-    if code in _VERIFY_RETRIABLE:
-        return ErrorCode.NOT_ENOUGH_REPLICAS
-    return code
 
 
 def _uses_zstd(records: bytes | bytearray | memoryview) -> bool:

@@ -63,8 +63,8 @@ def verification_error(error: int, version: int) -> ErrorCode:
 async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    transactions = ctx.services.transactions
-    now = ctx.services.clock.now_ms()
+    transactions = ctx.transactions
+    now = ctx.clock.now_ms()
     errors: dict[tuple[str, int], ErrorCode] = {}
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}
     # KafkaApis.handleTxnOffsetCommitRequest: WRITE on the transactional id, READ on the group,

@@ -19,7 +19,7 @@ PER_FEATURE_RESULTS_MAX_VERSION = 1  # v2 answers with the top-level error only
 async def handle(ctx: RequestContext, request: UpdateFeaturesRequest) -> UpdateFeaturesResponse:
     if not cluster_allowed(ctx, AclOperation.ALTER):
         return UpdateFeaturesResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
-    features = ctx.services.features
+    features = ctx.features
     v = ctx.api_version
     outcomes: dict[str, tuple[int, str | None]] = {}
     levels: dict[str, int] = {}

@@ -1,8 +1,9 @@
 """WriteTxnMarkers v0-v2: COMMIT/ABORT markers sent to this broker as a partition leader.
 
 Kafka's transaction coordinators send it to partition leaders; the admin client sends it
-to abort a hanging transaction (`kafka-transactions.sh abort`). The markers go through
-the same code path as the in-process coordinator's (storage.txn_markers).
+to abort a hanging transaction (`kafka-transactions.sh abort`). The data plane
+writes them (broker/dataplane/replica_manager.py), through the same code path as the
+in-process coordinator's (storage.txn_markers).
 """
 
 from __future__ import annotations
@@ -18,15 +19,14 @@ from protocol.messages.write_txn_markers_response import (
     WritableTxnMarkerTopicResult,
     WriteTxnMarkersResponse,
 )
-from storage.txn_markers import MarkerListener, write_txn_markers
+from storage.txn_markers import MarkerListener
 
 API_KEY = 27
 
 
 async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteTxnMarkersResponse:
-    services = ctx.services
     # Markers reaching `__consumer_offsets` settle the group coordinator's pending offsets.
-    listeners: list[MarkerListener] = [services.group_coordinator.on_txn_marker]
+    listeners: list[MarkerListener] = [ctx.groups.on_txn_marker]
     results: list[WritableTxnMarkerResult] = []
     # Only brokers write markers (CLUSTER_ACTION on the cluster).
     may_write = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
@@ -35,9 +35,7 @@ async def handle(ctx: RequestContext, request: WriteTxnMarkersRequest) -> WriteT
         if not may_write:
             errors: dict[tuple[str, int], int] = dict.fromkeys(partitions, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
         else:
-            errors = await write_txn_markers(
-                services.storage,
-                services.clock,
+            errors = await ctx.data_plane.write_txn_markers(
                 producer_id=marker.producer_id,
                 producer_epoch=marker.producer_epoch,
                 coordinator_epoch=marker.coordinator_epoch,

@@ -5,8 +5,8 @@ interfaces: nothing is counted on the append path. Scrapes run on the event loop
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
@@ -18,7 +18,9 @@ from coordinator.transaction import CoordinatorStatus, TransactionState
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
-    from broker.services import Services
+    from coordinator.group import GroupCoordinator
+    from coordinator.transaction import TransactionCoordinator
+    from storage.engine import StorageEngine
 
 # A transaction is open from its first AddPartitionsToTxn until its markers are written.
 OPEN_TRANSACTION_STATES = (
@@ -29,7 +31,24 @@ OPEN_TRANSACTION_STATES = (
 )
 
 
-def coordinators_ready(services: Services) -> bool:
+class Observed(Protocol):
+    """What the gauges read (broker.services.Services): declared here so that the metrics
+    never import the broker's assembly, which counts requests with them."""
+
+    @property
+    def connections(self) -> Collection[object]: ...
+
+    @property
+    def storage(self) -> StorageEngine: ...
+
+    @property
+    def group_coordinator(self) -> GroupCoordinator: ...
+
+    @property
+    def transactions(self) -> TransactionCoordinator: ...
+
+
+def coordinators_ready(services: Observed) -> bool:
     return (
         services.group_coordinator.status is GroupCoordinatorStatus.ACTIVE
         and services.transactions.status is CoordinatorStatus.ACTIVE
@@ -37,7 +56,7 @@ def coordinators_ready(services: Services) -> bool:
 
 
 class BrokerCollector(Collector):
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Observed) -> None:
         self.services = services
 
     def collect(self) -> Iterator[Metric]:

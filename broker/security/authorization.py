@@ -6,15 +6,31 @@ a check costs one attribute test."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from broker.config import Config
 from broker.security.acl.authorizer import StandardAuthorizer
 from broker.security.acl.model import CLUSTER_NAME, AclOperation, ResourceType
 from broker.security.acl.store import AclStore
 
-if TYPE_CHECKING:
-    from broker.context import RequestContext
+
+class _Peer(Protocol):
+    @property
+    def principal(self) -> str: ...
+
+    @property
+    def peer(self) -> str: ...
+
+
+class Requester(Protocol):
+    """What an authorization check needs of a request (broker.context.RequestContext):
+    declared here so that the security checks never import the context."""
+
+    @property
+    def connection(self) -> _Peer: ...
+
+    @property
+    def authorizer(self) -> StandardAuthorizer | None: ...
 
 
 def build_authorizer(config: Config) -> StandardAuthorizer | None:
@@ -30,31 +46,31 @@ def _host(peer: str) -> str:
     return host.strip("[]")
 
 
-def allowed(ctx: RequestContext, operation: AclOperation, resource_type: ResourceType, name: str) -> bool:
-    authorizer = ctx.services.authorizer
+def allowed(ctx: Requester, operation: AclOperation, resource_type: ResourceType, name: str) -> bool:
+    authorizer = ctx.authorizer
     if authorizer is None:
         return True
     connection = ctx.connection
     return authorizer.authorize(connection.principal, _host(connection.peer), operation, resource_type, name)
 
 
-def cluster_allowed(ctx: RequestContext, operation: AclOperation) -> bool:
+def cluster_allowed(ctx: Requester, operation: AclOperation) -> bool:
     return allowed(ctx, operation, ResourceType.CLUSTER, CLUSTER_NAME)
 
 
 def allowed_names(
-    ctx: RequestContext, operation: AclOperation, resource_type: ResourceType, names: Iterable[str]
+    ctx: Requester, operation: AclOperation, resource_type: ResourceType, names: Iterable[str]
 ) -> set[str]:
     """The names among `names` the principal may perform `operation` on."""
-    if ctx.services.authorizer is None:
+    if ctx.authorizer is None:
         return set(names)
     return {name for name in names if allowed(ctx, operation, resource_type, name)}
 
 
-def allowed_any(ctx: RequestContext, operation: AclOperation, resource_type: ResourceType) -> bool:
+def allowed_any(ctx: Requester, operation: AclOperation, resource_type: ResourceType) -> bool:
     """Whether the principal may perform `operation` on some resource of the type (Kafka's
     `authorizeByResourceType`, KIP-679)."""
-    authorizer = ctx.services.authorizer
+    authorizer = ctx.authorizer
     if authorizer is None:
         return True
     connection = ctx.connection

@@ -4,14 +4,9 @@ broker, broker-logger and client-metrics resources are the cluster's, topics and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from broker.security.acl.model import CLUSTER_NAME, AclOperation, ResourceType
-from broker.security.authorization import allowed
+from broker.security.authorization import Requester, allowed
 from protocol.errors import ErrorCode
-
-if TYPE_CHECKING:
-    from broker.context import RequestContext
 
 # ConfigResource.Type ids.
 _TOPIC, _BROKER, _BROKER_LOGGER, _CLIENT_METRICS, _GROUP = 2, 4, 8, 16, 32
@@ -25,10 +20,10 @@ _ACL_RESOURCE: dict[int, tuple[ResourceType, ErrorCode]] = {
 }
 
 
-def config_denied(ctx: RequestContext, operation: AclOperation, config_type: int, name: str) -> ErrorCode | None:
+def config_denied(ctx: Requester, operation: AclOperation, config_type: int, name: str) -> ErrorCode | None:
     """The authorization error for the resource, or None when allowed (or of a type the
     handler refuses on its own)."""
-    if ctx.services.authorizer is None or config_type not in _ACL_RESOURCE:
+    if ctx.authorizer is None or config_type not in _ACL_RESOURCE:
         return None
     acl_type, error = _ACL_RESOURCE[config_type]
     return None if allowed(ctx, operation, acl_type, CLUSTER_NAME if acl_type is ResourceType.CLUSTER else name) else error

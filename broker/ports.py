@@ -1,0 +1,211 @@
+"""The narrow doors through which handlers reach the broker: one Protocol per family of
+calls, handed out by the request context (broker/context.py), each naming only what its
+handlers call. `broker.services.Services` provides them all (`BrokerPorts`).
+
+A leaf of `broker`: it imports no module that imports the context, so the context, the
+router, the quotas and the security checks never import the broker's assembly
+(broker/services.py) and no import circle can close through them (pyproject.toml's
+acyclic contract)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from broker.config import Config, Listener
+    from broker.dataplane.types import (
+        AppendEntry,
+        FetchPartitionData,
+        FetchTarget,
+        PartitionAppend,
+        TransactionSupportedOperation,
+    )
+    from broker.dynamic_config import DynamicConfigs
+    from broker.features import Features
+    from broker.fetch_sessions import FetchSessionCache
+    from broker.quotas import ClientQuotas
+    from broker.security.acl.authorizer import StandardAuthorizer
+    from broker.security.sasl.servers import SaslServers
+    from coordinator.group import GroupCoordinator
+    from coordinator.transaction import InitProducerIdResult, ListTransactionsResult, TransactionDescription
+    from coordinator.transaction.coordinator import EndTxnResult
+    from storage.clock import Clock
+    from storage.engine import OffsetAndTimestamp, StorageEngine
+    from storage.topic_partition import TopicPartition
+    from storage.txn_markers import MarkerListener
+
+
+class DataPlane(Protocol):
+    """Produce, Fetch, ListOffsets, DeleteRecords and WriteTxnMarkers
+    (broker/dataplane/replica_manager.py)."""
+
+    async def append_records(
+        self,
+        entries: Sequence[AppendEntry],
+        *,
+        acks: int,
+        transactional_id: str | None,
+        operation: TransactionSupportedOperation,
+    ) -> list[PartitionAppend]: ...
+
+    async def fetch(
+        self,
+        targets: Sequence[FetchTarget],
+        *,
+        by_id: bool,
+        isolation_level: int,
+        max_bytes: int,
+        min_bytes: int,
+        max_wait_ms: int,
+    ) -> list[FetchPartitionData]: ...
+
+    async def offset_for_timestamp(
+        self, topic: str, partition: int, timestamp: int, isolation_level: int | None
+    ) -> tuple[OffsetAndTimestamp | None, int]: ...
+
+    async def delete_records(self, topic: str, partition: int, offset: int) -> tuple[int, int]: ...
+
+    async def write_txn_markers(
+        self,
+        *,
+        producer_id: int,
+        producer_epoch: int,
+        coordinator_epoch: int,
+        committed: bool,
+        partitions: Iterable[TopicPartition],
+        listeners: Iterable[MarkerListener] = (),
+        transaction_version: int = 0,
+    ) -> dict[TopicPartition, int]: ...
+
+
+class Transactions(Protocol):
+    """The transaction coordinator's calls of the transaction APIs (TransactionCoordinator)."""
+
+    async def init_producer_id(
+        self,
+        transactional_id: str | None,
+        transaction_timeout_ms: int,
+        expected_producer_id: int = ...,
+        expected_producer_epoch: int = ...,
+        enable_2pc: bool = False,
+        keep_prepared_txn: bool = False,
+    ) -> InitProducerIdResult: ...
+
+    async def add_partitions(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Iterable[TopicPartition],
+        client_transaction_version: int | None = None,
+        *,
+        answer_before_durable: bool = False,
+    ) -> int: ...
+
+    async def verify_when_settled(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        partitions: Iterable[TopicPartition],
+    ) -> dict[TopicPartition, int]: ...
+
+    async def end_transaction(
+        self,
+        transactional_id: str,
+        producer_id: int,
+        producer_epoch: int,
+        commit: bool,
+        client_transaction_version: int = 0,
+    ) -> EndTxnResult: ...
+
+    def describe(self, transactional_id: str) -> tuple[int, TransactionDescription | None]: ...
+
+    def list_transactions(
+        self,
+        state_filters: Iterable[str] = (),
+        producer_id_filters: Iterable[int] = (),
+        duration_filter_ms: int = -1,
+        transactional_id_pattern: str | None = None,
+    ) -> ListTransactionsResult: ...
+
+
+class ApiCatalog(Protocol):
+    """The APIs this broker serves (ApiVersions)."""
+
+    def advertised(self) -> list[tuple[int, int, int]]: ...
+
+
+class Cluster(Protocol):
+    """Who this broker is and where clients reach it (Metadata, DescribeCluster, ...)."""
+
+    @property
+    def node_id(self) -> int: ...
+
+    @property
+    def cluster_id(self) -> str: ...
+
+    def advertised_listener(self, listener_name: str) -> Listener: ...
+
+
+class OpenConnection(Protocol):
+    """What the broker does with its open connections (broker/connection.py): the idle
+    sweep (broker/connection_limits.py) and the drain on shutdown."""
+
+    def idle_since_ms(self) -> int | None: ...
+
+    def close_idle(self, idle_ms: int) -> None: ...
+
+    async def drain(self, timeout: float) -> None: ...
+
+
+class BrokerPorts(Protocol):
+    """Every door at once: what a request context is built from (broker.services.Services)."""
+
+    @property
+    def replica_manager(self) -> DataPlane: ...
+
+    @property
+    def storage(self) -> StorageEngine: ...
+
+    @property
+    def transactions(self) -> Transactions: ...
+
+    @property
+    def group_coordinator(self) -> GroupCoordinator: ...
+
+    @property
+    def router(self) -> ApiCatalog: ...
+
+    @property
+    def node_id(self) -> int: ...
+
+    @property
+    def cluster_id(self) -> str: ...
+
+    def advertised_listener(self, listener_name: str) -> Listener: ...
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def dynamic_configs(self) -> DynamicConfigs: ...
+
+    @property
+    def features(self) -> Features: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def authorizer(self) -> StandardAuthorizer | None: ...
+
+    @property
+    def sasl_servers(self) -> SaslServers: ...
+
+    @property
+    def quotas(self) -> ClientQuotas: ...
+
+    @property
+    def fetch_sessions(self) -> FetchSessionCache: ...
