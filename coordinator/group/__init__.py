@@ -1,4 +1,6 @@
-"""The classic consumer group coordinator backed by `__consumer_offsets`."""
+"""The group coordinator backed by `__consumer_offsets`: classic groups (JoinGroup/SyncGroup)
+and KIP-848 consumer groups (ConsumerGroupHeartbeat), their committed offsets, and the
+conversion between the two protocols."""
 
 from coordinator.group.config import GroupConfig
 from coordinator.group.coordinator import GroupCoordinator
