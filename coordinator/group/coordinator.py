@@ -58,7 +58,7 @@ from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.rebalance import Rebalancer
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.log import CoordinatorLog, CoordinatorLogError
+from coordinator.log import CoordinatorLog, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.topic_partition import TopicPartition
@@ -184,7 +184,9 @@ class GroupCoordinator:
         mixed = self._mixed(req.group_id)
         if mixed is not None and config.min_session_timeout_ms <= req.session_timeout_ms <= \
                 config.max_session_timeout_ms:
-            return await self.classic_members.join(mixed, req, self.rt.topic_images())
+            joined = await self.classic_members.join(mixed, req, self.rt.topic_images())
+            if joined is not None:
+                return joined
         return await self.joins.join_group(req)
 
     async def sync_group(self, req: SyncMember) -> SyncResult:
@@ -199,10 +201,12 @@ class GroupCoordinator:
             return self.classic_members.heartbeat(mixed, req)
         return self.members.heartbeat(req)
 
-    def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
+    async def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
         mixed = self._mixed(group_id)
         if mixed is not None:
-            return ErrorCode.NONE, self.classic_members.leave(mixed, members)
+            left = await self.classic_members.leave(mixed, members)
+            if left is not None:
+                return left
         return self.members.leave_group(group_id, members)
 
     # --- the consumer group protocol (KIP-848) -------------------------------------------------
@@ -211,14 +215,15 @@ class GroupCoordinator:
         self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]
     ) -> ConsumerHeartbeatResult:
         """The state change is answered once its records are in the log."""
-        result = self.consumers.heartbeat(req, topics)
-        records = self.consumers.take_records()
-        if records:
-            try:
-                await self.rt.run_to_end(self.rt.append(req.group_id, records))
-            except CoordinatorLogError as exc:
-                return ConsumerHeartbeatResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), str(exc))
-        return result
+
+        def operation() -> tuple[list[Record], ConsumerHeartbeatResult]:
+            result = self.consumers.heartbeat(req, topics)
+            return self.consumers.take_records(), result
+
+        def failed(exc: CoordinatorLogError) -> ConsumerHeartbeatResult:
+            return ConsumerHeartbeatResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), str(exc))
+
+        return await self.rt.write(req.group_id, operation, failed)
 
     def consumer_group(self, group_id: str) -> tuple[ErrorCode, ConsumerGroup | None]:
         """ConsumerGroupDescribe's lookup: GROUP_ID_NOT_FOUND for a missing or classic group."""

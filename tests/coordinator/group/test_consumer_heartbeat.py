@@ -210,6 +210,7 @@ async def test_the_group_survives_a_reload_from_the_log(h: Harness) -> None:
     assert (await again.consumer_heartbeat(ConsumerHeartbeat(
         group_id="g", member_id="b", member_epoch=b.member_epoch), TOPICS)).error is ErrorCode.NONE
     h.clock.advance(again.config.consumer_session_timeout_ms - half)
+    await again.settle()  # the expiry's write
     assert set(again.rt.consumer_groups["g"].members) == {"b"}
 
 
@@ -231,7 +232,7 @@ async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durab
     # The last member of the new protocol leaves: the group is classic again, and rebalances.
     await beat(h, "a", -1)
     assert "g" not in h.coord.rt.consumer_groups and h.coord.groups["g"].has(joined.member_id)
-    assert h.coord.leave_group("g", [LeavingMember(joined.member_id, None)]) == (ErrorCode.NONE, [ErrorCode.NONE])
+    assert (await h.coord.leave_group("g", [LeavingMember(joined.member_id, None)])) == (ErrorCode.NONE, [ErrorCode.NONE])
     await h.settle()
     assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NONE)]
     again = GroupCoordinator(h.log, h.clock, h.coord.config)

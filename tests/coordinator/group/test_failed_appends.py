@@ -1,0 +1,328 @@
+"""A group changes only by what reached the log: for every kind of group operation, an
+append that fails leaves the groups and offsets as they were, answers Kafka's error for a
+failed write, and a reload of the log rebuilds exactly what is served."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
+from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
+from coordinator.group.coordinator import GroupCoordinator
+from coordinator.group.offsets import OffsetAndMetadata
+from coordinator.group.states import GroupState
+from protocol.errors import ErrorCode as E
+from tests.coordinator.group.group_harness import Harness, done
+
+T_ID = uuid.uuid4()
+TOPICS = {"t": TopicImage(T_ID, 4), "__consumer_offsets": TopicImage(uuid.uuid4(), 50, True)}
+
+
+def _names() -> dict[uuid.UUID, str]:
+    return {image.topic_id: name for name, image in TOPICS.items()}
+
+
+def view(coord: GroupCoordinator) -> dict[Any, Any]:
+    """What the coordinator serves, in the terms its records describe."""
+    out: dict[Any, Any] = {}
+    for gid, cg in coord.rt.consumer_groups.items():
+        out["consumer", gid] = (
+            cg.group_epoch, cg.assignment_epoch,
+            {m: (x.member_epoch, x.assignment.assigned, x.assignment.pending_revocation, x.assignment.state,
+                 x.subscribed_topic_names, x.instance_id, x.classic) for m, x in cg.members.items()},
+            {m: tps for m, tps in cg.target.items()},
+        )
+    for gid, g in coord.rt.groups.items():
+        offsets = {tp: (om.offset, om.metadata) for tp, om in g.offsets.committed.items()}
+        pending = {pid: {tp: om.offset for tp, om in tps.items()} for pid, tps in g.offsets.pending_txn.items() if tps}
+        if not g.members and not offsets and not pending:
+            continue  # nothing a reload could rebuild or would need to
+        state = g.state.value if g.state in (GroupState.STABLE, GroupState.EMPTY) else f"rebalancing {g.state.value}"
+        out["classic", gid] = (
+            state, g.generation_id if g.members else None, g.protocol_type if g.members else None,
+            g.protocol_name if g.members else None,
+            {m: (x.group_instance_id, x.assignment) for m, x in g.members.items()},
+        )
+        out["offsets", gid] = (offsets, pending)
+    return out
+
+
+async def reloaded(h: Harness) -> dict[Any, Any]:
+    again = GroupCoordinator(h.log, h.clock, h.coord.config)
+    again.rt.topic_names = _names
+    await again.load()
+    return view(again)
+
+
+async def agrees(h: Harness) -> dict[Any, Any]:
+    """The served state equals a reload of the log; returns it."""
+    await h.settle()
+    served = view(h.coord)
+    assert served == await reloaded(h)
+    return served
+
+
+async def harness(**config: Any) -> Harness:
+    h = Harness(**config)
+    h.coord.rt.topic_names = _names
+    h.coord.rt.topic_images = lambda: TOPICS
+    await h.coord.load()
+    return h
+
+
+async def beat(h: Harness, member: str, epoch: int, *, owned: dict[uuid.UUID, list[int]] | None = None,
+               instance: str | None = None, group: str = "g") -> ConsumerHeartbeatResult:
+    return await h.coord.consumer_heartbeat(ConsumerHeartbeat(
+        group_id=group, member_id=member, member_epoch=epoch, instance_id=instance,
+        rebalance_timeout_ms=30_000 if epoch == 0 else -1,
+        subscribed_topic_names=["t"] if epoch == 0 else None, owned=owned,
+    ), TOPICS)
+
+
+def om(offset: int, h: Harness) -> OffsetAndMetadata:
+    return OffsetAndMetadata(offset, commit_timestamp=h.clock.now_ms())
+
+
+def parts(result: ConsumerHeartbeatResult) -> list[int]:
+    assert result.assignment is not None
+    return sorted(result.assignment.get(T_ID, []))
+
+
+# --- KIP-848 heartbeats ---------------------------------------------------------------------
+
+
+async def test_a_join_whose_append_fails_leaves_no_member() -> None:
+    h = await harness()
+    assert (await beat(h, "a", 0)).member_epoch == 1
+    before = await agrees(h)
+    h.log.fail_next = 1
+    assert (await beat(h, "b", 0)).error is E.COORDINATOR_NOT_AVAILABLE
+    assert await agrees(h) == before
+    assert "b" not in h.coord.rt.consumer_groups["g"].members
+    # The join retried once the log is back is a plain join.
+    b = await beat(h, "b", 0)
+    assert (b.error, b.member_epoch) == (E.NONE, 2)
+    await agrees(h)
+
+
+async def test_a_leave_whose_append_fails_keeps_the_member() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    await beat(h, "b", 0)
+    before = await agrees(h)
+    h.log.fail_with = E.NOT_LEADER_OR_FOLLOWER
+    assert (await beat(h, "a", -1)).error is E.NOT_COORDINATOR
+    h.log.fail_with = None
+    assert await agrees(h) == before
+    assert (await beat(h, "a", -1)).error is E.NONE
+    assert set(h.coord.rt.consumer_groups["g"].members) == {"b"}
+    await agrees(h)
+
+
+async def test_a_reconciliation_whose_append_fails_keeps_the_old_assignment() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    await beat(h, "b", 0)
+    a = await beat(h, "a", 1)  # told to revoke half
+    kept = parts(a)
+    before = await agrees(h)
+    h.log.fail_next = 1
+    assert (await beat(h, "a", 1, owned={T_ID: kept})).error is E.COORDINATOR_NOT_AVAILABLE
+    assert await agrees(h) == before
+    member = h.coord.rt.consumer_groups["g"].members["a"]
+    assert member.assignment.member_epoch == 1 and member.assignment.pending_revocation
+    confirmed = await beat(h, "a", 1, owned={T_ID: kept})
+    assert confirmed.member_epoch == 2
+    await agrees(h)
+
+
+async def test_an_expiry_whose_append_fails_keeps_the_member_and_retries() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    before = await agrees(h)
+    h.log.fail_with = E.NOT_ENOUGH_REPLICAS
+    await h.advance(h.coord.config.consumer_session_timeout_ms)
+    assert await agrees(h) == before
+    assert "a" in h.coord.rt.consumer_groups["g"].members
+    h.log.fail_with = None
+    # Kafka retries a timer whose write failed after a backoff.
+    await h.advance(500)
+    assert not h.coord.rt.consumer_groups["g"].members
+    await agrees(h)
+
+
+# --- the classic protocol -----------------------------------------------------------------------
+
+
+async def test_a_classic_join_into_a_consumer_group_whose_append_fails_adds_nobody() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    before = await agrees(h)
+    h.log.fail_with = E.KAFKA_STORAGE_ERROR
+    joined = await done(h.join("g"))
+    assert joined.error is E.NOT_COORDINATOR
+    h.log.fail_with = None
+    assert await agrees(h) == before
+    assert (await done(h.join("g"))).error is E.NONE
+    await agrees(h)
+
+
+async def test_a_classic_leave_from_a_consumer_group_whose_append_fails_keeps_the_member() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    joined = await done(h.join("g"))
+    await beat(h, "b", 0)
+    before = await agrees(h)
+    h.log.fail_next = 1
+    error, members = await h.coord.leave_group("g", [LeavingMember(joined.member_id, None)])
+    assert (error, members) == (E.COORDINATOR_NOT_AVAILABLE, [])
+    assert await agrees(h) == before
+    assert h.coord.heartbeat(MemberHeartbeat("g", joined.generation_id, joined.member_id, None)) in (
+        E.NONE, E.REBALANCE_IN_PROGRESS)
+    assert await h.coord.leave_group("g", [LeavingMember(joined.member_id, None)]) == (E.NONE, [E.NONE])
+    await agrees(h)
+
+
+async def test_a_classic_member_expiry_in_a_consumer_group_whose_append_fails_keeps_it() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    joined = await done(h.join("g", session=10_000))
+    await beat(h, "a", 1)
+    h.log.fail_with = E.NOT_ENOUGH_REPLICAS
+    await h.advance(10_000)
+    assert joined.member_id in h.coord.rt.consumer_groups["g"].members
+    await agrees(h)
+    h.log.fail_with = None
+    await h.advance(500)
+    assert joined.member_id not in h.coord.rt.consumer_groups["g"].members
+    await agrees(h)
+
+
+async def test_a_static_classic_join_whose_append_fails_restores_the_old_member() -> None:
+    h = await harness()
+    first, = await h.stable_group(1, instance="i-1")
+    before = await agrees(h)
+    h.log.fail_with = E.UNKNOWN_TOPIC_OR_PARTITION
+    again = await done(h.join("g", instance="i-1"))
+    assert again.error is E.COORDINATOR_NOT_AVAILABLE
+    h.log.fail_with = None
+    assert await agrees(h) == before
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, first.member_id, "i-1")) is E.NONE
+
+
+async def test_a_sync_whose_append_fails_hands_out_no_assignment() -> None:
+    h = await harness()
+    first, = await h.stable_group(1)
+    before = await agrees(h)
+    joining = h.join("g", first.member_id)
+    await h.settle()
+    rejoined = await done(joining)
+    h.log.fail_with = E.NOT_ENOUGH_REPLICAS
+    synced = await done(h.sync("g", rejoined.generation_id, first.member_id, {first.member_id: b"new"}))
+    assert synced.error is E.COORDINATOR_NOT_AVAILABLE
+    h.log.fail_with = None
+    group = h.coord.groups["g"]
+    # As Kafka does: the assignment is reset and the members rejoin; the log still holds
+    # the last generation that was written.
+    assert group.state is GroupState.PREPARING_REBALANCE and group.get(first.member_id).assignment == b""
+    assert await reloaded(h) == before
+
+
+# --- conversion ---------------------------------------------------------------------------------
+
+
+async def test_an_upgrade_whose_append_fails_leaves_the_classic_group() -> None:
+    h = await harness()
+    first, = await h.stable_group(1)
+    before = await agrees(h)
+    h.log.fail_next = 1
+    assert (await beat(h, "c", 0)).error is E.COORDINATOR_NOT_AVAILABLE
+    assert await agrees(h) == before
+    assert "g" not in h.coord.rt.consumer_groups
+    assert h.coord.heartbeat(MemberHeartbeat("g", 1, first.member_id, None)) is E.NONE
+    assert (await beat(h, "c", 0)).error is E.NONE
+    assert "g" in h.coord.rt.consumer_groups
+    await agrees(h)
+
+
+async def test_a_downgrade_whose_append_fails_leaves_the_consumer_group() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    joined = await done(h.join("g"))
+    assert joined.error is E.NONE
+    before = await agrees(h)
+    h.log.fail_next = 1
+    assert (await beat(h, "a", -1)).error is E.COORDINATOR_NOT_AVAILABLE
+    assert await agrees(h) == before
+    assert set(h.coord.rt.consumer_groups["g"].members) == {"a", joined.member_id}
+    assert (await beat(h, "a", -1)).error is E.NONE
+    assert "g" not in h.coord.rt.consumer_groups and h.coord.groups["g"].has(joined.member_id)
+
+
+# --- offsets ------------------------------------------------------------------------------------
+
+
+async def test_an_offset_commit_whose_append_fails_changes_no_offset() -> None:
+    h = await harness()
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h)}))
+    before = await agrees(h)
+    h.log.fail_with = E.NOT_ENOUGH_REPLICAS
+    res = await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(2, h), ("t", 1): om(3, h)}))
+    assert res == {("t", 0): E.COORDINATOR_NOT_AVAILABLE, ("t", 1): E.COORDINATOR_NOT_AVAILABLE}
+    h.log.fail_with = None
+    assert await agrees(h) == before
+
+
+async def test_a_txn_offset_commit_whose_append_fails_holds_nothing_and_markers_decide_the_rest() -> None:
+    h = await harness()
+    h.log.fail_next = 1
+    req = CommitTxnOffsets("g", 42, 0, "", None, -1, {("t", 0): om(5, h)})
+    assert await h.coord.commit_txn_offsets(req) == {("t", 0): E.COORDINATOR_NOT_AVAILABLE}
+    assert h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)].error is E.NONE
+    await agrees(h)
+    assert await h.coord.commit_txn_offsets(req) == {("t", 0): E.NONE}
+    assert h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)].error is E.UNSTABLE_OFFSET_COMMIT
+    await agrees(h)
+    # The marker is the transaction coordinator's write: once it is in the log, it decides.
+    partition = h.coord.partition_for("g")
+    h.log.append_marker(partition, 42, True)
+    await h.coord.on_txn_marker(("__consumer_offsets", partition), 42, True)
+    assert h.coord.fetch_offsets("g", [("t", 0)], True)[1][("t", 0)].offset == 5
+    await agrees(h)
+
+
+async def test_an_offset_delete_whose_append_fails_keeps_the_offsets() -> None:
+    h = await harness()
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h), ("t", 1): om(2, h)}))
+    before = await agrees(h)
+    h.log.fail_next = 1
+    assert await h.coord.delete_offsets("s", [("t", 0)]) == (E.COORDINATOR_NOT_AVAILABLE, {})
+    assert await agrees(h) == before
+
+
+async def test_a_group_delete_whose_append_fails_keeps_the_group() -> None:
+    h = await harness()
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h)}))
+    await beat(h, "a", 0, group="c")
+    await beat(h, "a", -1, group="c")
+    before = await agrees(h)
+    h.log.fail_next = 2
+    assert await h.coord.delete_groups(["s", "c"]) == [("s", E.COORDINATOR_NOT_AVAILABLE),
+                                                       ("c", E.COORDINATOR_NOT_AVAILABLE)]
+    assert await agrees(h) == before
+    assert await h.coord.delete_groups(["s", "c"]) == [("s", E.NONE), ("c", E.NONE)]
+    assert await agrees(h) == {}
+
+
+async def test_an_offset_expiry_whose_append_fails_keeps_the_offsets() -> None:
+    h = await harness(offsets_retention_ms=60_000, offsets_retention_check_interval_ms=1000)
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h)}))
+    before = await agrees(h)
+    h.log.fail_with = E.NOT_ENOUGH_REPLICAS
+    await h.advance(61_000)
+    assert await agrees(h) == before
+    h.log.fail_with = None
+    await h.advance(1000)
+    assert "s" not in h.coord.groups
+    assert await agrees(h) == {}
