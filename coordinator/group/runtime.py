@@ -88,6 +88,12 @@ class GroupRuntime:
         self.groups[group_id] = group
         return group
 
+    def drop_consumer_group(self, group: ConsumerGroup) -> None:
+        """Forget a consumer group whose tombstones are durable, unless a member joined it
+        since (its records follow the tombstones)."""
+        if self.consumer_groups.get(group.group_id) is group and not group.members:
+            del self.consumer_groups[group.group_id]
+
     def drop_group(self, group: ClassicGroup) -> None:
         group.transition_to(GroupState.DEAD, self.clock.now_ms())
         self.groups.pop(group.group_id, None)

@@ -25,10 +25,9 @@ class GroupSnapshot:
         self.group_id = group_id
         self.classic = classic
         self.consumer = consumer
+        # Copies of the fields (not of the objects): see `_classic_fields`, `_consumer_fields`.
         self._classic_fields = _classic_fields(classic) if classic is not None else {}
-        # A consumer group holds only data (members, epochs, assignments): a deep copy.
-        self._consumer_fields = {f.name: copy.deepcopy(getattr(consumer, f.name)) for f in fields(consumer)} \
-            if consumer is not None else {}
+        self._consumer_fields = _consumer_fields(consumer) if consumer is not None else {}
 
     def restore(self, groups: dict[str, ClassicGroup], consumer_groups: dict[str, ConsumerGroup],
                 classic_now: ClassicGroup | None, consumer_now: ConsumerGroup | None) -> None:
@@ -58,6 +57,21 @@ def _classic_fields(group: ClassicGroup) -> dict[str, Any]:
         elif isinstance(value, (dict, set, list)):
             value = copy.copy(value)
         out[name] = value
+    return out
+
+
+def _consumer_fields(group: ConsumerGroup) -> dict[str, Any]:
+    """Its fields, containers copied, and each member copied: a member's fields are
+    immutable values (assignments are frozen), so a shallow copy of each is the member as
+    it was. Linear in members and partitions, with no deep copy on every heartbeat."""
+    out: dict[str, Any] = {}
+    for f in fields(group):
+        value = getattr(group, f.name)
+        if f.name == "members":
+            value = {member_id: copy.copy(member) for member_id, member in value.items()}
+        elif isinstance(value, (dict, set, list)):
+            value = copy.copy(value)
+        out[f.name] = value
     return out
 
 

@@ -4,6 +4,7 @@ failed write, and a reload of the log rebuilds exactly what is served."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from typing import Any
 
@@ -152,6 +153,38 @@ async def test_an_expiry_whose_append_fails_keeps_the_member_and_retries() -> No
     await agrees(h)
 
 
+async def test_a_heartbeat_behind_a_failing_write_is_not_undone_with_it() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    gate = asyncio.Event()
+    h.log.append_gate, h.log.fail_next = gate, 1
+    failing = asyncio.ensure_future(beat(h, "b", 0))
+    behind = asyncio.ensure_future(beat(h, "c", 0))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not failing.done() and not behind.done()
+    gate.set()
+    assert (await failing).error is E.COORDINATOR_NOT_AVAILABLE
+    c = await behind
+    assert (c.error, c.member_epoch) == (E.NONE, 2)
+    assert set(h.coord.rt.consumer_groups["g"].members) == {"a", "c"}
+    await agrees(h)
+
+
+async def test_a_heartbeat_whose_caller_left_is_reverted_all_the_same() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    before = await agrees(h)
+    gate = asyncio.Event()
+    h.log.append_gate, h.log.fail_next = gate, 1
+    left = asyncio.ensure_future(beat(h, "b", 0))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    left.cancel()
+    gate.set()
+    assert await agrees(h) == before
+
+
 # --- the classic protocol -----------------------------------------------------------------------
 
 
@@ -227,6 +260,20 @@ async def test_a_sync_whose_append_fails_hands_out_no_assignment() -> None:
     # the last generation that was written.
     assert group.state is GroupState.PREPARING_REBALANCE and group.get(first.member_id).assignment == b""
     assert await reloaded(h) == before
+
+
+async def test_a_classic_join_into_an_empty_consumer_group_whose_append_fails_keeps_it() -> None:
+    h = await harness()
+    await beat(h, "a", 0)
+    await beat(h, "a", -1)
+    before = await agrees(h)
+    h.log.fail_next = 1
+    assert (await done(h.join("g"))).error is E.COORDINATOR_NOT_AVAILABLE
+    assert await agrees(h) == before
+    assert "g" in h.coord.rt.consumer_groups
+    await h.stable_group(1)
+    assert "g" not in h.coord.rt.consumer_groups
+    await agrees(h)
 
 
 # --- conversion ---------------------------------------------------------------------------------
