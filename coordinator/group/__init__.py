@@ -2,8 +2,8 @@
 and KIP-848 consumer groups (ConsumerGroupHeartbeat), their committed offsets, and the
 conversion between the two protocols."""
 
+from coordinator.group.classic.states import GroupState
 from coordinator.group.config import GroupConfig
 from coordinator.group.coordinator import GroupCoordinator
-from coordinator.group.states import GroupState
 
 __all__ = ["GroupConfig", "GroupCoordinator", "GroupState"]

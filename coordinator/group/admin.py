@@ -10,11 +10,11 @@ from coordinator.group.api import (
     ListedGroup,
     MemberDescription,
 )
-from coordinator.group.consumer_records import group_tombstones
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.records import group_tombstones
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.log import OFFSET_COMMIT, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition

@@ -15,16 +15,16 @@ from collections.abc import Callable, Iterable, Mapping
 
 import structlog
 
-from coordinator.group import consumer_records
 from coordinator.group.api import JoinResult, SyncResult
-from coordinator.group.assignors import Partition
-from coordinator.group.consumer_group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member, decode_subscription
+from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member, decode_subscription
+from coordinator.group.classic.rebalance import Rebalancer
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer.assignors import Partition
+from coordinator.group.consumer.group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
+from coordinator.group.consumer.reconciliation import MemberAssignment
 from coordinator.group.metadata_manager import group_record
-from coordinator.group.rebalance import Rebalancer
-from coordinator.group.reconciliation import MemberAssignment
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.group.timers import (
     consumer_revocation_key,
     consumer_session_key,

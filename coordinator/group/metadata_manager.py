@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import structlog
 
-from coordinator.group import consumer_records, records
-from coordinator.group.consumer_group import ConsumerGroup
-from coordinator.group.consumer_records import ConsumerGroupReplay
-from coordinator.group.group import ClassicGroup, Member
+from coordinator.group import records
+from coordinator.group.classic.group import ClassicGroup, Member
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer.group import ConsumerGroup
+from coordinator.group.consumer.records import ConsumerGroupReplay
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord, Record
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata

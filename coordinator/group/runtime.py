@@ -18,11 +18,11 @@ from typing import Any, TypeVar
 
 import structlog
 
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.classic.states import GroupState
 from coordinator.group.config import GroupConfig
-from coordinator.group.consumer_group import ConsumerGroup, TopicImage
-from coordinator.group.group import ClassicGroup
+from coordinator.group.consumer.group import ConsumerGroup, TopicImage
 from coordinator.group.snapshot import GroupSnapshot
-from coordinator.group.states import GroupState
 from coordinator.group.timers import NamedTimers, heartbeat_key, join_key, sync_key
 from coordinator.log import CoordinatorLog, CoordinatorLogError, Producer, Record
 from coordinator.partitioning import partition_for

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import fields
 from typing import Any
 
-from coordinator.group.consumer_group import ConsumerGroup
-from coordinator.group.group import ClassicGroup
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.consumer.group import ConsumerGroup
 
 # ClassicGroup fields a write never changes, or that are restored their own way.
 _CLASSIC_KEPT = frozenset({"group_id", "offsets"})

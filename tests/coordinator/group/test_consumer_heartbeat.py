@@ -7,8 +7,8 @@ import uuid
 from dataclasses import replace
 
 from coordinator.group.api import CommitOffsets, LeavingMember, MemberHeartbeat
-from coordinator.group.consumer_group import ConsumerGroupState
-from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
+from coordinator.group.consumer.group import ConsumerGroupState
+from coordinator.group.consumer.heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode

@@ -9,10 +9,10 @@ import uuid
 from typing import Any
 
 from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
-from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode as E
 from tests.coordinator.group.group_harness import Harness, done
 

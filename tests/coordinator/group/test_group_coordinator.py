@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
+from coordinator.group.classic.states import GroupState, IllegalStateTransition, check_transition
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.states import GroupState, IllegalStateTransition, check_transition
 from coordinator.log import CoordinatorLogError, LogRecord
 from coordinator.partitioning import java_string_hashcode, partition_for
 from protocol.errors import ErrorCode as E

@@ -14,14 +14,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from coordinator.group.assignors import Partition
-from coordinator.group.consumer_group import (
+from coordinator.group.consumer.assignors import Partition
+from coordinator.group.consumer.group import (
     STATIC_LEAVE_EPOCH,
     ClassicMetadata,
     ConsumerGroup,
     ConsumerMember,
 )
-from coordinator.group.reconciliation import MemberAssignment, MemberState
+from coordinator.group.consumer.reconciliation import MemberAssignment, MemberState
 from coordinator.log import Record
 from protocol.messages.consumer_group_current_member_assignment_key import (
     ConsumerGroupCurrentMemberAssignmentKey,

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from coordinator.group.api import JoinResult, SyncResult
+from coordinator.group.classic.states import GroupState, check_transition, is_valid_transition
 from coordinator.group.offsets import OffsetStore
-from coordinator.group.states import GroupState, check_transition, is_valid_transition
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 

@@ -8,12 +8,12 @@ import uuid
 from dataclasses import dataclass
 
 from coordinator.group.api import JoinMember, JoinResult
-from coordinator.group.consumer_records import group_tombstones
-from coordinator.group.group import ClassicGroup, Member
+from coordinator.group.classic.group import ClassicGroup, Member
+from coordinator.group.classic.rebalance import Rebalancer
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.records import group_tombstones
 from coordinator.group.metadata_manager import GroupMetadataManager
-from coordinator.group.rebalance import Rebalancer
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.log import GROUP_METADATA, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import structlog
 
 from coordinator.group.api import JoinResult, SyncResult
-from coordinator.group.group import ClassicGroup, DelayedJoin, InitialJoin, Member
+from coordinator.group.classic.group import ClassicGroup, DelayedJoin, InitialJoin, Member
+from coordinator.group.classic.states import GroupState
 from coordinator.group.metadata_manager import GroupMetadataManager
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.group.timers import heartbeat_key, join_key, sync_key
 from coordinator.log import GROUP_METADATA, CoordinatorLogError
 from protocol.errors import ErrorCode

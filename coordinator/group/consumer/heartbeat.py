@@ -11,19 +11,19 @@ from dataclasses import dataclass, replace
 
 import structlog
 
-from coordinator.group import consumer_records
-from coordinator.group.assignors import ASSIGNORS, AssignorMember, Partition
-from coordinator.group.consumer_group import (
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer.assignors import ASSIGNORS, AssignorMember, Partition
+from coordinator.group.consumer.group import (
     LEAVE_EPOCH,
     STATIC_LEAVE_EPOCH,
     ConsumerGroup,
     ConsumerMember,
     TopicImage,
 )
-from coordinator.group.group import ClassicGroup
-from coordinator.group.reconciliation import MemberAssignment, MemberState, reconcile
+from coordinator.group.consumer.reconciliation import MemberAssignment, MemberState, reconcile
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.group.timers import RETRY_BACKOFF_MS, consumer_revocation_key, consumer_session_key
 from coordinator.log import AppendErrorPolicy, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
