@@ -160,6 +160,11 @@ class GroupRuntime:
                 log.warning("group write failed; the group is as it was", group=group_id, error=exc.error.name)
                 snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
                 return failed(exc)
+            except BaseException:
+                # Cancelled with the loop: whether the records are in is unknown, and the
+                # next load decides; until then nothing is served that may not be.
+                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                raise
         for effect in effects:
             effect()
         return response

@@ -344,6 +344,10 @@ class ConsumerHeartbeatHandler:
 
         def fence() -> tuple[list[Record], None]:
             member = group.members.get(member_id)
+            # A write ahead of this one in the group's queue may have set the timer again
+            # (a heartbeat): then the member is alive.
+            if self.rt.timers.active(key):
+                return [], None
             if self.rt.consumer_groups.get(group.group_id) is group and member is not None and due(member):
                 log.info("consumer group member fenced", group=group.group_id, member=member_id, reason=why)
                 self.remove(group, member_id)

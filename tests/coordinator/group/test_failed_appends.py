@@ -174,6 +174,23 @@ async def test_a_heartbeat_behind_a_failing_write_is_not_undone_with_it() -> Non
     await agrees(h)
 
 
+async def test_an_expiry_queued_behind_the_members_heartbeat_does_not_fence_it() -> None:
+    h = await harness()
+    a = await beat(h, "a", 0)
+    gate = asyncio.Event()
+    h.log.append_gate = gate
+    joining = asyncio.ensure_future(beat(h, "b", 0))  # its append waits
+    alive = asyncio.ensure_future(beat(h, "a", a.member_epoch))  # queued behind it
+    for _ in range(10):
+        await asyncio.sleep(0)
+    h.clock.advance(h.coord.config.consumer_session_timeout_ms)  # a's session ends meanwhile
+    gate.set()
+    assert (await joining).error is E.NONE and (await alive).error is E.NONE
+    await h.settle()
+    assert set(h.coord.rt.consumer_groups["g"].members) == {"a", "b"}
+    await agrees(h)
+
+
 async def test_a_heartbeat_whose_caller_left_is_reverted_all_the_same() -> None:
     h = await harness()
     await beat(h, "a", 0)
