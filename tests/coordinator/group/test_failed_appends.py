@@ -412,9 +412,9 @@ async def test_random_operations_with_failing_appends_keep_the_log_and_the_group
             h.log.fail_next = 1 if rnd.random() < 0.33 else 0
             op = rnd.choice(["join", "beat", "beat", "ack", "leave", "static-leave", "classic-join",
                              "classic-leave", "expire", "commit"])
-            member = rnd.choice(["a", "b", "c"])
+            member = rnd.choice(["a", "b", "c", "d"])
             if op == "join":
-                r = await beat(h, member, 0, instance=f"i-{member}" if member == "c" else None)
+                r = await beat(h, member, 0, instance=f"i-{member}" if member in ("c", "d") else None)
                 if r.error is E.NONE:
                     epochs[member] = r.member_epoch
             elif op in ("beat", "ack") and member in epochs:
@@ -434,6 +434,13 @@ async def test_random_operations_with_failing_appends_keep_the_log_and_the_group
             elif op == "static-leave" and member == "c" and "c" in epochs:
                 if (await beat(h, "c", -2, instance="i-c")).error is E.NONE:
                     del epochs["c"]
+            elif op == "static-leave" and member == "d" and "d" in epochs:
+                # ... and comes back under a new member id, taking its place.
+                if (await beat(h, "d", -2, instance="i-d")).error is E.NONE:
+                    del epochs["d"]
+                    r = await beat(h, "e", 0, instance="i-d")
+                    if r.error is E.NONE:
+                        epochs["e"] = r.member_epoch
             elif op == "classic-join" and h.coord.rt.consumer_groups.get("g") is not None \
                     and h.coord.rt.consumer_groups["g"].members:
                 joined = await done(h.join("g", session=10_000))
