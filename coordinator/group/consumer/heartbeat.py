@@ -75,6 +75,8 @@ class ConsumerHeartbeatHandler:
         # interleave: nothing here awaits); the caller returns them to `GroupRuntime.write`,
         # which appends them before answering.
         self._outbox: list[Record] = []
+        # A static member's target moved to its new member id in the call in progress.
+        self._target_moved = False
         # Conversions between the protocols need the classic side; the coordinator sets them
         # (`coordinator/group/conversion.py`). upgrade: records, or None when refused;
         # downgrade: records, none when refused.
@@ -83,6 +85,7 @@ class ConsumerHeartbeatHandler:
 
     def take_records(self) -> list[Record]:
         records, self._outbox = self._outbox, []
+        self._target_moved = False
         return records
 
     # --- validation ------------------------------------------------------------------------
@@ -160,14 +163,18 @@ class ConsumerHeartbeatHandler:
     def replace_static(self, group: ConsumerGroup, previous: ConsumerMember, member_id: str) -> ConsumerMember:
         """The static member is back under a new id: it takes over its partitions and
         epoch, so the group does not rebalance."""
+        target = group.target.get(previous.member_id)
         group.remove(previous.member_id)
         self._outbox.extend(consumer_records.member_tombstones(group.group_id, previous.member_id))
         self.rt.cancel(consumer_session_key(group.group_id, previous.member_id))
         self.rt.cancel(consumer_revocation_key(group.group_id, previous.member_id))
         member = replace(previous, member_id=member_id, static_left=False)
         group.add(member)
-        if previous.member_id in group.target:
-            group.target[member.member_id] = group.target.pop(previous.member_id)
+        if target is not None:
+            group.target[member.member_id] = target
+            # Written anew under the new id by `advance`, as Kafka does for a replaced
+            # static member (the old one's target went with its tombstones).
+            self._target_moved = True
         return member
 
     def touch(self, group: ConsumerGroup, member: ConsumerMember) -> None:
@@ -191,6 +198,9 @@ class ConsumerHeartbeatHandler:
         if group.group_epoch > group.assignment_epoch:
             self._assign(group, topics)
             self._outbox.extend(consumer_records.target_records(group, ids))
+        elif self._target_moved:
+            self._outbox.extend(consumer_records.target_records(group, ids))
+        self._target_moved = False
         before = member.assignment
         target = group.target.get(member.member_id, frozenset())
         after = reconcile(member.member_id, before, group.assignment_epoch, target, group.owner_of, owned)

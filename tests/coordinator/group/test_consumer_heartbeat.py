@@ -113,6 +113,12 @@ async def test_static_member_returns_to_its_partitions_without_a_rebalance(h: Ha
     assert back.error is ErrorCode.NONE and back.member_epoch == b.member_epoch
     assert parts(back) == parts(b)
     assert group.group_epoch == epoch and "b" not in group.members
+    # Its target moved with it (Kafka writes the target anew when a static member is
+    # replaced): the next heartbeat keeps its partitions.
+    assert group.target["b-new"] == frozenset(("t", p) for p in parts(b))
+    kept = await beat(h, "b-new", back.member_epoch, owned={T_ID: parts(b)})
+    assert kept.error is ErrorCode.NONE and kept.member_epoch == b.member_epoch
+    assert group.members["b-new"].assignment.assigned == frozenset(("t", p) for p in parts(b))
 
 
 async def test_static_instance_in_use_is_refused(h: Harness) -> None:

@@ -141,6 +141,23 @@ async def test_a_reconciliation_whose_append_fails_keeps_the_old_assignment() ->
     await agrees(h)
 
 
+async def test_a_static_member_back_under_a_new_id_keeps_its_target_in_the_log_too() -> None:
+    h = await harness()
+    await beat(h, "a", 0, instance="i1")
+    await beat(h, "b", 0)
+    a = await beat(h, "a", 1)
+    await beat(h, "a", 1, owned={T_ID: parts(a)})
+    assert (await beat(h, "a", -2, instance="i1")).member_epoch == -2
+    h.log.fail_next = 1
+    assert (await beat(h, "a2", 0, instance="i1")).error is E.COORDINATOR_NOT_AVAILABLE
+    served = await agrees(h)
+    assert "a2" not in served["consumer", "g"][2]
+    back = await beat(h, "a2", 0, instance="i1")
+    assert back.error is E.NONE and parts(back) == parts(a)
+    served = await agrees(h)
+    assert served["consumer", "g"][3]["a2"] == frozenset(("t", p) for p in parts(a))
+
+
 async def test_an_expiry_whose_append_fails_keeps_the_member_and_retries() -> None:
     h = await harness()
     await beat(h, "a", 0)
