@@ -16,8 +16,8 @@ from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode as E
 from tests.coordinator.group.group_harness import Harness, done
 
-T_ID = uuid.uuid4()
-TOPICS = {"t": TopicImage(T_ID, 4), "__consumer_offsets": TopicImage(uuid.uuid4(), 50, True)}
+T_ID, U_ID = uuid.uuid4(), uuid.uuid4()
+TOPICS = {"t": TopicImage(T_ID, 4), "u": TopicImage(U_ID, 3), "__consumer_offsets": TopicImage(uuid.uuid4(), 50, True)}
 
 
 def _names() -> dict[uuid.UUID, str]:
@@ -30,8 +30,10 @@ def view(coord: GroupCoordinator) -> dict[Any, Any]:
     for gid, cg in coord.rt.consumer_groups.items():
         out["consumer", gid] = (
             cg.group_epoch, cg.assignment_epoch,
-            {m: (x.member_epoch, x.assignment.assigned, x.assignment.pending_revocation, x.assignment.state,
-                 x.subscribed_topic_names, x.instance_id, x.classic) for m, x in cg.members.items()},
+            {m: (x.member_epoch, x.assignment.previous_member_epoch if not x.static_left else None,
+                 x.assignment.assigned, x.assignment.pending_revocation, x.assignment.state,
+                 x.subscribed_topic_names, x.subscribed_topic_regex, x.server_assignor, x.rebalance_timeout_ms,
+                 x.instance_id, x.rack_id, x.client_id, x.client_host, x.classic) for m, x in cg.members.items()},
             {m: tps for m, tps in cg.target.items()},
         )
     for gid, g in coord.rt.groups.items():
@@ -76,11 +78,13 @@ async def harness(**config: Any) -> Harness:
 
 
 async def beat(h: Harness, member: str, epoch: int, *, owned: dict[uuid.UUID, list[int]] | None = None,
-               instance: str | None = None, group: str = "g") -> ConsumerHeartbeatResult:
+               instance: str | None = None, group: str = "g", topics: list[str] | None = None,
+               regex: str | None = None, assignor: str | None = None) -> ConsumerHeartbeatResult:
     return await h.coord.consumer_heartbeat(ConsumerHeartbeat(
         group_id=group, member_id=member, member_epoch=epoch, instance_id=instance,
         rebalance_timeout_ms=30_000 if epoch == 0 else -1,
-        subscribed_topic_names=["t"] if epoch == 0 else None, owned=owned,
+        subscribed_topic_names=topics if topics is not None else ["t"] if epoch == 0 else None,
+        subscribed_topic_regex=regex, server_assignor=assignor, owned=owned,
     ), TOPICS)
 
 
@@ -428,7 +432,7 @@ async def test_random_operations_with_failing_appends_keep_the_log_and_the_group
         for step in range(40):
             h.log.fail_next = 1 if rnd.random() < 0.33 else 0
             op = rnd.choice(["join", "beat", "beat", "ack", "leave", "static-leave", "classic-join",
-                             "classic-leave", "expire", "commit"])
+                             "classic-leave", "expire", "commit", "subscribe"])
             member = rnd.choice(["a", "b", "c", "d"])
             if op == "join":
                 r = await beat(h, member, 0, instance=f"i-{member}" if member in ("c", "d") else None)
@@ -439,8 +443,17 @@ async def test_random_operations_with_failing_appends_keep_the_log_and_the_group
                 if op == "ack":
                     current = h.coord.rt.consumer_groups.get("g")
                     m = current.members.get(member) if current is not None else None
-                    owned = {T_ID: sorted(p for _, p in m.assignment.assigned)} if m is not None else None
+                    owned = None if m is None else {
+                        TOPICS[t].topic_id: sorted(p for name, p in m.assignment.assigned if name == t)
+                        for t in ("t", "u")}
                 r = await beat(h, member, epochs[member], owned=owned)
+                if r.error is E.NONE:
+                    epochs[member] = r.member_epoch
+                elif r.error in (E.UNKNOWN_MEMBER_ID, E.FENCED_MEMBER_EPOCH):
+                    del epochs[member]
+            elif op == "subscribe" and member in epochs:
+                r = await beat(h, member, epochs[member], topics=rnd.choice([["t"], ["t", "u"], []]),
+                               regex=rnd.choice([None, "", "u"]), assignor=rnd.choice([None, "range", "uniform"]))
                 if r.error is E.NONE:
                     epochs[member] = r.member_epoch
                 elif r.error in (E.UNKNOWN_MEMBER_ID, E.FENCED_MEMBER_EPOCH):
