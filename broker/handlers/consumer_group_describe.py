@@ -8,7 +8,7 @@ from broker.context import RequestContext
 from broker.group_support import group_coordinator
 from broker.security.acl.model import AclOperation
 from broker.security.authorization import allowed, allowed_names
-from coordinator.group.assignors import Partition
+from coordinator.group.consumer.assignors import Partition
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
 from protocol.messages.consumer_group_describe_response import (

@@ -8,7 +8,7 @@ from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed, allowed_names
-from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, TopicImage
+from coordinator.group.consumer.heartbeat import ConsumerHeartbeat, TopicImage
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.consumer_group_heartbeat_response import (

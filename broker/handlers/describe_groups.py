@@ -7,7 +7,7 @@ from broker.context import RequestContext
 from broker.group_support import group_coordinator
 from broker.security.acl.model import AclOperation
 from broker.security.authorization import allowed
-from coordinator.group.states import GroupState
+from coordinator.group.classic.states import GroupState
 from protocol.errors import ErrorCode
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_groups_response import (

@@ -23,7 +23,7 @@ async def handle(ctx: RequestContext, request: LeaveGroupRequest) -> LeaveGroupR
         leaving = [LeavingMember(m.member_id, m.group_instance_id) for m in request.members]
     else:
         leaving = [LeavingMember(request.member_id, None)]
-    error, member_errors = coordinator.leave_group(request.group_id, leaving)
+    error, member_errors = await coordinator.leave_group(request.group_id, leaving)
     if v < 3:
         # A single member: its error is the response's error.
         if error is ErrorCode.NONE and member_errors:

@@ -1,8 +1,9 @@
-"""The group coordinator backed by `__consumer_offsets`: classic groups, consumer groups
-(KIP-848), and groups of both protocols at once."""
+"""The group coordinator backed by `__consumer_offsets`: classic groups (JoinGroup/SyncGroup)
+and KIP-848 consumer groups (ConsumerGroupHeartbeat), their committed offsets, and the
+conversion between the two protocols."""
 
+from coordinator.group.classic.states import GroupState
 from coordinator.group.config import GroupConfig
 from coordinator.group.coordinator import GroupCoordinator
-from coordinator.group.states import GroupState
 
 __all__ = ["GroupConfig", "GroupCoordinator", "GroupState"]

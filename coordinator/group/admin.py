@@ -10,11 +10,11 @@ from coordinator.group.api import (
     ListedGroup,
     MemberDescription,
 )
-from coordinator.group.consumer_records import group_tombstones
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.records import group_tombstones
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.log import OFFSET_COMMIT, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
@@ -82,7 +82,7 @@ class GroupAdmin:
                 if consumer_group.members:
                     error = ErrorCode.NON_EMPTY_GROUP
                 else:
-                    error = await self.rt.run_to_end(self._delete_consumer_group(group_id))
+                    error = await self._delete_consumer_group(group_id)
                     if error is ErrorCode.NONE and group is not None:
                         error = None  # its offsets go too
             if error is None:
@@ -96,14 +96,18 @@ class GroupAdmin:
         return results
 
     async def _delete_consumer_group(self, group_id: str) -> ErrorCode:
-        try:
-            await self.rt.append(group_id, group_tombstones(group_id))
-        except CoordinatorLogError as exc:
-            return exc.client_error(OFFSET_COMMIT)
-        consumer_group = self.rt.consumer_groups.get(group_id)
-        if consumer_group is not None and not consumer_group.members:
-            del self.rt.consumer_groups[group_id]
-        return ErrorCode.NONE
+        """Its tombstones; it goes once they are durable."""
+
+        def operation() -> tuple[list[Record], ErrorCode]:
+            consumer_group = self.rt.consumer_groups.get(group_id)
+            if consumer_group is None:
+                return [], ErrorCode.NONE
+            if consumer_group.members:
+                return [], ErrorCode.NON_EMPTY_GROUP
+            self.rt.after_write(lambda: self.rt.drop_consumer_group(consumer_group))
+            return group_tombstones(group_id), ErrorCode.NONE
+
+        return await self.rt.write(group_id, operation, lambda exc: exc.client_error(OFFSET_COMMIT))
 
     async def _delete_group(self, group: ClassicGroup) -> ErrorCode:
         recs: list[Record] = [(records.offset_key(group.group_id, tp[0], tp[1]), None) for tp in group.offsets.committed]

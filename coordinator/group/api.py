@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coordinator.group.consumer_group import ConsumerGroupState
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.group import ConsumerGroupState
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
 

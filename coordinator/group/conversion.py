@@ -11,20 +11,27 @@ offsets, stays the same object, Empty while the consumer group exists."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 import structlog
 
-from coordinator.group import consumer_records
 from coordinator.group.api import JoinResult, SyncResult
-from coordinator.group.assignors import Partition
-from coordinator.group.consumer_group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member, decode_subscription
+from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member, decode_subscription
+from coordinator.group.classic.rebalance import Rebalancer
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer.assignors import Partition
+from coordinator.group.consumer.group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
+from coordinator.group.consumer.reconciliation import MemberAssignment
 from coordinator.group.metadata_manager import group_record
-from coordinator.group.rebalance import Rebalancer
-from coordinator.group.reconciliation import MemberAssignment
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
+from coordinator.group.timers import (
+    consumer_revocation_key,
+    consumer_session_key,
+    heartbeat_key,
+    join_key,
+    sync_key,
+)
 from coordinator.log import Record
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
@@ -72,11 +79,11 @@ class GroupConversion:
         for member_id in list(group.members):
             group.remove(member_id)
         for member_id in group.pending_members:
-            self.rt.timers.cancel(("heartbeat", group_id, member_id))
+            self.rt.cancel(heartbeat_key(group_id, member_id))
         group.pending_members.clear()
         group.pending_sync_members.clear()
-        self.rt.timers.cancel(("join", group_id))
-        self.rt.timers.cancel(("sync", group_id))
+        self.rt.cancel(join_key(group_id))
+        self.rt.cancel(sync_key(group_id))
         group.join_op = None
         group.protocol_name = group.leader_id = None
         group.subscribed_topics = None
@@ -111,9 +118,8 @@ class GroupConversion:
                 assignment=MemberAssignment(member_epoch=epoch, assigned=held),
                 classic=ClassicMetadata(m.session_timeout_ms, tuple(m.protocols))))
             group.target[m.member_id] = held
-            # Waiting requests learn to rejoin, now into the consumer group.
-            m.complete_join(_rejoin_join(m))
-            m.complete_sync(_rejoin_sync())
+            # Waiting requests learn to rejoin, now into the consumer group (once it is).
+            self.rt.after_write(_told_to_rejoin(m))
             self.rebalance.cancel_heartbeat(classic, m.member_id)
         empty = self._empty_classic(classic.group_id)
         self.rt.consumer_groups[group.group_id] = group
@@ -143,8 +149,8 @@ class GroupConversion:
                             assignment=encode_assignment(cm.assignment.assigned))
             classic.add(member, None)
             records.extend(consumer_records.member_tombstones(group.group_id, cm.member_id))
-            self.rt.timers.cancel(("consumer-session", group.group_id, cm.member_id))
-            self.rt.timers.cancel(("consumer-revoke", group.group_id, cm.member_id))
+            self.rt.cancel(consumer_session_key(group.group_id, cm.member_id))
+            self.rt.cancel(consumer_revocation_key(group.group_id, cm.member_id))
         records.extend(consumer_records.group_tombstones(group.group_id))
         classic.protocol_name = classic.select_protocol()
         classic.state = GroupState.STABLE
@@ -156,6 +162,13 @@ class GroupConversion:
         self.rebalance.prepare_rebalance(classic)
         log.info("consumer group downgraded to a classic group", group=group.group_id, generation=group.group_epoch)
         return records
+
+
+def _told_to_rejoin(m: Member) -> Callable[[], None]:
+    def tell() -> None:
+        m.complete_join(_rejoin_join(m))
+        m.complete_sync(_rejoin_sync())
+    return tell
 
 
 def _rejoin_join(m: Member) -> JoinResult:

@@ -1,18 +1,23 @@
-"""The classic group coordinator: the façade the API handlers call (Kafka's
-GroupCoordinator). The work is done by its parts, one job each:
+"""The group coordinator: the façade the API handlers call (Kafka's GroupCoordinator).
+The work is done by its parts, one job each, in Kafka's layout:
 
-- `metadata_manager`: rebuilding groups and offsets from `__consumer_offsets`, writing
-  group metadata (Kafka's GroupMetadataManager);
-- `rebalance`, `join`, `members`: the rebalance protocol;
-- `offset_manager`: committed offsets, plain and transactional, and their retention;
-- `admin`: describe, list and delete groups, delete offsets;
-- `runtime`: what they share (groups, log, clock and timers, status).
+- `classic/`: classic groups and their rebalance protocol (`group`, `states`, `rebalance`,
+  `join`, `members`);
+- `consumer/`: KIP-848 consumer groups (`group`, `heartbeat`, `records`, `assignors`,
+  `reconciliation`) and the classic protocol's members they take (`classic_members`);
+- shared: `metadata_manager` (rebuilding groups and offsets from `__consumer_offsets`,
+  Kafka's GroupMetadataManager), `offset_manager` (committed offsets, plain and
+  transactional, and their retention), `conversion` (between the two protocols), `admin`
+  (describe, list and delete groups, delete offsets) and `runtime` (what they share:
+  groups, log, clock and timers, status, and group writes).
 
-All state lives in memory and is rebuilt from `__consumer_offsets` on start. Records are
-appended (durably) before the state they describe changes. Timers (sessions, rebalance
-and sync timeouts, the initial rebalance delay) are timers of the injected clock; the
-periodic offset-retention check runs from `tick()`, which `start()` calls every
-`offsets.retention.check.interval.ms` in the broker and tests call after moving a ManualClock.
+All state lives in memory and is rebuilt from `__consumer_offsets` on start. A state change
+stands only once its records are durable: group writes go through `GroupRuntime.write`,
+which puts the group back if the append fails; offsets change after their append. Timers
+(sessions, rebalance and sync timeouts, the initial rebalance delay) are timers of the
+injected clock; the periodic offset-retention check runs from `tick()`, which `start()`
+calls every `offsets.retention.check.interval.ms` in the broker and tests call after
+moving a ManualClock.
 """
 
 from __future__ import annotations
@@ -38,10 +43,14 @@ from coordinator.group.api import (
     SyncMember,
     SyncResult,
 )
-from coordinator.group.classic_members import ClassicMemberHandler
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.classic.join import JoinHandler
+from coordinator.group.classic.members import MemberHandler
+from coordinator.group.classic.rebalance import Rebalancer
 from coordinator.group.config import GroupConfig
-from coordinator.group.consumer_group import ConsumerGroup
-from coordinator.group.consumer_heartbeat import (
+from coordinator.group.consumer.classic_members import ClassicMemberHandler
+from coordinator.group.consumer.group import ConsumerGroup
+from coordinator.group.consumer.heartbeat import (
     CONSUMER_GROUP_HEARTBEAT,
     ConsumerHeartbeat,
     ConsumerHeartbeatHandler,
@@ -49,16 +58,12 @@ from coordinator.group.consumer_heartbeat import (
     TopicImage,
 )
 from coordinator.group.conversion import GroupConversion
-from coordinator.group.group import ClassicGroup
-from coordinator.group.join import JoinHandler
-from coordinator.group.members import MemberHandler
 from coordinator.group.metadata_manager import GroupMetadataManager
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.rebalance import Rebalancer
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.log import CoordinatorLog, CoordinatorLogError
+from coordinator.log import CoordinatorLog, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.topic_partition import TopicPartition
@@ -184,7 +189,9 @@ class GroupCoordinator:
         mixed = self._mixed(req.group_id)
         if mixed is not None and config.min_session_timeout_ms <= req.session_timeout_ms <= \
                 config.max_session_timeout_ms:
-            return await self.classic_members.join(mixed, req, self.rt.topic_images())
+            joined = await self.classic_members.join(mixed, req, self.rt.topic_images())
+            if joined is not None:
+                return joined
         return await self.joins.join_group(req)
 
     async def sync_group(self, req: SyncMember) -> SyncResult:
@@ -199,10 +206,12 @@ class GroupCoordinator:
             return self.classic_members.heartbeat(mixed, req)
         return self.members.heartbeat(req)
 
-    def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
+    async def leave_group(self, group_id: str, members: list[LeavingMember]) -> tuple[ErrorCode, list[ErrorCode]]:
         mixed = self._mixed(group_id)
         if mixed is not None:
-            return ErrorCode.NONE, self.classic_members.leave(mixed, members)
+            left = await self.classic_members.leave(mixed, members)
+            if left is not None:
+                return left
         return self.members.leave_group(group_id, members)
 
     # --- the consumer group protocol (KIP-848) -------------------------------------------------
@@ -211,14 +220,15 @@ class GroupCoordinator:
         self, req: ConsumerHeartbeat, topics: Mapping[str, TopicImage]
     ) -> ConsumerHeartbeatResult:
         """The state change is answered once its records are in the log."""
-        result = self.consumers.heartbeat(req, topics)
-        records = self.consumers.take_records()
-        if records:
-            try:
-                await self.rt.run_to_end(self.rt.append(req.group_id, records))
-            except CoordinatorLogError as exc:
-                return ConsumerHeartbeatResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), str(exc))
-        return result
+
+        def operation() -> tuple[list[Record], ConsumerHeartbeatResult]:
+            result = self.consumers.heartbeat(req, topics)
+            return self.consumers.take_records(), result
+
+        def failed(exc: CoordinatorLogError) -> ConsumerHeartbeatResult:
+            return ConsumerHeartbeatResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), str(exc))
+
+        return await self.rt.write(req.group_id, operation, failed)
 
     def consumer_group(self, group_id: str) -> tuple[ErrorCode, ConsumerGroup | None]:
         """ConsumerGroupDescribe's lookup: GROUP_ID_NOT_FOUND for a missing or classic group."""

@@ -3,15 +3,20 @@ log on start, and writing a group's metadata record (Kafka's GroupMetadataManage
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Mapping
+
 import structlog
 
-from coordinator.group import consumer_records, records
-from coordinator.group.consumer_group import ConsumerGroup
-from coordinator.group.consumer_records import ConsumerGroupReplay
-from coordinator.group.group import ClassicGroup, Member
+from coordinator.group import records
+from coordinator.group.classic.group import ClassicGroup, Member
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer import replay as consumer_replay
+from coordinator.group.consumer.group import ConsumerGroup
+from coordinator.group.consumer.replay import LoadCheck
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord, Record
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
@@ -26,11 +31,14 @@ _OpenTxns = dict[int, dict[TopicPartition, OffsetAndMetadata]]
 class _Replay:
     """The last word of the log on every group, offset and open transaction."""
 
-    def __init__(self) -> None:
+    def __init__(self, topic_names: Mapping[uuid.UUID, str]) -> None:
         self.metadata: dict[str, GroupMetadataValue | None] = {}
         self.offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
         self.open_txns: dict[str, _OpenTxns] = {}
-        self.consumer_groups = ConsumerGroupReplay()
+        # KIP-848 groups, by the replay serving uses too (`consumer/replay.py`).
+        self.consumer_groups: dict[str, ConsumerGroup] = {}
+        self.consumer_check = LoadCheck()
+        self.topic_names = topic_names
 
     def apply(self, entry: LogRecord) -> None:
         if entry.control_commit is not None:
@@ -44,7 +52,8 @@ class _Replay:
         record_type = int.from_bytes(entry.key[:2], "big", signed=True) if len(entry.key) >= 2 else -1
         if record_type in consumer_records.RECORD_TYPES:
             try:
-                self.consumer_groups.apply(record_type, entry.key[2:], entry.value)
+                consumer_replay.replay(self.consumer_groups, record_type, entry.key[2:], entry.value,
+                                       self.topic_names, self.consumer_check)
             except ValueError:
                 log.warning("skipping unreadable __consumer_offsets record", offset=entry.offset)
             return
@@ -87,7 +96,7 @@ class GroupMetadataManager:
 
     async def load(self) -> list[ClassicGroup]:
         """Rebuild every group from the log into the runtime; returns them."""
-        replay = _Replay()
+        replay = _Replay(self.rt.topic_names())
         for partition in range(self.rt.log.num_partitions):
             for entry in await self.rt.log.replay(partition):
                 replay.apply(entry)
@@ -105,7 +114,8 @@ class GroupMetadataManager:
                     group.offsets.prepare_txn(pid, tp, om)
             self.rt.groups[group_id] = group
             loaded.append(group)
-        self.consumer_groups = replay.consumer_groups.build(self.rt.topic_names())
+        replay.consumer_check.finish(replay.consumer_groups)
+        self.consumer_groups = list(replay.consumer_groups.values())
         return loaded
 
     async def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:

@@ -10,11 +10,11 @@ import structlog
 
 from coordinator.group import records
 from coordinator.group.api import NO_OFFSET, CommitOffsets, CommitTxnOffsets, FetchedOffset
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
+from coordinator.group.classic.rebalance import Rebalancer
+from coordinator.group.classic.states import GroupState
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.rebalance import Rebalancer
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
-from coordinator.group.states import GroupState
 from coordinator.log import OFFSET_COMMIT, TXN_OFFSET_COMMIT, CoordinatorLogError, Producer, Record
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition

@@ -1,5 +1,12 @@
 """What every part of the group coordinator shares: the groups, the log, the clock and
-its timers, the coordinator's status, and the background writes in flight."""
+its timers, the coordinator's status, and the writes in flight.
+
+A write (`GroupRuntime.write`, Kafka's CoordinatorRuntime.scheduleWriteOperation) runs an
+operation that changes a group and returns the records of that change with the response;
+the records are appended, and the change stands only once they are durable: a failed
+append puts the group back as it was (`coordinator/group/snapshot.py`) and answers the
+error. What a change does outside the group (timers set or cancelled, waiting requests
+completed) happens once the append succeeded, never before."""
 
 from __future__ import annotations
 
@@ -11,11 +18,12 @@ from typing import Any, TypeVar
 
 import structlog
 
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.classic.states import GroupState
 from coordinator.group.config import GroupConfig
-from coordinator.group.consumer_group import ConsumerGroup, TopicImage
-from coordinator.group.group import ClassicGroup
-from coordinator.group.states import GroupState
-from coordinator.group.timers import NamedTimers
+from coordinator.group.consumer.group import ConsumerGroup, TopicImage
+from coordinator.group.snapshot import GroupSnapshot
+from coordinator.group.timers import NamedTimers, heartbeat_key, join_key, sync_key
 from coordinator.log import CoordinatorLog, CoordinatorLogError, Producer, Record
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
@@ -24,6 +32,8 @@ from storage.clock import Clock
 log = structlog.get_logger("odradek.groups")
 
 _T = TypeVar("_T")
+# What an operation run by `GroupRuntime.write` returns: its records and its response.
+Operation = Callable[[], tuple[list[Record], _T]]
 
 
 class CoordinatorStatus(Enum):
@@ -48,6 +58,11 @@ class GroupRuntime:
         self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
         self.tasks: set[asyncio.Task[Any]] = set()
+        # Writes to one group run one at a time (a failed one reverts what followed it
+        # otherwise): group id -> its lock and how many writes hold or wait for it.
+        self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        # The effects of the operation running now, held until its append succeeds.
+        self._effects: list[Callable[[], None]] | None = None
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.log.num_partitions)
@@ -73,20 +88,86 @@ class GroupRuntime:
         self.groups[group_id] = group
         return group
 
+    def drop_consumer_group(self, group: ConsumerGroup) -> None:
+        """Forget a consumer group whose tombstones are durable, unless a member joined it
+        since (its records follow the tombstones)."""
+        if self.consumer_groups.get(group.group_id) is group and not group.members:
+            del self.consumer_groups[group.group_id]
+
     def drop_group(self, group: ClassicGroup) -> None:
         group.transition_to(GroupState.DEAD, self.clock.now_ms())
         self.groups.pop(group.group_id, None)
-        self.timers.cancel(("join", group.group_id))
-        self.timers.cancel(("sync", group.group_id))
+        self.cancel(join_key(group.group_id))
+        self.cancel(sync_key(group.group_id))
         for member_id in group.pending_members:
-            self.timers.cancel(("heartbeat", group.group_id, member_id))
+            self.cancel(heartbeat_key(group.group_id, member_id))
 
     # --- timers on the injected clock --------------------------------------------------
 
     def schedule(self, key: Hashable, delay_ms: int, action: Callable[[], None]) -> None:
-        self.timers.schedule(key, delay_ms, action)
+        self.after_write(lambda: self.timers.schedule(key, delay_ms, action))
+
+    def cancel(self, key: Hashable) -> None:
+        self.after_write(lambda: self.timers.cancel(key))
+
+    def after_write(self, effect: Callable[[], None]) -> None:
+        """Run `effect` once the running write's records are durable (now outside a write;
+        never if its append fails)."""
+        if self._effects is None:
+            effect()
+        else:
+            self._effects.append(effect)
 
     # --- writes --------------------------------------------------------------------------
+
+    async def write(self, group_id: str, operation: Operation[_T],
+                    failed: Callable[[CoordinatorLogError], _T]) -> _T:
+        """Run `operation` on the groups, append its records, and answer its response once
+        they are durable; if the append fails, the group is put back and `failed` answers.
+        Runs to the end even when the caller is cancelled (see `run_to_end`)."""
+        return await self.run_to_end(self._write(group_id, operation, failed))
+
+    async def _write(self, group_id: str, operation: Operation[_T],
+                     failed: Callable[[CoordinatorLogError], _T]) -> _T:
+        lock, users = self._locks.setdefault(group_id, (asyncio.Lock(), [0]))
+        users[0] += 1
+        try:
+            async with lock:
+                return await self._write_locked(group_id, operation, failed)
+        finally:
+            users[0] -= 1
+            if not users[0]:
+                del self._locks[group_id]
+
+    async def _write_locked(self, group_id: str, operation: Operation[_T],
+                            failed: Callable[[CoordinatorLogError], _T]) -> _T:
+        snapshot = GroupSnapshot(group_id, self.groups.get(group_id), self.consumer_groups.get(group_id))
+        effects: list[Callable[[], None]] = []
+        self._effects = effects
+        try:
+            records, response = operation()
+        except BaseException:
+            self._effects = None
+            snapshot.restore(self.groups, self.consumer_groups, self.groups.get(group_id),
+                             self.consumer_groups.get(group_id))
+            raise
+        self._effects = None
+        if records:
+            classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
+            try:
+                await self.append(group_id, records)
+            except CoordinatorLogError as exc:
+                log.warning("group write failed; the group is as it was", group=group_id, error=exc.error.name)
+                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                return failed(exc)
+            except BaseException:
+                # Cancelled with the loop: whether the records are in is unknown, and the
+                # next load decides; until then nothing is served that may not be.
+                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                raise
+        for effect in effects:
+            effect()
+        return response
 
     async def append(self, group_id: str, records: list[Record], producer: Producer | None = None) -> int:
         try:

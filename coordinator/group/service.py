@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from coordinator.group.config import GroupConfig
-from coordinator.group.consumer_group import TopicImage
+from coordinator.group.consumer.group import TopicImage
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.log import StorageCoordinatorLog

@@ -12,6 +12,38 @@ from storage.clock import Clock, Timer
 
 log = structlog.get_logger("odradek.groups")
 
+# Kafka retries a timer whose write failed after this backoff (its CoordinatorTimer's
+# retry, which session and rebalance timeouts use).
+RETRY_BACKOFF_MS = 500
+
+
+# --- the timers' names (Kafka's classicGroupHeartbeatKey, consumerGroupSessionTimeoutKey...) ---
+# A key is a tuple, so that no group or member id can make two names collide.
+
+def heartbeat_key(group_id: str, member_id: str) -> Hashable:
+    """A classic member's session (or a pending member's wait for its second JoinGroup)."""
+    return ("heartbeat", group_id, member_id)
+
+
+def join_key(group_id: str) -> Hashable:
+    """A classic group's join phase (the initial delay, then the rebalance timeout)."""
+    return ("join", group_id)
+
+
+def sync_key(group_id: str) -> Hashable:
+    """A classic group's wait for its members' SyncGroup."""
+    return ("sync", group_id)
+
+
+def consumer_session_key(group_id: str, member_id: str) -> Hashable:
+    """A consumer group member's session (Kafka's consumerGroupSessionTimeoutKey)."""
+    return ("consumer-session", group_id, member_id)
+
+
+def consumer_revocation_key(group_id: str, member_id: str) -> Hashable:
+    """A consumer group member's time to revoke (Kafka's consumerGroupRebalanceTimeoutKey)."""
+    return ("consumer-revoke", group_id, member_id)
+
 
 class NamedTimers:
     def __init__(self, clock: Clock) -> None:

@@ -175,7 +175,7 @@ def _om(offset: int) -> OffsetAndMetadata:
 
 
 async def test_kip447_member_checks() -> None:
-    from coordinator.group.group import ClassicGroup, Member
+    from coordinator.group.classic.group import ClassicGroup, Member
 
     coord = await _coordinator(MemoryCoordinatorLog(4))
     group = ClassicGroup("g", 0)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coordinator.group.assignors import AssignorMember, range_, uniform
+from coordinator.group.consumer.assignors import AssignorMember, range_, uniform
 
 
 def spec(*topics: str, current: set[tuple[str, int]] | None = None) -> AssignorMember:

@@ -7,8 +7,8 @@ import uuid
 from dataclasses import replace
 
 from coordinator.group.api import CommitOffsets, LeavingMember, MemberHeartbeat
-from coordinator.group.consumer_group import ConsumerGroupState
-from coordinator.group.consumer_heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
+from coordinator.group.consumer.group import ConsumerGroupState
+from coordinator.group.consumer.heartbeat import ConsumerHeartbeat, ConsumerHeartbeatResult, TopicImage
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode
@@ -113,6 +113,12 @@ async def test_static_member_returns_to_its_partitions_without_a_rebalance(h: Ha
     assert back.error is ErrorCode.NONE and back.member_epoch == b.member_epoch
     assert parts(back) == parts(b)
     assert group.group_epoch == epoch and "b" not in group.members
+    # Its target moved with it (Kafka writes the target anew when a static member is
+    # replaced): the next heartbeat keeps its partitions.
+    assert group.target["b-new"] == frozenset(("t", p) for p in parts(b))
+    kept = await beat(h, "b-new", back.member_epoch, owned={T_ID: parts(b)})
+    assert kept.error is ErrorCode.NONE and kept.member_epoch == b.member_epoch
+    assert group.members["b-new"].assignment.assigned == frozenset(("t", p) for p in parts(b))
 
 
 async def test_static_instance_in_use_is_refused(h: Harness) -> None:
@@ -210,6 +216,7 @@ async def test_the_group_survives_a_reload_from_the_log(h: Harness) -> None:
     assert (await again.consumer_heartbeat(ConsumerHeartbeat(
         group_id="g", member_id="b", member_epoch=b.member_epoch), TOPICS)).error is ErrorCode.NONE
     h.clock.advance(again.config.consumer_session_timeout_ms - half)
+    await again.settle()  # the expiry's write
     assert set(again.rt.consumer_groups["g"].members) == {"b"}
 
 
@@ -231,7 +238,7 @@ async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durab
     # The last member of the new protocol leaves: the group is classic again, and rebalances.
     await beat(h, "a", -1)
     assert "g" not in h.coord.rt.consumer_groups and h.coord.groups["g"].has(joined.member_id)
-    assert h.coord.leave_group("g", [LeavingMember(joined.member_id, None)]) == (ErrorCode.NONE, [ErrorCode.NONE])
+    assert (await h.coord.leave_group("g", [LeavingMember(joined.member_id, None)])) == (ErrorCode.NONE, [ErrorCode.NONE])
     await h.settle()
     assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NONE)]
     again = GroupCoordinator(h.log, h.clock, h.coord.config)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
+from coordinator.group.classic.states import GroupState, IllegalStateTransition, check_transition
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.states import GroupState, IllegalStateTransition, check_transition
 from coordinator.log import CoordinatorLogError, LogRecord
 from coordinator.partitioning import java_string_hashcode, partition_for
 from protocol.errors import ErrorCode as E
@@ -178,13 +178,13 @@ async def test_session_timeout_expires_member(h: Harness) -> None:
 async def test_last_member_leaving_empties_group_and_writes_generation(h: Harness) -> None:
     a, = await h.stable_group(1)
     group = h.coord.groups["g"]
-    err, errors = h.coord.leave_group("g", [LeavingMember(a.member_id, None)])
+    err, errors = await h.coord.leave_group("g", [LeavingMember(a.member_id, None)])
     assert (err, errors) == (E.NONE, [E.NONE])
     await h.settle()
     assert group.state is GroupState.EMPTY and group.generation_id == 2
     assert h.coord.heartbeat(MemberHeartbeat("g", 2, a.member_id, None)) == E.UNKNOWN_MEMBER_ID
-    assert h.coord.leave_group("g", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
-    assert h.coord.leave_group("nope", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
+    assert await h.coord.leave_group("g", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
+    assert await h.coord.leave_group("nope", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
     assert (await done(h.sync("g", 2, a.member_id))).error == E.UNKNOWN_MEMBER_ID
 
 
@@ -262,12 +262,12 @@ async def test_static_member_rejoin_replaces_old_member_id(h: Harness) -> None:
     assert h.coord.heartbeat(MemberHeartbeat("g", 1, a.member_id, "i-1")) == E.FENCED_INSTANCE_ID
     assert (await done(h.sync("g", 1, a.member_id, instance="i-1"))).error == E.FENCED_INSTANCE_ID
     assert (await done(h.join(member=a.member_id, instance="i-1"))).error == E.FENCED_INSTANCE_ID
-    assert h.coord.leave_group("g", [LeavingMember(a.member_id, "i-1")])[1] == [E.FENCED_INSTANCE_ID]
+    assert (await h.coord.leave_group("g", [LeavingMember(a.member_id, "i-1")]))[1] == [E.FENCED_INSTANCE_ID]
     s = await done(h.sync("g", 1, r.member_id, instance="i-1"))
     assert s.assignment == a.member_id.encode()  # the assignment carried over
     # Administrative removal by instance id alone.
-    assert h.coord.leave_group("g", [LeavingMember("", "i-1")])[1] == [E.NONE]
-    assert h.coord.leave_group("g", [LeavingMember("", "i-1")])[1] == [E.UNKNOWN_MEMBER_ID]
+    assert (await h.coord.leave_group("g", [LeavingMember("", "i-1")]))[1] == [E.NONE]
+    assert (await h.coord.leave_group("g", [LeavingMember("", "i-1")]))[1] == [E.UNKNOWN_MEMBER_ID]
 
 
 async def test_static_member_survives_rebalance_without_rejoining(h: Harness) -> None:
@@ -401,7 +401,7 @@ async def test_offset_retention_for_empty_groups() -> None:
     await h.coord.commit_offsets(CommitOffsets("simple", "", None, -1, {("t", 0): OffsetAndMetadata(5, commit_timestamp=h.clock.now_ms())}))
     await h.advance(120_000)
     assert "g" in h.coord.groups  # Stable groups keep their offsets
-    h.coord.leave_group("g", [LeavingMember(a.member_id, None)])
+    await h.coord.leave_group("g", [LeavingMember(a.member_id, None)])
     await h.settle()
     assert "simple" not in h.coord.groups  # expired by commit time
     await h.advance(30_000)

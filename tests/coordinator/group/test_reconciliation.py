@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coordinator.group.reconciliation import MemberAssignment, MemberState, reconcile
+from coordinator.group.consumer.reconciliation import MemberAssignment, MemberState, reconcile
 
 T0, T1, T2 = ("t", 0), ("t", 1), ("t", 2)
 

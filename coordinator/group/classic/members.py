@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from coordinator.group.api import LeavingMember, MemberHeartbeat, SyncMember, SyncResult
-from coordinator.group.rebalance import Rebalancer
+from coordinator.group.classic.rebalance import Rebalancer
+from coordinator.group.classic.states import GroupState
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
 from protocol.errors import ErrorCode
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import Enum
 
-from coordinator.group.assignors import Partition
+from coordinator.group.consumer.assignors import Partition
 
 
 class MemberState(Enum):

@@ -7,8 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from coordinator.group.api import JoinResult, SyncResult
+from coordinator.group.classic.states import GroupState, check_transition, is_valid_transition
 from coordinator.group.offsets import OffsetStore
-from coordinator.group.states import GroupState, can_transition, check_transition
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 
@@ -129,7 +129,7 @@ class ClassicGroup:
         self.current_state_timestamp = now_ms
 
     def can_rebalance(self) -> bool:
-        return can_transition(self.state, GroupState.PREPARING_REBALANCE)
+        return is_valid_transition(self.state, GroupState.PREPARING_REBALANCE)
 
     # --- members ----------------------------------------------------------------------
 

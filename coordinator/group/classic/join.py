@@ -8,13 +8,13 @@ import uuid
 from dataclasses import dataclass
 
 from coordinator.group.api import JoinMember, JoinResult
-from coordinator.group.consumer_records import group_tombstones
-from coordinator.group.group import ClassicGroup, Member
+from coordinator.group.classic.group import ClassicGroup, Member
+from coordinator.group.classic.rebalance import Rebalancer
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.records import group_tombstones
 from coordinator.group.metadata_manager import GroupMetadataManager
-from coordinator.group.rebalance import Rebalancer
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
-from coordinator.log import GROUP_METADATA, CoordinatorLogError
+from coordinator.log import GROUP_METADATA, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 
 
@@ -48,14 +48,11 @@ class JoinHandler:
             # one becomes classic on the first JoinGroup (its offsets stay).
             if consumer_group.members:
                 return JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
-            try:
-                await self.rt.run_to_end(self.rt.append(req.group_id, group_tombstones(req.group_id)))
-            except CoordinatorLogError as exc:
-                return JoinResult(exc.client_error(GROUP_METADATA), req.member_id)
-            if self.rt.consumer_groups.get(req.group_id) is consumer_group:
-                if consumer_group.members:  # a member joined meanwhile
-                    return JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
-                del self.rt.consumer_groups[req.group_id]
+            refused = await self.rt.write(
+                req.group_id, lambda: self._drop_empty_consumer_group(req),
+                lambda exc: JoinResult(exc.client_error(GROUP_METADATA), req.member_id))
+            if refused is not None:
+                return refused
         is_unknown = req.member_id == ""
         group = self.rt.groups.get(req.group_id)
         if group is None:
@@ -75,6 +72,17 @@ class JoinHandler:
         if group.is_state(GroupState.PREPARING_REBALANCE):
             self.rebalance.try_complete_join(group)
         return await fut
+
+    def _drop_empty_consumer_group(self, req: JoinMember) -> tuple[list[Record], JoinResult | None]:
+        """The consumer group's tombstones; it goes once they are durable. A refusal if a
+        member joined it meanwhile."""
+        consumer_group = self.rt.consumer_groups.get(req.group_id)
+        if consumer_group is None:
+            return [], None
+        if consumer_group.members:
+            return [], JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
+        self.rt.after_write(lambda: self.rt.drop_consumer_group(consumer_group))
+        return group_tombstones(req.group_id), None
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
         state = group.state

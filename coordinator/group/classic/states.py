@@ -53,10 +53,10 @@ class IllegalStateTransition(RuntimeError):
     pass
 
 
-def can_transition(current: GroupState, target: GroupState) -> bool:
+def is_valid_transition(current: GroupState, target: GroupState) -> bool:
     return current in VALID_PREVIOUS_STATES[target]
 
 
 def check_transition(current: GroupState, target: GroupState) -> None:
-    if not can_transition(current, target):
+    if not is_valid_transition(current, target):
         raise IllegalStateTransition(f"group cannot go from {current.value} to {target.value}")

@@ -9,8 +9,8 @@ import uuid
 from dataclasses import dataclass, field
 from enum import Enum
 
-from coordinator.group.assignors import Partition
-from coordinator.group.reconciliation import MemberAssignment, MemberState
+from coordinator.group.consumer.assignors import Partition
+from coordinator.group.consumer.reconciliation import MemberAssignment, MemberState
 from protocol.errors import ErrorCode
 
 # The epoch of a static member that left meaning to come back (Kafka's

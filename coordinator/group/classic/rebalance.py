@@ -7,10 +7,11 @@ from __future__ import annotations
 import structlog
 
 from coordinator.group.api import JoinResult, SyncResult
-from coordinator.group.group import ClassicGroup, DelayedJoin, InitialJoin, Member
+from coordinator.group.classic.group import ClassicGroup, DelayedJoin, InitialJoin, Member
+from coordinator.group.classic.states import GroupState
 from coordinator.group.metadata_manager import GroupMetadataManager
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
+from coordinator.group.timers import heartbeat_key, join_key, sync_key
 from coordinator.log import GROUP_METADATA, CoordinatorLogError
 from protocol.errors import ErrorCode
 
@@ -29,11 +30,11 @@ class Rebalancer:
                               member.session_timeout_ms if timeout_ms is None else timeout_ms)
 
     def schedule_session(self, group: ClassicGroup, member_id: str, timeout_ms: int) -> None:
-        self.rt.schedule(("heartbeat", group.group_id, member_id), timeout_ms,
+        self.rt.schedule(heartbeat_key(group.group_id, member_id), timeout_ms,
                          lambda: self._on_expire_heartbeat(group, member_id))
 
     def cancel_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
-        self.rt.timers.cancel(("heartbeat", group.group_id, member_id))
+        self.rt.cancel(heartbeat_key(group.group_id, member_id))
 
     def _on_expire_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
         if not self.rt.current(group):
@@ -72,14 +73,14 @@ class Rebalancer:
     def prepare_rebalance(self, group: ClassicGroup) -> None:
         if group.is_state(GroupState.COMPLETING_REBALANCE):
             self._reset_and_propagate_assignment_error(group, ErrorCode.REBALANCE_IN_PROGRESS)
-        self.rt.timers.cancel(("sync", group.group_id))
+        self.rt.cancel(sync_key(group.group_id))
         now = self.rt.clock.now_ms()
         if group.is_state(GroupState.EMPTY):
             delay = self.rt.config.initial_rebalance_delay_ms
             op = InitialJoin(delay, max(group.rebalance_timeout_ms - delay, 0))
             group.join_op = op
             group.transition_to(GroupState.PREPARING_REBALANCE, now)
-            self.rt.schedule(("join", group.group_id), delay, lambda: self._on_initial_join_expire(group, op))
+            self.rt.schedule(join_key(group.group_id), delay, lambda: self._on_initial_join_expire(group, op))
         else:
             self._delay_join(group)
             group.transition_to(GroupState.PREPARING_REBALANCE, now)
@@ -87,7 +88,7 @@ class Rebalancer:
 
     def _delay_join(self, group: ClassicGroup) -> None:
         group.join_op = DelayedJoin()
-        self.rt.schedule(("join", group.group_id), group.rebalance_timeout_ms, lambda: self._on_complete_join(group))
+        self.rt.schedule(join_key(group.group_id), group.rebalance_timeout_ms, lambda: self._on_complete_join(group))
 
     def _on_initial_join_expire(self, group: ClassicGroup, op: InitialJoin) -> None:
         if not self.rt.current(group) or group.join_op is not op:
@@ -98,7 +99,7 @@ class Rebalancer:
             delay = min(self.rt.config.initial_rebalance_delay_ms, op.remaining_ms)
             nxt = InitialJoin(delay, max(op.remaining_ms - op.delay_ms, 0))
             group.join_op = nxt
-            self.rt.schedule(("join", group.group_id), delay, lambda: self._on_initial_join_expire(group, nxt))
+            self.rt.schedule(join_key(group.group_id), delay, lambda: self._on_initial_join_expire(group, nxt))
         else:
             self._on_complete_join(group)
 
@@ -109,7 +110,7 @@ class Rebalancer:
     def _on_complete_join(self, group: ClassicGroup) -> None:
         if not self.rt.current(group) or not group.is_state(GroupState.PREPARING_REBALANCE):
             return
-        self.rt.timers.cancel(("join", group.group_id))
+        self.rt.cancel(join_key(group.group_id))
         group.join_op = None
         for member in group.not_yet_rejoined():
             if not member.is_static:
@@ -139,7 +140,7 @@ class Rebalancer:
             member.is_new = False
             group.pending_sync_members.add(member.member_id)
         generation = group.generation_id
-        self.rt.schedule(("sync", group.group_id), group.rebalance_timeout_ms,
+        self.rt.schedule(sync_key(group.group_id), group.rebalance_timeout_ms,
                          lambda: self._on_expire_pending_sync(group, generation))
 
     # --- the sync phase --------------------------------------------------------------------

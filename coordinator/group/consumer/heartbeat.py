@@ -6,30 +6,33 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 
 import structlog
 
-from coordinator.group import consumer_records
-from coordinator.group.assignors import ASSIGNORS, AssignorMember, Partition
-from coordinator.group.consumer_group import (
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer.assignors import ASSIGNORS, AssignorMember, Partition
+from coordinator.group.consumer.group import (
     LEAVE_EPOCH,
     STATIC_LEAVE_EPOCH,
     ConsumerGroup,
     ConsumerMember,
     TopicImage,
 )
-from coordinator.group.group import ClassicGroup
-from coordinator.group.reconciliation import MemberAssignment, MemberState, reconcile
+from coordinator.group.consumer.reconciliation import MemberAssignment, MemberState, reconcile
 from coordinator.group.runtime import GroupRuntime
-from coordinator.group.states import GroupState
-from coordinator.log import AppendErrorPolicy, Record
+from coordinator.group.timers import RETRY_BACKOFF_MS, consumer_revocation_key, consumer_session_key
+from coordinator.log import AppendErrorPolicy, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 
 log = structlog.get_logger("odradek.groups")
 
-# Kafka's coordinator runtime answers a failed write of the new protocol so.
+# Kafka's coordinator runtime answers a failed write of the new protocol so (its
+# GroupCoordinatorService.normalizeException), and the classic protocol's writes to a
+# consumer group too.
 CONSUMER_GROUP_HEARTBEAT = AppendErrorPolicy(ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR)
 
 
@@ -69,8 +72,11 @@ class ConsumerHeartbeatHandler:
     def __init__(self, rt: GroupRuntime) -> None:
         self.rt = rt
         # The records of the state changes made by the call in progress (calls do not
-        # interleave: nothing here awaits); the caller appends them before answering.
+        # interleave: nothing here awaits); the caller returns them to `GroupRuntime.write`,
+        # which appends them before answering.
         self._outbox: list[Record] = []
+        # A static member's target moved to its new member id in the call in progress.
+        self._target_moved = False
         # Conversions between the protocols need the classic side; the coordinator sets them
         # (`coordinator/group/conversion.py`). upgrade: records, or None when refused;
         # downgrade: records, none when refused.
@@ -79,6 +85,7 @@ class ConsumerHeartbeatHandler:
 
     def take_records(self) -> list[Record]:
         records, self._outbox = self._outbox, []
+        self._target_moved = False
         return records
 
     # --- validation ------------------------------------------------------------------------
@@ -156,14 +163,18 @@ class ConsumerHeartbeatHandler:
     def replace_static(self, group: ConsumerGroup, previous: ConsumerMember, member_id: str) -> ConsumerMember:
         """The static member is back under a new id: it takes over its partitions and
         epoch, so the group does not rebalance."""
+        target = group.target.get(previous.member_id)
         group.remove(previous.member_id)
         self._outbox.extend(consumer_records.member_tombstones(group.group_id, previous.member_id))
-        self.rt.timers.cancel(("consumer-session", group.group_id, previous.member_id))
-        self.rt.timers.cancel(("consumer-revoke", group.group_id, previous.member_id))
+        self.rt.cancel(consumer_session_key(group.group_id, previous.member_id))
+        self.rt.cancel(consumer_revocation_key(group.group_id, previous.member_id))
         member = replace(previous, member_id=member_id, static_left=False)
         group.add(member)
-        if previous.member_id in group.target:
-            group.target[member.member_id] = group.target.pop(previous.member_id)
+        if target is not None:
+            group.target[member.member_id] = target
+            # Written anew under the new id by `advance`, as Kafka does for a replaced
+            # static member (the old one's target went with its tombstones).
+            self._target_moved = True
         return member
 
     def touch(self, group: ConsumerGroup, member: ConsumerMember) -> None:
@@ -187,6 +198,9 @@ class ConsumerHeartbeatHandler:
         if group.group_epoch > group.assignment_epoch:
             self._assign(group, topics)
             self._outbox.extend(consumer_records.target_records(group, ids))
+        elif self._target_moved:
+            self._outbox.extend(consumer_records.target_records(group, ids))
+        self._target_moved = False
         before = member.assignment
         target = group.target.get(member.member_id, frozenset())
         after = reconcile(member.member_id, before, group.assignment_epoch, target, group.owner_of, owned)
@@ -313,7 +327,7 @@ class ConsumerHeartbeatHandler:
             group.set_assignment(member, replace(member.assignment, pending_revocation=frozenset()))
             self._outbox.append(consumer_records.current_assignment_record(
                 group.group_id, member, {name: image.topic_id for name, image in topics.items()}))
-            self.rt.timers.cancel(("consumer-revoke", group.group_id, member.member_id))
+            self.rt.cancel(consumer_revocation_key(group.group_id, member.member_id))
             self._schedule_session(group, member)
         else:
             self.remove(group, member.member_id)
@@ -327,18 +341,34 @@ class ConsumerHeartbeatHandler:
             group.bump_epoch()
             self._outbox.extend(consumer_records.member_tombstones(group.group_id, member_id))
             self._outbox.append(consumer_records.epoch_record(group))
-        self.rt.timers.cancel(("consumer-session", group.group_id, member_id))
-        self.rt.timers.cancel(("consumer-revoke", group.group_id, member_id))
+        self.rt.cancel(consumer_session_key(group.group_id, member_id))
+        self.rt.cancel(consumer_revocation_key(group.group_id, member_id))
         if group.classic_only() and self.downgrade is not None:
             self._outbox.extend(self.downgrade(group))
 
-    def _expire(self, group: ConsumerGroup, member_id: str, why: str) -> None:
-        if self.rt.consumer_groups.get(group.group_id) is group and member_id in group.members:
-            log.info("consumer group member fenced", group=group.group_id, member=member_id, reason=why)
-            self.remove(group, member_id)
-            records = self.take_records()
-            if records:
-                self.rt.spawn(self.rt.append(group.group_id, records))
+    def _expire(self, group: ConsumerGroup, member_id: str, why: str, key: Hashable,
+                due: Callable[[ConsumerMember], bool] = lambda _: True) -> None:
+        """A timer fired: fence the member (if still `due` when the write runs) once its
+        removal is in the log. If that append fails the member stays, and the timer tries
+        again after a backoff, as Kafka's do."""
+
+        def fence() -> tuple[list[Record], None]:
+            member = group.members.get(member_id)
+            # A write ahead of this one in the group's queue may have set the timer again
+            # (a heartbeat): then the member is alive.
+            if self.rt.timers.active(key):
+                return [], None
+            if self.rt.consumer_groups.get(group.group_id) is group and member is not None and due(member):
+                log.info("consumer group member fenced", group=group.group_id, member=member_id, reason=why)
+                self.remove(group, member_id)
+            return self.take_records(), None
+
+        def failed(exc: CoordinatorLogError) -> None:
+            log.warning("fencing a consumer group member failed; retrying", group=group.group_id,
+                        member=member_id, error=exc.error.name)
+            self.rt.schedule(key, RETRY_BACKOFF_MS, lambda: self._expire(group, member_id, why, key, due))
+
+        self.rt.spawn(self.rt.write(group.group_id, fence, failed))
 
     def loaded(self, groups: list[ConsumerGroup]) -> None:
         """Groups rebuilt from the log: every member's session starts now."""
@@ -350,12 +380,13 @@ class ConsumerHeartbeatHandler:
     def _schedule_session(self, group: ConsumerGroup, member: ConsumerMember) -> None:
         timeout = self.rt.config.consumer_session_timeout_ms if member.classic is None \
             else member.classic.session_timeout_ms
-        self.rt.schedule(("consumer-session", group.group_id, member.member_id), timeout,
-                         lambda: self._expire(group, member.member_id, "session timeout"))
+        key = consumer_session_key(group.group_id, member.member_id)
+        member_id = member.member_id
+        self.rt.schedule(key, timeout, lambda: self._expire(group, member_id, "session timeout", key))
 
     def _schedule_timers(self, group: ConsumerGroup, member: ConsumerMember) -> None:
         self._schedule_session(group, member)
-        key = ("consumer-revoke", group.group_id, member.member_id)
+        key = consumer_revocation_key(group.group_id, member.member_id)
         if member.assignment.state is MemberState.UNREVOKED_PARTITIONS:
             # Started once per revocation: the member has its rebalance timeout to let go.
             if not self.rt.timers.active(key):
@@ -363,13 +394,14 @@ class ConsumerHeartbeatHandler:
                 self.rt.schedule(key, member.rebalance_timeout_ms,
                                  lambda: self._revocation_timeout(group, member.member_id, epoch))
         else:
-            self.rt.timers.cancel(key)
+            self.rt.cancel(key)
 
     def _revocation_timeout(self, group: ConsumerGroup, member_id: str, epoch: int) -> None:
-        member = group.members.get(member_id)
-        if member is not None and member.assignment.state is MemberState.UNREVOKED_PARTITIONS \
-                and member.assignment.member_epoch == epoch:
-            self._expire(group, member_id, "rebalance timeout")
+        def due(member: ConsumerMember) -> bool:
+            return member.assignment.state is MemberState.UNREVOKED_PARTITIONS \
+                and member.assignment.member_epoch == epoch
+
+        self._expire(group, member_id, "rebalance timeout", consumer_revocation_key(group.group_id, member_id), due)
 
     # --- topic ids ---------------------------------------------------------------------------
 

@@ -22,18 +22,14 @@ from coordinator.group.api import (
     SyncMember,
     SyncResult,
 )
-from coordinator.group.consumer_group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
-from coordinator.group.consumer_heartbeat import ConsumerHeartbeatHandler
+from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, decode_subscription
+from coordinator.group.consumer.group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
+from coordinator.group.consumer.heartbeat import CONSUMER_GROUP_HEARTBEAT, ConsumerHeartbeatHandler
+from coordinator.group.consumer.reconciliation import MemberState
 from coordinator.group.conversion import encode_assignment, owned_partitions
-from coordinator.group.group import CONSUMER_PROTOCOL_TYPE, decode_subscription
-from coordinator.group.reconciliation import MemberState
 from coordinator.group.runtime import GroupRuntime
-from coordinator.log import CoordinatorLogError
+from coordinator.log import CoordinatorLogError, Record
 from protocol.errors import ErrorCode
-
-# Kafka answers the classic APIs' failed writes so (its CoordinatorRuntime for JoinGroup).
-_WRITE_ERRORS = {ErrorCode.NOT_LEADER_OR_FOLLOWER: ErrorCode.NOT_COORDINATOR,
-                 ErrorCode.KAFKA_STORAGE_ERROR: ErrorCode.COORDINATOR_NOT_AVAILABLE}
 
 
 class ClassicMemberHandler:
@@ -53,15 +49,23 @@ class ClassicMemberHandler:
 
     # --- JoinGroup ---------------------------------------------------------------------------
 
-    async def join(self, group: ConsumerGroup, req: JoinMember, topics: Mapping[str, TopicImage]) -> JoinResult:
-        result = self._join(group, req, topics)
-        records = self.consumers.take_records()
-        if records:
-            try:
-                await self.rt.run_to_end(self.rt.append(req.group_id, records))
-            except CoordinatorLogError as exc:
-                return JoinResult(_WRITE_ERRORS.get(exc.error, exc.error), req.member_id)
-        return result
+    def _still_mixed(self, group: ConsumerGroup) -> bool:
+        """Whether the group still takes classic members (a write before this one may have
+        made it classic again or deleted it)."""
+        return self.rt.consumer_groups.get(group.group_id) is group and bool(group.members)
+
+    async def join(self, group: ConsumerGroup, req: JoinMember, topics: Mapping[str, TopicImage]) -> JoinResult | None:
+        """None when the group is no consumer group with members any more: the classic
+        group of the id takes the request."""
+
+        def operation() -> tuple[list[Record], JoinResult | None]:
+            result = self._join(group, req, topics) if self._still_mixed(group) else None
+            return self.consumers.take_records(), result
+
+        def failed(exc: CoordinatorLogError) -> JoinResult | None:
+            return JoinResult(exc.client_error(CONSUMER_GROUP_HEARTBEAT), req.member_id)
+
+        return await self.rt.write(req.group_id, operation, failed)
 
     def _join(self, group: ConsumerGroup, req: JoinMember, topics: Mapping[str, TopicImage]) -> JoinResult:
         if req.protocol_type != CONSUMER_PROTOCOL_TYPE or not req.protocols:
@@ -134,7 +138,20 @@ class ClassicMemberHandler:
             return ErrorCode.REBALANCE_IN_PROGRESS
         return ErrorCode.NONE
 
-    def leave(self, group: ConsumerGroup, members: list[LeavingMember]) -> list[ErrorCode]:
+    async def leave(self, group: ConsumerGroup, members: list[LeavingMember]
+                    ) -> tuple[ErrorCode, list[ErrorCode]] | None:
+        """The members leave once that is in the log; None as for `join`."""
+
+        def operation() -> tuple[list[Record], tuple[ErrorCode, list[ErrorCode]] | None]:
+            result = (ErrorCode.NONE, self._leave(group, members)) if self._still_mixed(group) else None
+            return self.consumers.take_records(), result
+
+        def failed(exc: CoordinatorLogError) -> tuple[ErrorCode, list[ErrorCode]] | None:
+            return exc.client_error(CONSUMER_GROUP_HEARTBEAT), []
+
+        return await self.rt.write(group.group_id, operation, failed)
+
+    def _leave(self, group: ConsumerGroup, members: list[LeavingMember]) -> list[ErrorCode]:
         errors = []
         for leaving in members:
             member_id = leaving.member_id
@@ -148,7 +165,4 @@ class ClassicMemberHandler:
             errors.append(ErrorCode.NONE)
             if self.rt.consumer_groups.get(group.group_id) is not group:
                 break  # the group became classic: the rest are its members now
-        records = self.consumers.take_records()
-        if records:
-            self.rt.spawn(self.rt.append(group.group_id, records))
         return errors + [ErrorCode.UNKNOWN_MEMBER_ID] * (len(members) - len(errors))
