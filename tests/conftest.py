@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import itertools
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from odradek.postgres_server import PostgresServer, running_postgres
 from odradek.testing import OdradekBroker
 from tests.broker_process import own_broker, shared_broker
 
@@ -28,3 +31,20 @@ def fresh_broker(tmp_path: Path) -> Iterator[OdradekBroker]:
 @pytest.fixture
 def bootstrap(broker: OdradekBroker) -> str:
     return broker.bootstrap
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One private PostgreSQL server for the session (odradek/postgres_server.py); tests
+    take a database of their own on it (`postgres_url`)."""
+    with running_postgres() as server:
+        yield server
+
+
+_databases = itertools.count()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: PostgresServer) -> str:
+    """The URL of a new, empty database on the session's server."""
+    return postgres_server.create_database(f"t{os.getpid()}_{next(_databases)}")
