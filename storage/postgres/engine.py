@@ -64,11 +64,12 @@ class PostgresUnreachableError(KafkaStorageError):
 class _Loaded:
     """One partition as read at start."""
 
-    __slots__ = ("batches", "cleaner_checkpoint", "log_start")
+    __slots__ = ("active_segment_base", "batches", "cleaner_checkpoint", "log_start")
 
     def __init__(self) -> None:
         self.log_start = 0
         self.cleaner_checkpoint = 0
+        self.active_segment_base = 0
         self.batches: list[tuple[int, bytes]] = []  # (segment_base, payload) in offset order
 
 
@@ -99,7 +100,19 @@ class _PostgresPersistence:
         return segment
 
     def segment_created(self, segment: LogSegment) -> None:
-        pass
+        # Kept so a reload has the same segments: the one rolled out of is no longer the
+        # active one, which the cleaner never touches.
+        topic_id, partition = self._key
+        base = segment.base_offset
+
+        async def change(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "INSERT INTO partitions (topic_id, partition, active_segment_base) VALUES ($1, $2, $3) "
+                "ON CONFLICT (topic_id, partition) DO UPDATE SET active_segment_base = excluded.active_segment_base",
+                topic_id, partition, base,
+            )
+
+        self._storage.flusher.queue_change(change)
 
     def save_log_start_offset(self, offset: int) -> None:
         topic_id, partition = self._key
@@ -237,10 +250,13 @@ class PostgresStorage(LogManager):
             for r in await conn.fetch("SELECT topic_id, name, num_partitions, configs FROM topics ORDER BY name")
         ]
         loaded: dict[PartitionKey, _Loaded] = defaultdict(_Loaded)
-        for r in await conn.fetch("SELECT topic_id, partition, log_start_offset, cleaner_checkpoint FROM partitions"):
+        for r in await conn.fetch(
+            "SELECT topic_id, partition, log_start_offset, cleaner_checkpoint, active_segment_base FROM partitions"
+        ):
             entry = loaded[(r["topic_id"], r["partition"])]
             entry.log_start = r["log_start_offset"]
             entry.cleaner_checkpoint = r["cleaner_checkpoint"]
+            entry.active_segment_base = r["active_segment_base"]
         async with conn.transaction(readonly=True, isolation="repeatable_read"):
             async for r in conn.cursor(
                 "SELECT topic_id, partition, segment_base, payload FROM batches ORDER BY topic_id, partition, base_offset",
@@ -298,6 +314,9 @@ class PostgresStorage(LogManager):
         log_start = found.log_start if found is not None else 0
         if not segments:
             segments.append(persistence.new_segment(log_start, info.config))
+        elif found is not None and found.active_segment_base == segments[-1].next_offset:
+            # Rolled, nothing written to the new segment yet.
+            segments.append(persistence.new_segment(found.active_segment_base, info.config))
         log = Log(
             info.name,
             partition,

@@ -176,15 +176,19 @@ class PostgresFlusher(GroupCommitFlusher):
         changes: list[Change] = []
         if any(t is self._changes for t in targets):
             changes, self._changes.changes = self._changes.changes, []
-        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, done))
+        others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
+        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, done))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _commit(
-        self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], done: RoundDone
+        self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
+        done: RoundDone,
     ) -> None:
         started = time.perf_counter()
         try:
+            for other in others:  # any other target a round must make durable (tests hold rounds so)
+                await asyncio.to_thread(other.sync)
             conn = await self._connector.get()
             async with conn.transaction():
                 if rows.count:

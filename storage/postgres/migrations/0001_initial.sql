@@ -21,6 +21,8 @@ CREATE TABLE partitions (
     partition integer NOT NULL,
     log_start_offset bigint NOT NULL DEFAULT 0,
     cleaner_checkpoint bigint NOT NULL DEFAULT 0,
+    -- The base of the segment appends go to, which may hold no batch yet (just rolled).
+    active_segment_base bigint NOT NULL DEFAULT 0,
     PRIMARY KEY (topic_id, partition)
 );
 
