@@ -127,6 +127,13 @@ class PostgresServer:
         )
         self.running = True
 
+    def create_schema(self, name: str) -> str:
+        """A new, empty schema in the server's database; returns a URL whose connections
+        use it (`search_path`): far cheaper than a database of its own."""
+        self._run(str(self.bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user,
+                  "-d", self.database, "-q", "-v", "ON_ERROR_STOP=1", "-c", f'CREATE SCHEMA "{name}"')
+        return f"{self.url}?search_path={name}"
+
     def create_database(self, name: str) -> str:
         """A new, empty database on this server; returns its URL."""
         self._run(str(self.bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, name)

@@ -46,5 +46,5 @@ _databases = itertools.count()
 
 @pytest.fixture
 def postgres_url(postgres_server: PostgresServer) -> str:
-    """The URL of a new, empty database on the session's server."""
-    return postgres_server.create_database(f"t{os.getpid()}_{next(_databases)}")
+    """The URL of a new, empty schema on the session's server (a database to the engine)."""
+    return postgres_server.create_schema(f"t{os.getpid()}_{next(_databases)}")
