@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -41,10 +41,17 @@ def postgres_server() -> Iterator[PostgresServer]:
         yield server
 
 
-_databases = itertools.count()
+_schemas = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def new_postgres_url(postgres_server: PostgresServer) -> Callable[[], str]:
+    """Makes a new, empty schema on the session's server and returns its URL (a database
+    to the engine); for session fixtures (a shared broker on PostgreSQL)."""
+    return lambda: postgres_server.create_schema(f"t{os.getpid()}_{next(_schemas)}")
 
 
 @pytest.fixture
-def postgres_url(postgres_server: PostgresServer) -> str:
-    """The URL of a new, empty schema on the session's server (a database to the engine)."""
-    return postgres_server.create_schema(f"t{os.getpid()}_{next(_databases)}")
+def postgres_url(new_postgres_url: Callable[[], str]) -> str:
+    """The URL of a new, empty schema on the session's server."""
+    return new_postgres_url()

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.broker_process import BrokerProcess, own_broker, shared_broker
+from tests.broker_process import ENGINES, BrokerProcess, engine_overrides, own_broker, shared_broker
 from tests.names import unique
 
 # Fast groups for consume-transform-produce workers.
@@ -17,9 +17,11 @@ TXN_OVERRIDES = {
 }
 
 
-@pytest.fixture(scope="session")
-def txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    yield from shared_broker(tmp_path_factory.mktemp("transactions") / "data", TXN_OVERRIDES)
+@pytest.fixture(scope="session", params=ENGINES)
+def txn_broker(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    """One broker on each storage engine, shared by the tests that don't restart it."""
+    overrides = {**TXN_OVERRIDES, **engine_overrides(request)}
+    yield from shared_broker(tmp_path_factory.mktemp("transactions") / "data", overrides)
 
 
 @pytest.fixture
