@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -161,7 +162,7 @@ class PostgresFlusher(GroupCommitFlusher):
         self._changes = changes
         self._retry: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self.commit_seconds: list[float] = []  # the last rounds' transaction times (bench)
+        self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
 
     def queue_change(self, change: Change) -> None:
         """A change made in the log or the catalog, committed by the next round, started
@@ -204,8 +205,7 @@ class PostgresFlusher(GroupCommitFlusher):
             done(exc if isinstance(exc, Exception) else RuntimeError("round cancelled"), time.perf_counter() - started)
             return
         elapsed = time.perf_counter() - started
-        if len(self.commit_seconds) < 100_000:
-            self.commit_seconds.append(elapsed)
+        self.commit_seconds.append(elapsed)
         # The high watermarks move before the round's waiters resume.
         for store, count in taken:
             store.committed(count)

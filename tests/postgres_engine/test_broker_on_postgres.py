@@ -5,6 +5,7 @@ line and exit code 1."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from odradek.postgres_server import PostgresServer
+from odradek.postgres_server import PostgresServer, running_postgres
 from tests.broker_process import ROOT, BrokerProcess, free_port
 from tests.names import unique
 
@@ -147,3 +148,47 @@ def test_a_newer_schema_is_refused_naming_both_versions(tmp_path: Path, postgres
         f"odradek: the database's schema is at version {latest_version() + 7}, newer than this broker's "
         f"{latest_version()}: run a broker of the version that migrated it"
     )
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[PostgresServer]:
+    """A PostgreSQL server this test may stop and start again."""
+    with running_postgres(tmp_path / "pg") as server:
+        yield server
+
+
+async def test_postgres_lost_while_producing_loses_nothing_acknowledged(
+    tmp_path: Path, own_server: PostgresServer
+) -> None:
+    broker = BrokerProcess(tmp_path / "data", {"storage.engine": own_server.url, "num.partitions": "1"})
+    broker.start()
+    try:
+        topic = unique("lost")
+        await create_topic(broker.bootstrap, topic)
+        producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all", enable_idempotence=True,
+                                    request_timeout_ms=30_000, retry_backoff_ms=100)
+        await producer.start()
+        try:
+            before = [await producer.send_and_wait(topic, b"before-%d" % i, partition=0) for i in range(3)]
+            await asyncio.to_thread(own_server.stop, "immediate")
+            # Sent while PostgreSQL is down: the broker answers KAFKA_STORAGE_ERROR
+            # (retriable) and the producer retries until PostgreSQL is back.
+            during = [await producer.send(topic, b"during-%d" % i, partition=0) for i in range(3)]
+            while "PostgreSQL round failed" not in broker.log():
+                assert not any(f.done() for f in during)
+                await asyncio.sleep(0.05)  # polls the broker's log for the failed round
+            await asyncio.to_thread(own_server.restart)
+            landed = [await f for f in during]
+            after = await producer.send_and_wait(topic, b"after", partition=0)
+        finally:
+            await producer.stop()
+        offsets = [m.offset for m in [*before, *landed, after]]
+        assert offsets == list(range(7))
+        expected = [b"before-0", b"before-1", b"before-2", b"during-0", b"during-1", b"during-2", b"after"]
+        assert await read_values(broker.bootstrap, topic, 7) == expected
+        broker.kill()
+        broker.start()
+        assert await read_values(broker.bootstrap, topic, 7) == expected
+    finally:
+        if broker.alive:
+            broker.kill()
