@@ -6,9 +6,10 @@ line and exit code 1."""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,45 @@ async def test_postgres_lost_while_producing_loses_nothing_acknowledged(
     finally:
         if broker.alive:
             broker.kill()
+
+
+async def test_engine_from_the_environment_with_a_password_file(tmp_path: Path, postgres_server: PostgresServer,
+                                                                  new_postgres_url: Callable[[], str]) -> None:
+    url = new_postgres_url()
+    role_url = url.replace(f"{postgres_server.user}@", "pw_user@")
+    import asyncpg
+
+    conn = await asyncpg.connect(url)
+    try:
+        # The test server trusts loopback, so no password is checked here: what is, is that
+        # the engine comes from the environment, the role from its URL, and that the
+        # file's password is read without ever being logged.
+        await conn.execute("CREATE ROLE pw_user LOGIN SUPERUSER PASSWORD 'from-the-file'")
+    finally:
+        await conn.close()
+    secret = tmp_path / "pg-password"
+    secret.write_text("from-the-file\n")
+    broker = BrokerProcess(tmp_path / "data", {"storage.engine.password.file": str(secret)})
+    env_before = os.environ.get("ODRADEK_STORAGE_ENGINE")
+    os.environ["ODRADEK_STORAGE_ENGINE"] = role_url
+    try:
+        broker.start()
+    finally:
+        if env_before is None:
+            del os.environ["ODRADEK_STORAGE_ENGINE"]
+        else:
+            os.environ["ODRADEK_STORAGE_ENGINE"] = env_before
+    try:
+        topic = unique("env")
+        await create_topic(broker.bootstrap, topic)
+        conn = await asyncpg.connect(url)
+        try:
+            assert await conn.fetchval("SELECT count(*) FROM topics WHERE name = $1", topic) == 1
+            users = await conn.fetch("SELECT usename FROM pg_stat_activity WHERE datname = current_database()")
+            assert "pw_user" in {r["usename"] for r in users}
+        finally:
+            await conn.close()
+        assert "from-the-file" not in broker.log()
+        assert "storage on PostgreSQL" in broker.log()
+    finally:
+        broker.stop()
