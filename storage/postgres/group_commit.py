@@ -162,6 +162,7 @@ class PostgresFlusher(GroupCommitFlusher):
         self._changes = changes
         self._retry: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        self.failing = False  # since a round failed, until one commits
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
 
     def queue_change(self, change: Change) -> None:
@@ -200,11 +201,16 @@ class PostgresFlusher(GroupCommitFlusher):
             self._connector.drop()
             # Kept for the next round, before anything queued since.
             self._changes.changes[:0] = changes
-            logger.warning("PostgreSQL round failed: %s", exc)
+            if not self.failing:  # once per outage: every write fails until it ends
+                logger.warning("PostgreSQL round failed: %s", exc)
+            self.failing = True
             self._schedule_retry()
             done(exc if isinstance(exc, Exception) else RuntimeError("round cancelled"), time.perf_counter() - started)
             return
         elapsed = time.perf_counter() - started
+        if self.failing:
+            logger.warning("PostgreSQL rounds commit again")
+            self.failing = False
         self.commit_seconds.append(elapsed)
         # The high watermarks move before the round's waiters resume.
         for store, count in taken:
