@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check lint typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
+.PHONY: run test check lint postgres typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +19,13 @@ fuse:
 		&& (apt-get update -qq && apt-get install -y -qq fuse3) >/dev/null 2>&1; } \
 		|| echo "fuse3 could not be installed: the fault campaign needs it"
 
+# PostgreSQL (the tests of the PostgreSQL storage engine start a private server) is a
+# Debian package too: installed where we may.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& (apt-get update -qq && apt-get install -y -qq postgresql) >/dev/null 2>&1; } \
+		|| echo "postgresql could not be installed: the PostgreSQL engine's tests need it"
+
 run: $(STAMP)
 	$(BIN)/python -m broker --log-dirs ./data
 
@@ -27,7 +34,7 @@ run: $(STAMP)
 java-jars: $(STAMP)
 	$(BIN)/python -m tests.java.jars
 
-test: $(STAMP) fuse java-jars
+test: $(STAMP) fuse postgres java-jars
 	$(BIN)/python -m protocol.codegen --check
 	$(BIN)/ruff check .
 	$(BIN)/mypy

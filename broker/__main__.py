@@ -10,6 +10,7 @@ from pathlib import Path
 from broker.config import Config, ConfigError
 from broker.logging import configure_logging
 from broker.server import Server
+from broker.storage_setup import StorageUnavailableError
 
 
 def parse_args(argv: list[str] | None) -> tuple[Path | None, dict[str, str]]:
@@ -19,6 +20,7 @@ def parse_args(argv: list[str] | None) -> tuple[Path | None, dict[str, str]]:
     parser.add_argument("--listeners", help="listeners, e.g. PLAINTEXT://127.0.0.1:9092")
     parser.add_argument("--advertised-listeners", help="addresses given to clients")
     parser.add_argument("--log-dirs", help="the data directory")
+    parser.add_argument("--storage-engine", help="`file` or a postgresql:// URL")
     parser.add_argument("--node-id", help="this broker's id")
     parser.add_argument("--log-format", choices=["console", "json"], help="log line format")
     args = parser.parse_args(argv)
@@ -27,6 +29,7 @@ def parse_args(argv: list[str] | None) -> tuple[Path | None, dict[str, str]]:
         ("listeners", "listeners"),
         ("advertised_listeners", "advertised.listeners"),
         ("log_dirs", "log.dirs"),
+        ("storage_engine", "storage.engine"),
         ("node_id", "node.id"),
         ("log_format", "log.format"),
     ]:
@@ -60,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:  # settings only checked at start, such as a listener's TLS files
         print(f"odradek: {exc}", file=sys.stderr)
         return 2
+    except StorageUnavailableError as exc:  # PostgreSQL unreachable, or its schema too new
+        print(f"odradek: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

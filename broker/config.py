@@ -59,6 +59,18 @@ _SETTINGS = [
     Setting("listeners", str, "PLAINTEXT://127.0.0.1:9092", "Comma-separated listener URLs to bind."),
     Setting("advertised.listeners", str, "", "Listener URLs given to clients; defaults to `listeners`."),
     Setting("log.dirs", str, "./data", "Where partition logs and coordinator state are kept."),
+    Setting(
+        "storage.engine",
+        str,
+        "file",
+        "Where the log lives: `file` (the local log under `log.dirs`) or a PostgreSQL URL, "
+        "`postgresql://user@host:5432/db` (storage/postgres/; the password from the URL, PGPASSWORD "
+        "or `storage.engine.password.file`). The cluster id, credentials and dynamic configs stay "
+        "under `log.dirs`.",
+        kafka=False,
+    ),
+    Setting("storage.engine.password.file", str, "", "A file whose first line is the PostgreSQL password.",
+            kafka=False),
     Setting("num.partitions", int, 1, "Partitions of an auto-created topic."),
     Setting("default.replication.factor", int, 1, "Replication factor of an auto-created topic."),
     Setting("auto.create.topics.enable", _bool, True, "Create unknown topics on Metadata or Produce."),

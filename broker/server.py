@@ -21,11 +21,13 @@ from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
+from broker.storage_setup import open_storage
 from broker.tls_gate import CountedTlsConnection
 from coordinator.group.service import start_group_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
 from storage.file_storage import FileStorage
+from storage.log_manager import LogManager
 
 log = get_logger("odradek.server")
 
@@ -71,9 +73,9 @@ class Server:
         sasl_servers = SaslServers(config, ScramCredentialStore.load(config.data_dir), self.clock)
         cluster_id = load_or_create_cluster_id(config)
         dynamic = DynamicConfigs.load(config.data_dir)
-        storage = await FileStorage.open(
-            config.data_dir,
-            clock=self.clock,
+        storage = await open_storage(
+            config,
+            self.clock,
             broker_defaults=effective_topic_defaults(topic_defaults(config), dynamic),
             producer_id_expiration_ms=config.get_ms("producer.id.expiration.ms"),
             internal_segment_bytes={
@@ -81,7 +83,10 @@ class Server:
                 "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
-        storage.flusher.failure_listeners.append(halt_on_failure(config.data_dir))
+        if isinstance(storage, FileStorage):
+            # A failed fsync halts the broker, as Kafka on a log dir failure; a PostgreSQL
+            # round that fails is retried (storage/postgres/group_commit.py).
+            storage.flusher.failure_listeners.append(halt_on_failure(config.data_dir))
         # The group coordinator first: the transaction coordinator's marker writes tell it
         # of every marker reaching `__consumer_offsets` (pending transactional offsets).
         groups = await start_group_coordinator(config, self.clock, storage)
@@ -132,7 +137,7 @@ class Server:
                 addresses=[f"{a[0]}:{a[1]}" for a in bound])
         log.info("broker started", node_id=config.node_id, cluster_id=cluster_id, data_dir=str(config.data_dir))
 
-    async def _start_metrics(self, services: Services, storage: FileStorage) -> None:
+    async def _start_metrics(self, services: Services, storage: LogManager) -> None:
         metrics = services.metrics
         metrics.registry.register(BrokerCollector(services))
         storage.flusher.round_observers.append(metrics.fsync_round)

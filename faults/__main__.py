@@ -4,6 +4,7 @@ then one JSON line with the totals. Exits 1 on any anomaly.
 
     python -m faults --seed 7 --seconds 60 --total 180
     FAULTS_SEED=7 FAULTS_SECONDS=180 make faults
+    python -m faults --engine postgres --seconds 60   # the log in PostgreSQL, with its faults
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .campaign import FAULTS, Run, print_report, run, summary
+from .campaign import ALL_FAULTS, ENGINES, FAULTS, POSTGRES_FAULTS, Run, print_report, run, summary
 
 
 def main() -> int:
@@ -32,7 +33,9 @@ def main() -> int:
         default=float(os.environ.get("FAULTS_SECONDS") or 180),
         help="workload time in all",
     )
-    parser.add_argument("--fault", action="append", choices=FAULTS, help="only these faults (repeatable)")
+    parser.add_argument("--fault", action="append", choices=ALL_FAULTS, help="only these faults (repeatable)")
+    parser.add_argument("--engine", choices=ENGINES, default="file",
+                        help="the broker's storage engine (postgres: a private PostgreSQL server, with its faults)")
     parser.add_argument(
         "--broken", choices=["no-fsync", "aborted-reads"], help="a deliberately broken broker"
     )
@@ -48,7 +51,8 @@ def main() -> int:
         cfg = Run(
             seed=args.seed + index,
             seconds=max(seconds, 10.0),
-            faults=tuple(args.fault or FAULTS),
+            faults=tuple(args.fault or (POSTGRES_FAULTS if args.engine == "postgres" else FAULTS)),
+            engine=args.engine,
             workdir=base / f"run-{index}",
             broken=args.broken,
         )

@@ -3,6 +3,7 @@ clients, the nemesis on a schedule drawn from the seed, then a drain and the che
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import subprocess
@@ -23,6 +24,12 @@ ROOT = Path(__file__).resolve().parents[1]
 # A restart on a disk that lost power replays the log before it listens again.
 START_SECONDS = 60.0
 FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-full", "io-error", "io-error+power-loss")
+# With the log in PostgreSQL (`--engine postgres`): the broker's faults that concern it,
+# and PostgreSQL's own: stopped cleanly, crashed (`pg_ctl stop -m immediate`), and its
+# connections to the broker cut by a second proxy.
+POSTGRES_FAULTS = ("kill", "pause", "partition", "delay", "hold", "pg-stop", "pg-crash", "pg-cut")
+ALL_FAULTS = tuple(dict.fromkeys(FAULTS + POSTGRES_FAULTS))
+ENGINES = ("file", "postgres")
 CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
 TOPIC = "faults"
 PARTITIONS = 4
@@ -42,6 +49,7 @@ class Run:
     faults: tuple[str, ...] = FAULTS
     workdir: Path = Path("faults-run")
     broken: str | None = None
+    engine: str = "file"
     disk_mb: int = 48
     injected: list[dict[str, Any]] = field(default_factory=list)
     broker_stops: list[str] = field(default_factory=list)  # the broker's own last words
@@ -59,23 +67,34 @@ def run(cfg: Run) -> Run:
     cfg.log(
         f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} dir={cfg.workdir}"
     )
-    disk = Disk(cfg.workdir, cfg.disk_mb)
+    # On PostgreSQL the broker's own directory holds only its cluster id: no disk faults,
+    # so no lazyfs (nor root and libfuse) is needed.
+    disk = Disk(cfg.workdir, cfg.disk_mb) if cfg.engine == "file" else None
+    log_dir = disk.mount if disk is not None else cfg.workdir / "broker-data"
     broker_port, proxy_port = free_port(), free_port()
     proxy = Proxy(proxy_port, broker_port, cfg.seed)
-    broker = faults_broker(disk.mount, cfg.workdir / "broker.log", broker_port, proxy_port, cfg.broken)
+    overrides = dict(BROKER_OVERRIDES)
+    pg: Postgres | None = None
+    if cfg.engine == "postgres":
+        pg = Postgres(cfg.workdir / "pg", cfg.seed)
+        overrides["storage.engine"] = pg.url
+    broker = faults_broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, cfg.broken)
     clients: list[subprocess.Popen[bytes]] = []
     histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS] + [cfg.workdir / "drain.jsonl"]
     for path in histories:
         path.unlink(missing_ok=True)
     bootstrap = f"127.0.0.1:{proxy_port}"
     try:
-        disk.setup()
+        if disk is not None:
+            disk.setup()
         proxy.start()
+        if pg is not None:
+            pg.start()
         broker.start(START_SECONDS)
         _create_topic(bootstrap)
         for role, name in CLIENTS:
             clients.append(_client(role, name, bootstrap, cfg.workdir, cfg.seconds, cfg.seed))
-        _nemesis(cfg, rng, broker, disk, proxy)
+        _nemesis(cfg, rng, broker, disk, proxy, pg)
         for client in clients:
             try:
                 client.wait(cfg.seconds + 60)
@@ -100,22 +119,55 @@ def run(cfg: Run) -> Run:
         except RuntimeError:  # killed instead: the run is over either way
             cfg.log("the broker ignored SIGTERM")
         proxy.stop()
-        disk.teardown()
+        if pg is not None:
+            pg.stop()
+        if disk is not None:
+            disk.teardown()
     return cfg
 
 
 def faults_broker(
-    data_dir: Path, log_path: Path, port: int, advertised_port: int, broken: str | None = None
+    data_dir: Path,
+    log_path: Path,
+    port: int,
+    advertised_port: int,
+    overrides: dict[str, str],
+    broken: str | None = None,
 ) -> OdradekBroker:
     """The broker under test, on `data_dir` for all its restarts; it gives clients
     `advertised_port` (the proxy's) and runs `faults.broken_broker`'s `broken` bug if named."""
     return OdradekBroker(
         data_dir,
-        {**BROKER_OVERRIDES, "advertised.listeners": f"PLAINTEXT://127.0.0.1:{advertised_port}"},
+        {**overrides, "advertised.listeners": f"PLAINTEXT://127.0.0.1:{advertised_port}"},
         port,
         entry=["-m", "faults.broken_broker", broken] if broken else ["-m", "broker"],
         log_path=log_path,
     )
+
+
+class Postgres:
+    """PostgreSQL for `--engine postgres`: a private server (odradek/postgres_server.py),
+    the broker connected to it through a raw proxy the nemesis can cut."""
+
+    def __init__(self, directory: Path, seed: int) -> None:
+        from odradek.postgres_server import PostgresServer
+
+        self.server = PostgresServer(directory)
+        self.proxy = Proxy(free_port(), self.server.port, seed, raw=True)
+
+    @property
+    def url(self) -> str:
+        return f"postgresql://{self.server.user}@127.0.0.1:{self.proxy.listen_port}/{self.server.database}"
+
+    def start(self) -> None:
+        self.server.init()
+        self.server.start()
+        self.proxy.start()
+
+    def stop(self) -> None:
+        with contextlib.suppress(RuntimeError):  # its thread never started (a failed start)
+            self.proxy.stop()
+        self.server.stop()
 
 
 def _create_topic(bootstrap: str) -> None:
@@ -156,7 +208,9 @@ def _client(
         return subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
 
 
-def _nemesis(cfg: Run, rng: random.Random, broker: OdradekBroker, disk: Disk, proxy: Proxy) -> None:
+def _nemesis(
+    cfg: Run, rng: random.Random, broker: OdradekBroker, disk: Disk | None, proxy: Proxy, pg: Postgres | None
+) -> None:
     """Faults one after another until the workload's end, each followed by a quiet spell in
     which the clients can make progress."""
     deadline = time.monotonic() + cfg.seconds - 2
@@ -169,7 +223,7 @@ def _nemesis(cfg: Run, rng: random.Random, broker: OdradekBroker, disk: Disk, pr
         fault = order.pop(0) if order else rng.choice(cfg.faults)
         time.sleep(rng.uniform(0.2, 0.8))
         started = time.monotonic()
-        detail = _inject(fault, rng, broker, disk, proxy)
+        detail = _inject(fault, rng, broker, disk, proxy, pg)
         took = time.monotonic() - started
         cfg.fault_seconds += took
         cfg.injected.append({"fault": fault, "seconds": round(took, 2), **detail})
@@ -177,20 +231,35 @@ def _nemesis(cfg: Run, rng: random.Random, broker: OdradekBroker, disk: Disk, pr
         _ensure_up(cfg, broker)
         time.sleep(rng.uniform(0.8, 1.5))
     proxy.heal()
-    disk.free()
-    disk.fail_io(False)
+    if disk is not None:
+        disk.free()
+        disk.fail_io(False)
+    if pg is not None:
+        pg.proxy.heal()
+        if not pg.server.running:
+            pg.server.restart()
     broker.resume()
     _ensure_up(cfg, broker)
 
 
-def _inject(fault: str, rng: random.Random, broker: OdradekBroker, disk: Disk, proxy: Proxy) -> dict[str, Any]:
+def _inject(
+    fault: str, rng: random.Random, broker: OdradekBroker, disk: Disk | None, proxy: Proxy, pg: Postgres | None = None
+) -> dict[str, Any]:
+    if fault.startswith("pg-"):
+        if pg is None:
+            raise ValueError(f"{fault} needs --engine postgres")
+        if fault == "pg-cut":
+            pg.proxy.drop()
+            time.sleep(rng.uniform(1.0, 3.0))
+            pg.proxy.heal()
+        else:  # pg-stop (clean) or pg-crash (as a crash: recovery from PostgreSQL's WAL)
+            pg.server.stop("fast" if fault == "pg-stop" else "immediate")
+            time.sleep(rng.uniform(0.5, 2.0))
+            pg.server.restart()
+        return {}
     if fault == "kill":
         broker.kill()
         time.sleep(rng.uniform(0.1, 1.0))
-        broker.start(START_SECONDS)
-    elif fault == "power-loss":
-        broker.kill()
-        disk.power_loss()
         broker.start(START_SECONDS)
     elif fault == "pause":  # longer than the clients' request timeout (3 s)
         broker.pause()
@@ -215,6 +284,12 @@ def _inject(fault: str, rng: random.Random, broker: OdradekBroker, disk: Disk, p
             time.sleep(0.1)
         proxy.heal()
         return {"api_keys": sorted(api_keys), "delivered_late": proxy.held - held}
+    elif disk is None:
+        raise ValueError(f"{fault} needs the file engine's disk")
+    elif fault == "power-loss":
+        broker.kill()
+        disk.power_loss()
+        broker.start(START_SECONDS)
     elif fault == "disk-full":
         written = disk.fill()
         time.sleep(rng.uniform(2.0, 4.0))

@@ -8,6 +8,9 @@ It runs its own event loop on a thread; the campaign flips its faults:
   header with `protocol/`) is kept back, its connection cut so the client moves on, and
   the request delivered on a fresh connection `seconds` later (KAFKA-17754: a Produce,
   AddPartitionsToTxn or EndTxn of a transaction the client has finished with).
+
+A `raw` proxy (between the broker and PostgreSQL) pipes bytes without reading frames: it
+drops and delays, never holds.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ PRODUCE, ADD_PARTITIONS_TO_TXN, END_TXN = 0, 24, 26
 
 
 class Proxy:
-    def __init__(self, listen_port: int, broker_port: int, seed: int) -> None:
+    def __init__(self, listen_port: int, broker_port: int, seed: int, *, raw: bool = False) -> None:
+        self.raw = raw
         self.listen_port = listen_port
         self.broker_port = broker_port
         self.rng = random.Random(seed)
@@ -89,7 +93,9 @@ class Proxy:
             return
         self._writers.update((client_w, broker_w))
         delay = self.rng.uniform(0, self.max_delay)
-        up = asyncio.ensure_future(self._requests(client_r, broker_w, client_w, delay))
+        up = asyncio.ensure_future(
+            self._pipe(client_r, broker_w, delay) if self.raw else self._requests(client_r, broker_w, client_w, delay)
+        )
         down = asyncio.ensure_future(self._pipe(broker_r, client_w, delay))
         await asyncio.wait([up, down], return_when=asyncio.FIRST_COMPLETED)
         for task in (up, down):

@@ -37,7 +37,7 @@ class Syncable(Protocol):
 
 
 # Told by the thread that a round ended: its error, and the seconds its fsync calls took.
-_Done = Callable[[BaseException | None, float], None]
+RoundDone = Callable[[BaseException | None, float], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +61,11 @@ class _SyncThread:
     """A daemon thread that runs the rounds handed to it, one at a time, in order."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[list[Syncable], _Done] | Callable[[], None] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[list[Syncable], RoundDone] | Callable[[], None] | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
         self._thread.start()
 
-    def submit(self, targets: list[Syncable], done: _Done) -> None:
+    def submit(self, targets: list[Syncable], done: RoundDone) -> None:
         self._queue.put((targets, done))
 
     def settle(self, done: Callable[[], None]) -> None:
@@ -233,13 +233,19 @@ class GroupCommitFlusher:
         targets = list(self._dirty.values())
         self._dirty.clear()
         self._running = future
-        if self._thread is None:
-            self._thread = _SyncThread()
         call_soon_threadsafe = future.get_loop().call_soon_threadsafe
 
         def done(error: BaseException | None, fsync_seconds: float) -> None:
             call_soon_threadsafe(self._finish_round, future, targets, error, started, fsync_seconds)
 
+        self._submit(targets, done)
+
+    def _submit(self, targets: list[Syncable], done: RoundDone) -> None:
+        """Make `targets` durable, then call `done` (from any thread). Called on the event
+        loop as the round starts: an engine whose rounds are not fsync calls (the
+        PostgreSQL engine's transactions, storage.postgres.group_commit) overrides it."""
+        if self._thread is None:
+            self._thread = _SyncThread()
         self._thread.submit(targets, done)
 
     def _finish_round(

@@ -1,12 +1,15 @@
 from __future__ import annotations
 
+import itertools
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from odradek.postgres_server import PostgresServer, running_postgres
 from odradek.testing import OdradekBroker
 from tests.broker_process import own_broker, shared_broker
 
@@ -72,3 +75,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             m is not None and m.__name__.startswith("tests") and _starts_processes(m, seen) for m in modules
         ):
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    """One private PostgreSQL server for the session (odradek/postgres_server.py); tests
+    take a database of their own on it (`postgres_url`)."""
+    with running_postgres() as server:
+        yield server
+
+
+_schemas = itertools.count()
+
+
+@pytest.fixture(scope="session")
+def new_postgres_url(postgres_server: PostgresServer) -> Callable[[], str]:
+    """Makes a new, empty schema on the session's server and returns its URL (a database
+    to the engine); for session fixtures (a shared broker on PostgreSQL)."""
+    return lambda: postgres_server.create_schema(f"t{os.getpid()}_{next(_schemas)}")
+
+
+@pytest.fixture
+def postgres_url(new_postgres_url: Callable[[], str]) -> str:
+    """The URL of a new, empty schema on the session's server."""
+    return new_postgres_url()

@@ -5,16 +5,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.broker_process import BrokerProcess, own_broker, shared_broker
+from tests.broker_process import ENGINES, BrokerProcess, engine_overrides, own_broker, shared_broker
 
 # Fast groups: no initial rebalance delay, short sessions allowed.
 GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000",
                    "group.consumer.heartbeat.interval.ms": "500"}
 
 
-@pytest.fixture(scope="session")
-def group_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
-    yield from shared_broker(tmp_path_factory.mktemp("groups") / "data", GROUP_OVERRIDES)
+@pytest.fixture(scope="session", params=ENGINES)
+def group_broker(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    """One broker on each storage engine, shared by the tests that don't restart it."""
+    overrides = {**GROUP_OVERRIDES, **engine_overrides(request)}
+    yield from shared_broker(tmp_path_factory.mktemp("groups") / "data", overrides)
 
 
 @pytest.fixture

@@ -69,6 +69,9 @@ def test_wheel_holds_every_package_and_no_tests(wheel: Path) -> None:
     assert shipped == _source_packages()
     assert not any(n.startswith(("tests/", "bench/", "faults/", "fuzz/")) for n in names)
     assert {"odradek/py.typed", "protocol/py.typed"} <= set(names)
+    # The PostgreSQL engine migrates its schema from files shipped with it.
+    migrations = sorted(p.name for p in (ROOT / "storage" / "postgres" / "migrations").glob("*.sql"))
+    assert migrations and {f"storage/postgres/migrations/{m}" for m in migrations} <= set(names)
 
 
 def test_wheel_metadata_and_entry_points(wheel: Path) -> None:

@@ -1,4 +1,4 @@
-"""Helpers shared by the storage tests: one engine of either kind on a ManualClock, and record batches."""
+"""Helpers shared by the storage tests: one engine of any kind on a ManualClock, and record batches."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from storage.clock import ManualClock
 from storage.file_storage import FileStorage
 from storage.log_manager import LogManager
 from storage.memory import MemoryState, MemoryStorage
+from storage.postgres.engine import PostgresStorage
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 
 
@@ -24,11 +25,19 @@ class Harness:
     segment_bytes: int | None = None
     broker_defaults: Mapping[str, str] | None = None
     storage: LogManager | None = None
+    postgres_url: str | None = None  # the database of kind "postgres"
 
     async def open(self) -> LogManager:
         if self.kind == "file":
             self.storage = await FileStorage.open(
                 self.path, clock=self.clock, segment_bytes_override=self.segment_bytes,
+                broker_defaults=self.broker_defaults,
+                producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
+            )
+        elif self.kind == "postgres":
+            assert self.postgres_url is not None
+            self.storage = await PostgresStorage.open(
+                self.postgres_url, clock=self.clock, segment_bytes_override=self.segment_bytes,
                 broker_defaults=self.broker_defaults,
                 producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
             )

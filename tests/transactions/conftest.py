@@ -1,11 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.broker_process import BrokerProcess, own_broker, shared_broker
+from tests.broker_process import ENGINES, BrokerProcess, own_broker, shared_broker
 from tests.names import unique
 
 # Fast groups for consume-transform-produce workers.
@@ -18,8 +18,23 @@ TXN_OVERRIDES = {
 
 
 @pytest.fixture(scope="session")
-def txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+def file_txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
     yield from shared_broker(tmp_path_factory.mktemp("transactions") / "data", TXN_OVERRIDES)
+
+
+@pytest.fixture(scope="session")
+def postgres_txn_broker(
+    tmp_path_factory: pytest.TempPathFactory, new_postgres_url: Callable[[], str]
+) -> Iterator[BrokerProcess]:
+    overrides = {**TXN_OVERRIDES, "storage.engine": new_postgres_url()}
+    yield from shared_broker(tmp_path_factory.mktemp("transactions-pg") / "data", overrides)
+
+
+@pytest.fixture(params=ENGINES)
+def txn_broker(request: pytest.FixtureRequest) -> BrokerProcess:
+    """A broker on each storage engine (one of each shared by the tests that don't restart it)."""
+    broker: BrokerProcess = request.getfixturevalue(f"{request.param}_txn_broker")
+    return broker
 
 
 @pytest.fixture
@@ -43,6 +58,6 @@ def tv2_txn_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerP
 @pytest.fixture(params=["tv-not-finalized", "tv2-finalized"])
 def either_txn_broker(request: pytest.FixtureRequest) -> BrokerProcess:
     """Clients of transaction version 1 must work the same whether or not version 2 is finalized."""
-    fixture = "txn_broker" if request.param == "tv-not-finalized" else "tv2_txn_broker"
+    fixture = "file_txn_broker" if request.param == "tv-not-finalized" else "tv2_txn_broker"
     broker: BrokerProcess = request.getfixturevalue(fixture)
     return broker

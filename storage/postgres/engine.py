@@ -1,0 +1,386 @@
+"""PostgresStorage: the catalog, the checkpoints and every record batch in PostgreSQL.
+
+The log logic is the other engines' (storage.log over in-memory segments, as
+storage.memory): validation, offsets assigned by this one writer, producer state, the
+aborted-transaction index, LSO and high watermark. What differs is durability: a write is
+durable once the group-committed SQL transaction holding it has committed
+(storage.postgres.group_commit), and the catalog, log starts, cleaned segments and
+deletions are SQL changes queued into the same rounds, in the order they were made.
+
+At start everything is read back: the topics, then each partition's batches in offset
+order into segments cut where they were (`segment_base`), from which the log rebuilds its
+producer state and aborted-transaction index as it does from a segment file. The segments
+stay in memory as the cache every read is served from (a Fetch never queries
+PostgreSQL), so the engine holds its whole log in memory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import uuid
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import asyncpg
+
+from protocol.record_batch import BatchHeader
+
+from ..catalog import TopicRecord
+from ..clock import Clock
+from ..engine import TopicInfo
+from ..errors import KafkaStorageError
+from ..log import Log
+from ..log_manager import LogManager
+from ..producer_state import MemorySnapshotStore, ProducerStateManager
+from ..segment import LogSegment
+from ..topic_config import TopicConfig
+from .group_commit import ChangeQueue, Connector, PostgresFlusher, PostgresStore
+from .schema import migrate
+
+logger = logging.getLogger(__name__)
+
+PartitionKey = tuple[uuid.UUID, int]
+
+
+def address_of(url: str) -> str:
+    """host:port/database of a PostgreSQL URL, without user or password (for messages)."""
+    parts = urlsplit(url)
+    host = parts.hostname or "localhost"
+    try:
+        port = parts.port or 5432
+    except ValueError:
+        port = 5432
+    return f"{host}:{port}{parts.path or ''}"
+
+
+class PostgresUnreachableError(KafkaStorageError):
+    """PostgreSQL could not be reached (or refused us) at start."""
+
+
+class _Loaded:
+    """One partition as read at start."""
+
+    __slots__ = ("active_segment_base", "batches", "cleaner_checkpoint", "log_start")
+
+    def __init__(self) -> None:
+        self.log_start = 0
+        self.cleaner_checkpoint = 0
+        self.active_segment_base = 0
+        self.batches: list[tuple[int, bytes]] = []  # (segment_base, payload) in offset order
+
+
+class _PostgresPersistence:
+    def __init__(self, storage: PostgresStorage, key: PartitionKey) -> None:
+        self._storage = storage
+        self._key = key
+        self.log: Log | None = None
+
+    def _durable(self, offset: int) -> None:
+        log = self.log
+        if log is not None and not log.closed:
+            log._advance_high_watermark(offset)
+
+    def store(self, base_offset: int) -> PostgresStore:
+        return PostgresStore(self._key, base_offset, self._durable)
+
+    def new_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
+        segment = LogSegment.in_memory(
+            base_offset,
+            index_interval_bytes=config.index_interval_bytes,
+            index_max_bytes=config.segment_index_bytes,
+            now_ms=self._storage.clock.now_ms(),
+        )
+        store = self.store(base_offset)
+        store.tracking = True
+        segment.store = store
+        return segment
+
+    def segment_created(self, segment: LogSegment) -> None:
+        # Kept so a reload has the same segments: the one rolled out of is no longer the
+        # active one, which the cleaner never touches.
+        topic_id, partition = self._key
+        base = segment.base_offset
+
+        async def change(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "INSERT INTO partitions (topic_id, partition, active_segment_base) VALUES ($1, $2, $3) "
+                "ON CONFLICT (topic_id, partition) DO UPDATE SET active_segment_base = excluded.active_segment_base",
+                topic_id, partition, base,
+            )
+
+        self._storage.flusher.queue_change(change)
+
+    def save_log_start_offset(self, offset: int) -> None:
+        topic_id, partition = self._key
+
+        async def change(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "INSERT INTO partitions (topic_id, partition, log_start_offset) VALUES ($1, $2, $3) "
+                "ON CONFLICT (topic_id, partition) DO UPDATE SET log_start_offset = excluded.log_start_offset",
+                topic_id, partition, offset,
+            )
+            await conn.execute(
+                "DELETE FROM batches WHERE topic_id = $1 AND partition = $2 AND last_offset < $3",
+                topic_id, partition, offset,
+            )
+
+        self._storage.flusher.queue_change(change)
+
+    def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
+        # Plain memory: its batches reach PostgreSQL with the swap, not batch by batch.
+        return LogSegment.in_memory(
+            base_offset,
+            index_interval_bytes=config.index_interval_bytes,
+            index_max_bytes=config.segment_index_bytes,
+            now_ms=self._storage.clock.now_ms(),
+        )
+
+    def swap_segments(self, old: list[LogSegment], new: LogSegment) -> None:
+        from .group_commit import Columns
+
+        topic_id, partition = self._key
+        start, end = old[0].base_offset, old[-1].next_offset
+        rows = Columns()
+        for position, header in new.iter_headers():
+            rows.add(self._key, new.base_offset, header, new.store.read(position, header.size))
+
+        async def change(conn: asyncpg.Connection) -> None:
+            # One transaction: a reload finds the old batches or the cleaned ones.
+            await conn.execute(
+                "DELETE FROM batches WHERE topic_id = $1 AND partition = $2 AND base_offset >= $3 AND base_offset < $4",
+                topic_id, partition, start, end,
+            )
+            if rows.count:
+                from .group_commit import _INSERT
+
+                await conn.execute(_INSERT, *rows.columns)
+
+        self._storage.flusher.queue_change(change)
+        for segment in old:
+            segment.delete()
+
+    def discard_cleaned_segment(self, segment: LogSegment) -> None:
+        pass
+
+    def save_cleaner_checkpoint(self, offset: int) -> None:
+        topic_id, partition = self._key
+
+        async def change(conn: asyncpg.Connection) -> None:
+            await conn.execute(
+                "INSERT INTO partitions (topic_id, partition, cleaner_checkpoint) VALUES ($1, $2, $3) "
+                "ON CONFLICT (topic_id, partition) DO UPDATE SET cleaner_checkpoint = excluded.cleaner_checkpoint",
+                topic_id, partition, offset,
+            )
+
+        self._storage.flusher.queue_change(change)
+
+
+class PostgresStorage(LogManager):
+    def __init__(
+        self,
+        url: str,
+        *,
+        password: str | None = None,
+        clock: Clock | None = None,
+        broker_defaults: Mapping[str, str] | None = None,
+        segment_bytes_override: int | None = None,
+        producer_id_expiration_ms: int,
+        internal_segment_bytes: Mapping[str, int] | None = None,
+    ) -> None:
+        super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
+                         internal_segment_bytes=internal_segment_bytes)
+        self.producer_id_expiration_ms = producer_id_expiration_ms
+        self.url = url
+        self.address = address_of(url)
+        self._password = password
+        self._connector = Connector(self._connect)
+        self.flusher: PostgresFlusher = PostgresFlusher(self._connector, ChangeQueue())
+        self._loaded: dict[PartitionKey, _Loaded] = {}
+        self.schema_version_found = 0
+
+    async def _connect(self) -> asyncpg.Connection:
+        # The password from the URL, else `password` (a file's, given by the broker), else
+        # PGPASSWORD / ~/.pgpass as libpq reads them (asyncpg does the same).
+        kwargs: dict[str, Any] = {}
+        if self._password is not None and urlsplit(self.url).password is None:
+            kwargs["password"] = self._password
+        return await asyncpg.connect(self.url, **kwargs)
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        password: str | None = None,
+        clock: Clock | None = None,
+        broker_defaults: Mapping[str, str] | None = None,
+        segment_bytes_override: int | None = None,
+        producer_id_expiration_ms: int,
+        internal_segment_bytes: Mapping[str, int] | None = None,
+    ) -> PostgresStorage:
+        """Connect, migrate the schema and load every partition."""
+        storage = cls(url, password=password, clock=clock, broker_defaults=broker_defaults,
+                      segment_bytes_override=segment_bytes_override,
+                      producer_id_expiration_ms=producer_id_expiration_ms,
+                      internal_segment_bytes=internal_segment_bytes)
+        try:
+            conn = await storage._connector.get()
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            reason = str(exc) or type(exc).__name__
+            raise PostgresUnreachableError(f"cannot reach PostgreSQL at {storage.address}: {reason}") from None
+        try:
+            storage.schema_version_found = await migrate(conn)
+            await storage._load(conn)
+        except BaseException:
+            await storage._connector.close()
+            raise
+        return storage
+
+    async def _load(self, conn: asyncpg.Connection) -> None:
+        async with conn.transaction():
+            self.clean_start = bool(await conn.fetchval("SELECT clean_shutdown FROM engine_state WHERE id = 0"))
+            # From now on a crash must count as one.
+            await conn.execute("UPDATE engine_state SET clean_shutdown = false WHERE id = 0")
+        records = [
+            TopicRecord(r["name"], r["topic_id"], r["num_partitions"], json.loads(r["configs"]))
+            for r in await conn.fetch("SELECT topic_id, name, num_partitions, configs FROM topics ORDER BY name")
+        ]
+        loaded: dict[PartitionKey, _Loaded] = defaultdict(_Loaded)
+        for r in await conn.fetch(
+            "SELECT topic_id, partition, log_start_offset, cleaner_checkpoint, active_segment_base FROM partitions"
+        ):
+            entry = loaded[(r["topic_id"], r["partition"])]
+            entry.log_start = r["log_start_offset"]
+            entry.cleaner_checkpoint = r["cleaner_checkpoint"]
+            entry.active_segment_base = r["active_segment_base"]
+        async with conn.transaction(readonly=True, isolation="repeatable_read"):
+            async for r in conn.cursor(
+                "SELECT topic_id, partition, segment_base, payload FROM batches ORDER BY topic_id, partition, base_offset",
+                prefetch=1000,
+            ):
+                loaded[(r["topic_id"], r["partition"])].batches.append((r["segment_base"], r["payload"]))
+        self._loaded = loaded
+        for record in records:
+            info = self._install(record)
+            for p in range(info.num_partitions):
+                self._logs[(info.name, p)] = self._open_log(info, p)
+        # Left by topics deleted before their data was (a crash between the two).
+        orphans = [key for key in loaded if key[0] not in self._by_id]
+        self._loaded = {}
+        for topic_id, partition in orphans:
+            self.flusher.queue_change(_delete_partition_change(topic_id, partition))
+
+    # --- hooks ------------------------------------------------------------------------
+
+    async def _persist_catalog(self) -> None:
+        records = [(r.topic_id, r.name, r.num_partitions, json.dumps(r.configs)) for r in self._records.values()]
+
+        async def change(conn: asyncpg.Connection) -> None:
+            await conn.execute("DELETE FROM topics WHERE NOT (topic_id = ANY($1::uuid[]))", [r[0] for r in records])
+            await conn.executemany(
+                "INSERT INTO topics (topic_id, name, num_partitions, configs) VALUES ($1, $2, $3, $4::jsonb) "
+                "ON CONFLICT (topic_id) DO UPDATE SET name = excluded.name, "
+                "num_partitions = excluded.num_partitions, configs = excluded.configs",
+                records,
+            )
+
+        self.flusher.queue_change(change)
+        await self.flusher.sync()
+
+    def _open_log(self, info: TopicInfo, partition: int) -> Log:
+        key = (info.topic_id, partition)
+        persistence = _PostgresPersistence(self, key)
+        found = self._loaded.get(key)
+        segments: list[LogSegment] = []
+        if found is not None:
+            for segment_base, payload in found.batches:
+                if not segments or segments[-1].base_offset != segment_base:
+                    segment = LogSegment.in_memory(
+                        segment_base,
+                        index_interval_bytes=info.config.index_interval_bytes,
+                        index_max_bytes=info.config.segment_index_bytes,
+                        now_ms=self.clock.now_ms(),
+                    )
+                    segment.store = persistence.store(segment_base)
+                    segments.append(segment)
+                segments[-1].append(BatchHeader.parse(payload), payload)
+            for segment in segments:
+                assert isinstance(segment.store, PostgresStore)
+                segment.store.tracking = True
+        log_start = found.log_start if found is not None else 0
+        if not segments:
+            segments.append(persistence.new_segment(log_start, info.config))
+        elif found is not None and found.active_segment_base == segments[-1].next_offset:
+            # Rolled, nothing written to the new segment yet.
+            segments.append(persistence.new_segment(found.active_segment_base, info.config))
+        log = Log(
+            info.name,
+            partition,
+            info.config,
+            segments,
+            clock=self.clock,
+            flusher=self.flusher,
+            persistence=persistence,
+            log_start_offset=log_start,
+            producer_state=ProducerStateManager(
+                MemorySnapshotStore({}), producer_id_expiration_ms=self.producer_id_expiration_ms
+            ),
+            segment_bytes_override=self._segment_bytes_override_for(info.name),
+            appended=self.appended,
+            cleaner_checkpoint=found.cleaner_checkpoint if found is not None else 0,
+            new=found is None or not found.batches,
+        )
+        persistence.log = log
+        return log
+
+    async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
+        if log is not None:
+            log.delete()
+        self.flusher.queue_change(_delete_partition_change(info.topic_id, partition))
+
+    async def checkpoint(self) -> None:
+        self._check_open()
+        await self.flusher.sync()
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        await self.flusher.close()
+        self._closed = True
+        for log in self.logs():
+            log.closed = True
+        try:
+            conn = await self._connector.get()
+            if not self.flusher._dirty:  # everything written is in PostgreSQL
+                await conn.execute("UPDATE engine_state SET clean_shutdown = true WHERE id = 0")
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            logger.warning("PostgreSQL at %s: cannot mark the shutdown clean: %s", self.address, exc)
+        finally:
+            await self._connector.close()
+
+    async def abort(self) -> None:
+        """Drop everything without marking the shutdown clean (tests simulate crashes):
+        what no round committed is lost."""
+        self._closed = True
+        await self.flusher.close_abruptly()
+        for log in self.logs():
+            log.closed = True
+        self._connector.drop()
+
+
+def _delete_partition_change(topic_id: uuid.UUID, partition: int) -> Any:
+    async def change(conn: asyncpg.Connection) -> None:
+        await conn.execute("DELETE FROM batches WHERE topic_id = $1 AND partition = $2", topic_id, partition)
+        await conn.execute("DELETE FROM partitions WHERE topic_id = $1 AND partition = $2", topic_id, partition)
+
+    return change
+
+
+def read_password_file(path: str | os.PathLike[str]) -> str:
+    """The first line of a password file (as a Docker secret is mounted)."""
+    with open(path, encoding="utf-8") as f:
+        return f.readline().rstrip("\r\n")

@@ -1,0 +1,249 @@
+"""Group commit into PostgreSQL: the flusher's rounds (storage.flusher) become SQL
+transactions. A round takes every batch written since the last round, from every
+partition, plus the engine's queued changes (catalog, log starts, deletions), and writes
+them in one transaction: the batches by one multi-row INSERT, then the changes in the
+order they were made. The high watermark of a partition moves when the round holding
+its batches has committed, so a consumer never reads what PostgreSQL does not hold.
+
+A failed round (PostgreSQL gone) keeps everything it took: the writers waiting for it get
+a KafkaStorageError (retriable for a producer), the connection is dropped and the next
+round, started by the next write or a retry after `RETRY_SECONDS`, connects again and
+writes it all. A round that committed but whose answer was lost is written again
+harmlessly: a batch already there is skipped (same partition and base offset).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+
+from protocol.record_batch import BatchHeader
+
+from ..files import MemoryStore
+from ..flusher import GroupCommitFlusher, RoundDone, Syncable
+
+logger = logging.getLogger(__name__)
+
+RETRY_SECONDS = 0.5
+CONNECT_TIMEOUT_SECONDS = 5.0
+
+# A change made in SQL within a round's transaction, after its batches.
+Change = Callable[[asyncpg.Connection], Awaitable[None]]
+
+_INSERT = """
+INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base, base_timestamp,
+    max_timestamp, producer_id, producer_epoch, base_sequence, last_sequence, transactional, control, payload)
+SELECT * FROM unnest($1::uuid[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
+    $7::bigint[], $8::bigint[], $9::smallint[], $10::integer[], $11::integer[], $12::boolean[], $13::boolean[],
+    $14::bytea[])
+ON CONFLICT DO NOTHING
+"""
+
+
+class Columns:
+    """The rows of one INSERT, column by column (unnest takes one array per column)."""
+
+    __slots__ = ("columns", "count")
+
+    def __init__(self) -> None:
+        self.columns: list[list[Any]] = [[] for _ in range(14)]
+        self.count = 0
+
+    def add(self, key: tuple[Any, int], segment_base: int, header: BatchHeader, payload: bytes) -> None:
+        c = self.columns
+        c[0].append(key[0])
+        c[1].append(key[1])
+        c[2].append(header.base_offset)
+        c[3].append(header.last_offset)
+        c[4].append(segment_base)
+        c[5].append(header.base_timestamp)
+        c[6].append(header.max_timestamp)
+        c[7].append(header.producer_id)
+        c[8].append(header.producer_epoch)
+        c[9].append(header.base_sequence)
+        c[10].append(header.last_sequence)
+        c[11].append(header.is_transactional)
+        c[12].append(header.is_control)
+        c[13].append(payload)
+        self.count += 1
+
+
+class PostgresStore(MemoryStore):
+    """A segment's bytes in memory (the cache reads are served from), remembering which
+    batches no round has committed yet. `on_durable` is told the offset below which the
+    segment's batches are committed."""
+
+    __slots__ = ("_pending", "base_offset", "key", "live", "on_durable", "tracking")
+
+    def __init__(self, key: tuple[Any, int], base_offset: int, on_durable: Callable[[int], None]) -> None:
+        super().__init__()
+        self.key = key
+        self.base_offset = base_offset
+        self.on_durable = on_durable
+        self._pending: list[tuple[int, BatchHeader]] = []  # (position, header)
+        self.tracking = False  # off while a load fills the store from PostgreSQL
+        self.live = True
+
+    def append(self, data: bytes | bytearray | memoryview) -> None:
+        position = self.size
+        super().append(data)
+        if self.tracking:
+            self._pending.append((position, BatchHeader.parse(data)))
+
+    def take(self, rows: Columns) -> int:
+        """Adds the uncommitted batches to `rows`; returns how many (for `committed`)."""
+        for position, header in self._pending:
+            rows.add(self.key, self.base_offset, header, self.read(position, header.size))
+        return len(self._pending)
+
+    def committed(self, count: int) -> None:
+        if not self.live or count == 0:
+            return
+        end = self._pending[count - 1][1].next_offset
+        del self._pending[:count]
+        self.on_durable(end)
+
+    def truncate(self, size: int) -> None:
+        raise NotImplementedError("a PostgreSQL log is never truncated")
+
+    def delete(self) -> None:
+        super().delete()
+        self.live = False
+        self._pending.clear()
+
+
+class ChangeQueue:
+    """The engine's queued SQL changes; a flusher target, so a change starts a round."""
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def sync(self) -> None:
+        pass
+
+
+class Connector:
+    """The engine's one connection, made again after a failure."""
+
+    def __init__(self, connect: Callable[[], Awaitable[asyncpg.Connection]]) -> None:
+        self._connect = connect
+        self._conn: asyncpg.Connection | None = None
+
+    async def get(self) -> asyncpg.Connection:
+        if self._conn is None or self._conn.is_closed():
+            self._conn = await asyncio.wait_for(self._connect(), CONNECT_TIMEOUT_SECONDS)
+        return self._conn
+
+    def drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            conn.terminate()
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), CONNECT_TIMEOUT_SECONDS)
+
+
+class PostgresFlusher(GroupCommitFlusher):
+    """Rounds that are SQL transactions (see the module docstring)."""
+
+    def __init__(self, connector: Connector, changes: ChangeQueue) -> None:
+        super().__init__()
+        self._connector = connector
+        self._changes = changes
+        self._retry: asyncio.TimerHandle | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.failing = False  # since a round failed, until one commits
+        self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
+
+    def queue_change(self, change: Change) -> None:
+        """A change made in the log or the catalog, committed by the next round, started
+        now if none is running: nobody may wait for it (a log start moved by retention)."""
+        self._changes.changes.append(change)
+        self.mark_dirty(self._changes)
+        self.request_round()
+
+    def _submit(self, targets: list[Syncable], done: RoundDone) -> None:
+        rows = Columns()
+        taken = [(t, t.take(rows)) for t in targets if isinstance(t, PostgresStore)]
+        changes: list[Change] = []
+        if any(t is self._changes for t in targets):
+            changes, self._changes.changes = self._changes.changes, []
+        others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
+        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, done))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _commit(
+        self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
+        done: RoundDone,
+    ) -> None:
+        started = time.perf_counter()
+        try:
+            for other in others:  # any other target a round must make durable (tests hold rounds so)
+                await asyncio.to_thread(other.sync)
+            conn = await self._connector.get()
+            async with conn.transaction():
+                if rows.count:
+                    await conn.execute(_INSERT, *rows.columns)
+                for change in changes:
+                    await change(conn)
+        except (Exception, asyncio.CancelledError) as exc:
+            self._connector.drop()
+            # Kept for the next round, before anything queued since.
+            self._changes.changes[:0] = changes
+            if not self.failing:  # once per outage: every write fails until it ends
+                logger.warning("PostgreSQL round failed: %s", exc)
+            self.failing = True
+            self._schedule_retry()
+            done(exc if isinstance(exc, Exception) else RuntimeError("round cancelled"), time.perf_counter() - started)
+            return
+        elapsed = time.perf_counter() - started
+        if self.failing:
+            logger.warning("PostgreSQL rounds commit again")
+            self.failing = False
+        self.commit_seconds.append(elapsed)
+        # The high watermarks move before the round's waiters resume.
+        for store, count in taken:
+            store.committed(count)
+        done(None, elapsed)
+
+    def _schedule_retry(self) -> None:
+        if self._retry is not None:
+            return
+        self._retry = asyncio.get_running_loop().call_later(RETRY_SECONDS, self._retry_due)
+
+    def _retry_due(self) -> None:
+        self._retry = None
+        if self._dirty:
+            self.request_round()
+
+    async def close_abruptly(self) -> None:
+        """Stop at once, committing nothing more (a crash, for tests)."""
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        self._dirty.clear()
+
+    async def close(self) -> None:
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
+        if self._dirty:
+            with contextlib.suppress(Exception):
+                await self.sync()
+        await super().close()
