@@ -11,14 +11,13 @@ if TYPE_CHECKING:
     from broker.dynamic_config import DynamicConfigs
     from broker.features import Features
     from broker.fetch_sessions import FetchSessionCache
-    from broker.ports import ApiCatalog, BrokerPorts, Cluster, DataPlane, Transactions
+    from broker.ports import ApiCatalog, BrokerPorts, Cluster, DataPlane, Topics, Transactions
     from broker.quotas import ClientQuotas
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from broker.security.sasl.session import SaslSession
     from coordinator.group import GroupCoordinator
     from storage.clock import Clock
-    from storage.engine import StorageEngine
 
 
 @dataclass
@@ -55,8 +54,8 @@ class RequestContext:
         return self.ports.replica_manager
 
     @property
-    def storage(self) -> StorageEngine:
-        """Topics and their logs: the admin APIs' catalog."""
+    def topics(self) -> Topics:
+        """The topic catalog and its admin."""
         return self.ports.storage
 
     @property

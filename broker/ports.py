@@ -9,7 +9,8 @@ acyclic contract)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -31,7 +32,8 @@ if TYPE_CHECKING:
     from coordinator.transaction import InitProducerIdResult, ListTransactionsResult, TransactionDescription
     from coordinator.transaction.coordinator import EndTxnResult
     from storage.clock import Clock
-    from storage.engine import OffsetAndTimestamp, StorageEngine
+    from storage.engine import OffsetAndTimestamp, PartitionLog, StorageEngine, TopicInfo
+    from storage.topic_config import ConfigEntry
     from storage.topic_partition import TopicPartition
     from storage.txn_markers import MarkerListener
 
@@ -77,6 +79,45 @@ class DataPlane(Protocol):
         listeners: Iterable[MarkerListener] = (),
         transaction_version: int = 0,
     ) -> dict[TopicPartition, int]: ...
+
+
+class Topics(Protocol):
+    """The topic catalog and its admin: the storage engine's calls of the topic APIs
+    (storage.engine.StorageEngine without the engine's own lifecycle: sync, retention,
+    compaction, checkpoints, close)."""
+
+    async def create_topic(
+        self,
+        name: str,
+        num_partitions: int,
+        configs: Mapping[str, str | None] | None = None,
+        *,
+        topic_id: uuid.UUID | None = None,
+        validate_only: bool = False,
+    ) -> TopicInfo: ...
+
+    async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo: ...
+
+    async def create_partitions(self, name: str, total_count: int, *, validate_only: bool = False) -> TopicInfo: ...
+
+    async def alter_topic_configs(
+        self,
+        name: str,
+        changes: Mapping[str, str | None],
+        *,
+        replace: bool = False,
+        validate_only: bool = False,
+    ) -> TopicInfo: ...
+
+    def list_topics(self) -> list[TopicInfo]: ...
+
+    def describe_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo: ...
+
+    def describe_configs(self, name: str, names: list[str] | None = None) -> list[ConfigEntry]: ...
+
+    def log(self, topic: str, partition: int) -> PartitionLog:
+        """A partition's log, for what a topic API reports of it (sizes, producers, epochs)."""
+        ...
 
 
 class Transactions(Protocol):

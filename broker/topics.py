@@ -28,7 +28,7 @@ class TopicResolver:
 
     def find(self, name: str) -> TopicInfo | None:
         try:
-            return self.ctx.storage.describe_topic(name)
+            return self.ctx.topics.describe_topic(name)
         except UnknownTopicOrPartitionError:
             return None
 
@@ -36,7 +36,7 @@ class TopicResolver:
         if topic_id == ZERO_UUID:
             return None
         try:
-            return self.ctx.storage.describe_topic(topic_id)
+            return self.ctx.topics.describe_topic(topic_id)
         except UnknownTopicOrPartitionError:
             return None
 
@@ -61,7 +61,7 @@ class TopicResolver:
         if not (allow_create and config.get("auto.create.topics.enable")) or name in INTERNAL_TOPICS:
             return None, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
         try:
-            info = await self.ctx.storage.create_topic(name, int(config.get("num.partitions")))
+            info = await self.ctx.topics.create_topic(name, int(config.get("num.partitions")))
         except TopicAlreadyExistsError:
             info = self.find(name)
         except StorageError as exc:

@@ -46,7 +46,7 @@ def _missing(ctx: RequestContext, partitions: list[TopicPartition]) -> set[Topic
     for topic, partition in partitions:
         if topic not in sizes:
             try:
-                sizes[topic] = ctx.storage.describe_topic(topic).num_partitions
+                sizes[topic] = ctx.topics.describe_topic(topic).num_partitions
             except UnknownTopicOrPartitionError:
                 sizes[topic] = 0
         if not 0 <= partition < sizes[topic]:

@@ -55,7 +55,7 @@ def check_target(replicas: list[int], registered: set[int]) -> None:
 
 def _reassign(ctx: RequestContext, topic: str, target: ReassignablePartition) -> None:
     try:
-        info = ctx.storage.describe_topic(topic)
+        info = ctx.topics.describe_topic(topic)
     except UnknownTopicOrPartitionError:
         raise PartitionError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"Unable to find a topic named {topic}.") from None
     if not 0 <= target.partition_index < info.num_partitions:

@@ -43,7 +43,7 @@ async def handle(ctx: RequestContext, request: AlterReplicaLogDirsRequest) -> Al
             error = ErrorCode.LOG_DIR_NOT_FOUND
         else:
             try:
-                ctx.storage.log(topic, partition)
+                ctx.topics.log(topic, partition)
                 error = ErrorCode.NONE
             except StorageError:
                 error = ErrorCode.REPLICA_NOT_AVAILABLE

@@ -118,7 +118,7 @@ def validate_topic_changes(changes: Mapping[str, str | None]) -> None:
 
 def check_topic_exists(ctx: RequestContext, name: str) -> None:
     try:
-        ctx.storage.describe_topic(name)
+        ctx.topics.describe_topic(name)
     except UnknownTopicOrPartitionError:
         raise ResourceError(
             ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"The topic '{name}' does not exist."
@@ -131,7 +131,7 @@ async def apply_topic_changes(
     validate_topic_changes(changes)
     check_topic_exists(ctx, name)
     try:
-        await ctx.storage.alter_topic_configs(
+        await ctx.topics.alter_topic_configs(
             name, changes, replace=replace, validate_only=validate_only
         )
     except StorageError as exc:

@@ -38,7 +38,7 @@ def _assignment(partitions: frozenset[Partition], topics: dict[str, TopicInfo]) 
 
 async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
     coordinator = group_coordinator(ctx)
-    topics = {t.name: t for t in ctx.storage.list_topics()}
+    topics = {t.name: t for t in ctx.topics.list_topics()}
     described = []
     for group_id in request.group_ids:
         if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):

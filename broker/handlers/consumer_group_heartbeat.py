@@ -28,7 +28,7 @@ async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) ->
     if subscribed and allowed_names(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, subscribed) != subscribed:
         return ConsumerGroupHeartbeatResponse(error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     topics = {t.name: TopicImage(t.topic_id, t.num_partitions, t.internal)
-              for t in ctx.storage.list_topics()}
+              for t in ctx.topics.list_topics()}
     owned: dict[uuid.UUID, list[int]] | None = None
     if request.topic_partitions is not None:
         owned = {}

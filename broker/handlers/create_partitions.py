@@ -19,9 +19,9 @@ REPLICATION_FACTOR = 1  # every partition of a one-broker cluster has a single r
 
 
 async def _grow(ctx: RequestContext, topic: CreatePartitionsTopic, validate_only: bool) -> None:
-    storage = ctx.storage
+    catalog = ctx.topics
     try:
-        current = storage.describe_topic(topic.name).num_partitions
+        current = catalog.describe_topic(topic.name).num_partitions
     except UnknownTopicOrPartitionError:
         raise TopicError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, None) from None
     if topic.count == current:
@@ -42,7 +42,7 @@ async def _grow(ctx: RequestContext, topic: CreatePartitionsTopic, validate_only
         for assignment in topic.assignments:
             check_replica_list(assignment.broker_ids, ctx.cluster.node_id, REPLICATION_FACTOR)
     try:
-        await storage.create_partitions(topic.name, topic.count, validate_only=validate_only)
+        await catalog.create_partitions(topic.name, topic.count, validate_only=validate_only)
     except StorageError as exc:
         raise TopicError(exc.error_code, str(exc)) from None
 

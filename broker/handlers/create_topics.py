@@ -142,7 +142,7 @@ def _configs(topic: CreatableTopic) -> dict[str, str | None]:
 
 def _exists(ctx: RequestContext, name: str) -> bool:
     try:
-        ctx.storage.describe_topic(name)
+        ctx.topics.describe_topic(name)
     except UnknownTopicOrPartitionError:
         return False
     return True
@@ -151,7 +151,7 @@ def _exists(ctx: RequestContext, name: str) -> bool:
 async def _create(
     ctx: RequestContext, topic: CreatableTopic, validate_only: bool, collisions: dict[str, str]
 ) -> CreatableTopicResult:
-    storage = ctx.storage
+    catalog = ctx.topics
     problem = topic_name_error(topic.name)
     if problem is not None:
         raise TopicError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
@@ -163,7 +163,7 @@ async def _create(
     configs = _configs(topic)
     num_partitions = _partition_count(ctx, topic)
     try:
-        info = await storage.create_topic(topic.name, num_partitions, configs, validate_only=validate_only)
+        info = await catalog.create_topic(topic.name, num_partitions, configs, validate_only=validate_only)
     except StorageError as exc:
         raise TopicError(exc.error_code, str(exc)) from None
     result = CreatableTopicResult(
@@ -191,7 +191,7 @@ async def _create(
 
 async def handle(ctx: RequestContext, request: CreateTopicsRequest) -> CreateTopicsResponse:
     counts = Counter(t.name for t in request.topics)
-    collisions = collision_index(t.name for t in ctx.storage.list_topics())
+    collisions = collision_index(t.name for t in ctx.topics.list_topics())
     results: list[CreatableTopicResult] = []
     # CREATE on the cluster, or else on each topic (KafkaApis.handleCreateTopicsRequest).
     may_create_any = cluster_allowed(ctx, AclOperation.CREATE)

@@ -80,11 +80,11 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
     for topic_id in duplicate_ids:
         answer(None, topic_id, ErrorCode.INVALID_REQUEST, "Duplicate topic id.")
 
-    storage = ctx.storage
+    catalog = ctx.topics
     to_delete: dict[uuid.UUID, str] = {}
     for topic_id in ids:
         try:
-            to_delete[topic_id] = storage.describe_topic(topic_id).name
+            to_delete[topic_id] = catalog.describe_topic(topic_id).name
         except UnknownTopicOrPartitionError:
             answer(None, topic_id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE)
     for name in names:
@@ -92,7 +92,7 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
             answer(name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, AUTHORIZATION_FAILED)
             continue
         try:
-            topic_id = storage.describe_topic(name).topic_id
+            topic_id = catalog.describe_topic(name).topic_id
         except UnknownTopicOrPartitionError:
             answer(name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE)
             continue
@@ -120,7 +120,7 @@ async def handle(ctx: RequestContext, request: DeleteTopicsRequest) -> DeleteTop
             answer(name, topic_id, ErrorCode.INVALID_TOPIC_EXCEPTION, f"Cannot delete internal topic {name}")
             continue
         try:
-            await storage.delete_topic(topic_id)
+            await catalog.delete_topic(topic_id)
         except UnknownTopicOrPartitionError:
             answer(name, topic_id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE)
         except StorageError as exc:

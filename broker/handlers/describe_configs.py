@@ -289,7 +289,7 @@ def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[Co
         if problem is not None:
             raise RequestError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem)
         try:
-            entries = ctx.storage.describe_configs(resource.resource_name)
+            entries = ctx.topics.describe_configs(resource.resource_name)
         except UnknownTopicOrPartitionError:
             # Kafka sets only the code here, leaving the message at its default.
             raise RequestError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "") from None

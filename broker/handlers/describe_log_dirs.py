@@ -32,7 +32,7 @@ log = get_logger("odradek.describe_log_dirs")
 
 def _wanted(ctx: RequestContext, request: DescribeLogDirsRequest) -> dict[str, set[int]]:
     if request.topics is None:
-        return {t.name: set(range(t.num_partitions)) for t in ctx.storage.list_topics()}
+        return {t.name: set(range(t.num_partitions)) for t in ctx.topics.list_topics()}
     wanted: dict[str, set[int]] = defaultdict(set)
     for t in request.topics:
         wanted[t.topic].update(t.partitions)
@@ -43,7 +43,7 @@ async def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> Descri
     if not cluster_allowed(ctx, AclOperation.DESCRIBE):
         # Kafka's KafkaApis.handleDescribeLogDirs: no directories, and the error from v3.
         return DescribeLogDirsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, results=[])
-    storage = ctx.storage
+    catalog = ctx.topics
     log_dir = ctx.config.data_dir.absolute()
     result = DescribeLogDirsResult(error_code=ErrorCode.NONE, log_dir=str(log_dir))
     try:
@@ -58,7 +58,7 @@ async def handle(ctx: RequestContext, request: DescribeLogDirsRequest) -> Descri
         found: list[DescribeLogDirsPartition] = []
         for p in sorted(partitions):
             try:
-                size = storage.log(topic, p).size_bytes
+                size = catalog.log(topic, p).size_bytes
             except StorageError:
                 continue
             found.append(DescribeLogDirsPartition(partition_index=p, partition_size=size, offset_lag=0))

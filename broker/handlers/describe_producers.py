@@ -24,7 +24,7 @@ def _describe(ctx: RequestContext, topic: str, partition: int) -> PartitionRespo
     if not allowed(ctx, AclOperation.READ, ResourceType.TOPIC, topic):
         return PartitionResponse(partition_index=partition, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     try:
-        log = ctx.storage.log(topic, partition)
+        log = ctx.topics.log(topic, partition)
     except StorageError as exc:
         return PartitionResponse(partition_index=partition, error_code=exc.error_code, error_message=str(exc))
     producers = [

@@ -73,7 +73,7 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
     cursor_topic = cursor.topic_name if cursor is not None else ""
     every_topic = not request.topics
     if every_topic:
-        names = {t.name for t in ctx.storage.list_topics() if t.name >= cursor_topic}
+        names = {t.name for t in ctx.topics.list_topics() if t.name >= cursor_topic}
     else:
         names = {t.name for t in request.topics if t.name >= cursor_topic}
         if cursor is not None and cursor.topic_name not in names:
@@ -94,7 +94,7 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
                     error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED, name=name, topic_id=ZERO_UUID))
             continue
         try:
-            info = ctx.storage.describe_topic(name)
+            info = ctx.topics.describe_topic(name)
         except UnknownTopicOrPartitionError:
             if not every_topic:
                 response.topics.append(_missing(name))

@@ -28,7 +28,7 @@ ELECTION_NOT_NEEDED_MESSAGE = "Leader election not needed for topic partition."
 
 def _elect(ctx: RequestContext, topic: str, partition: int) -> PartitionResult:
     try:
-        info = ctx.storage.describe_topic(topic)
+        info = ctx.topics.describe_topic(topic)
     except UnknownTopicOrPartitionError:
         return PartitionResult(partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, f"No such topic as {topic}")
     if not 0 <= partition < info.num_partitions:
@@ -49,7 +49,7 @@ async def handle(ctx: RequestContext, request: ElectLeadersRequest) -> ElectLead
         return ElectLeadersResponse(error_code=ErrorCode.INVALID_REQUEST)
     if request.topic_partitions is None:
         # Every partition has its leader already: each topic, with no partition listed.
-        results = [ReplicaElectionResult(topic=t.name) for t in sorted(ctx.storage.list_topics(),
+        results = [ReplicaElectionResult(topic=t.name) for t in sorted(ctx.topics.list_topics(),
                                                                        key=lambda t: t.name)]
         return ElectLeadersResponse(error_code=ErrorCode.NONE, replica_election_results=results)
     return ElectLeadersResponse(

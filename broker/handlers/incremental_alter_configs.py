@@ -112,7 +112,7 @@ async def _group_changes(
 def _current(ctx: RequestContext, topic: str, name: str) -> str:
     """The value an APPEND or SUBTRACT starts from: the override, else the default."""
     try:
-        config = ctx.storage.describe_topic(topic).config
+        config = ctx.topics.describe_topic(topic).config
     except UnknownTopicOrPartitionError:
         return CONFIG_DEFS[name].default
     return config.overrides.get(name, CONFIG_DEFS[name].default)

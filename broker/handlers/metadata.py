@@ -91,7 +91,7 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
         # Topics the principal may not describe are left out, as if they did not exist.
         response.topics = [
             describe_topic(info, node_id)
-            for info in ctx.storage.list_topics()
+            for info in ctx.topics.list_topics()
             if allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, info.name)
         ]
         return response

@@ -65,7 +65,7 @@ def _answer(ctx: RequestContext, topic: str, p: OffsetForLeaderPartition) -> Epo
     if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, topic):
         return EpochEndOffset(partition=p.partition, error_code=ErrorCode.TOPIC_AUTHORIZATION_FAILED)
     try:
-        log = ctx.storage.log(topic, p.partition)
+        log = ctx.topics.log(topic, p.partition)
     except StorageError as exc:
         return EpochEndOffset(partition=p.partition, error_code=exc.error_code)
     error = _check_current_epoch(p.current_leader_epoch)

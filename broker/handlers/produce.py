@@ -33,6 +33,7 @@ TRANSACTION_ABORTABLE_MIN_VERSION = 11  # older producers get INVALID_TXN_STATE 
 # transaction itself, as Kafka's TransactionSupportedOperation addPartition.
 IMPLICIT_ADD_MIN_VERSION = 12
 
+
 def _partition_error(index: int, code: ErrorCode, message: str | None = None) -> PartitionProduceResponse:
     return PartitionProduceResponse(
         index=index, error_code=code, base_offset=-1, log_append_time_ms=-1, log_start_offset=-1, error_message=message
