@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable, Coroutine, Hashable, Mapping
+from dataclasses import fields
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -21,6 +22,8 @@ import structlog
 from coordinator.group.classic.group import ClassicGroup
 from coordinator.group.classic.states import GroupState
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer import replay as consumer_replay
 from coordinator.group.consumer.group import ConsumerGroup, TopicImage
 from coordinator.group.snapshot import GroupSnapshot
 from coordinator.group.timers import NamedTimers, heartbeat_key, join_key, sync_key
@@ -58,11 +61,18 @@ class GroupRuntime:
         self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
         self.tasks: set[asyncio.Task[Any]] = set()
+        # Topic ids the consumer group records of this process named (the ones of deleted
+        # topics too, so that replaying a write finds every partition it holds).
+        self.topic_ids: dict[uuid.UUID, str] = {}
         # Writes to one group run one at a time (a failed one reverts what followed it
         # otherwise): group id -> its lock and how many writes hold or wait for it.
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         # The effects of the operation running now, held until its append succeeds.
         self._effects: list[Callable[[], None]] | None = None
+
+    def learn_topics(self, topics: Mapping[str, TopicImage]) -> None:
+        for name, image in topics.items():
+            self.topic_ids[image.topic_id] = name
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.log.num_partitions)
@@ -152,22 +162,45 @@ class GroupRuntime:
                              self.consumer_groups.get(group_id))
             raise
         self._effects = None
+        classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
+        kept = None if consumer_now is None else (consumer_now.subscription_metadata, consumer_now.assignor_name)
+        # A consumer group changes only by its records (Kafka's replay): what the operation
+        # did to it is undone, and its records make it again once they are durable.
+        snapshot.restore_consumer(self.consumer_groups, consumer_now)
         if records:
-            classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
             try:
                 await self.append(group_id, records)
             except CoordinatorLogError as exc:
                 log.warning("group write failed; the group is as it was", group=group_id, error=exc.error.name)
-                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                snapshot.restore_classic(self.groups, classic_now)
                 return failed(exc)
             except BaseException:
                 # Cancelled with the loop: whether the records are in is unknown, and the
                 # next load decides; until then nothing is served that may not be.
-                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                snapshot.restore_classic(self.groups, classic_now)
                 raise
+        self._replay(group_id, records, consumer_now, kept)
         for effect in effects:
             effect()
         return response
+
+    def _replay(self, group_id: str, records: list[Record], made: ConsumerGroup | None,
+                kept: tuple[dict[str, int] | None, str] | None) -> None:
+        """Apply a write's consumer group records, durable now (the same replay as a load's,
+        `consumer/replay.py`). `made` is the group object the operation left: timers refer
+        to it, so it is the one the records rebuild; what the log does not hold (the
+        partition counts its target was computed from, the assignor used) is carried over."""
+        ours = [(key, value) for key, value in records if _record_type(key) in consumer_records.RECORD_TYPES]
+        if ours and made is not None and group_id not in self.consumer_groups:
+            fresh = ConsumerGroup(group_id, subscription_metadata=None)
+            for f in fields(fresh):
+                setattr(made, f.name, getattr(fresh, f.name))
+            self.consumer_groups[group_id] = made
+        names = {**self.topic_names(), **self.topic_ids}
+        for key, value in ours:
+            consumer_replay.replay(self.consumer_groups, _record_type(key), key[2:], value, names)
+        if made is not None and kept is not None and self.consumer_groups.get(group_id) is made:
+            made.subscription_metadata, made.assignor_name = kept
 
     async def append(self, group_id: str, records: list[Record], producer: Producer | None = None) -> int:
         try:
@@ -201,3 +234,7 @@ class GroupRuntime:
         """Wait until no background write is in flight."""
         while self.tasks:
             await asyncio.wait(list(self.tasks))
+
+
+def _record_type(key: bytes) -> int:
+    return int.from_bytes(key[:2], "big", signed=True) if len(key) >= 2 else -1

@@ -33,15 +33,22 @@ class GroupSnapshot:
                 classic_now: ClassicGroup | None, consumer_now: ConsumerGroup | None) -> None:
         """Put the groups back as they were; `*_now` are what the write left registered
         (an entry something else has replaced since is left alone)."""
+        self.restore_classic(groups, classic_now)
+        self.restore_consumer(consumer_groups, consumer_now)
+
+    def restore_classic(self, groups: dict[str, ClassicGroup], classic_now: ClassicGroup | None) -> None:
         if groups.get(self.group_id) is classic_now:
             _put(groups, self.group_id, self.classic)
             if self.classic is not None:
                 for name, value in self._classic_fields.items():
                     setattr(self.classic, name, value)
+
+    def restore_consumer(self, consumer_groups: dict[str, ConsumerGroup], consumer_now: ConsumerGroup | None) -> None:
         if consumer_groups.get(self.group_id) is consumer_now:
             _put(consumer_groups, self.group_id, self.consumer)
             if self.consumer is not None:
-                for name, value in self._consumer_fields.items():
+                # Copies again: a restore may be followed by a replay that changes them.
+                for name, value in _consumer_fields_of(self._consumer_fields).items():
                     setattr(self.consumer, name, value)
 
 
@@ -72,6 +79,15 @@ def _consumer_fields(group: ConsumerGroup) -> dict[str, Any]:
         elif isinstance(value, (dict, set, list)):
             value = copy.copy(value)
         out[f.name] = value
+    return out
+
+
+def _consumer_fields_of(saved: dict[str, Any]) -> dict[str, Any]:
+    out = dict(saved)
+    out["members"] = {member_id: copy.copy(member) for member_id, member in saved["members"].items()}
+    for name, value in saved.items():
+        if name != "members" and isinstance(value, (dict, set, list)):
+            out[name] = copy.copy(value)
     return out
 
 
