@@ -389,6 +389,22 @@ async def test_an_offset_delete_whose_append_fails_keeps_the_offsets() -> None:
     assert await agrees(h) == before
 
 
+async def test_a_commit_appended_before_an_offset_delete_is_deleted_as_a_reload_would() -> None:
+    h = await harness()
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h), ("t", 1): om(2, h)}))
+    gate = asyncio.Event()
+    h.log.append_gate = gate
+    commit = asyncio.ensure_future(h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(5, h)})))
+    delete = asyncio.ensure_future(h.coord.delete_offsets("s", [("t", 0)]))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    gate.set()  # the commit's append goes first, the tombstone after it
+    assert await commit == {("t", 0): E.NONE}
+    assert await delete == (E.NONE, {("t", 0): E.NONE})
+    served = await agrees(h)
+    assert served["offsets", "s"] == ({("t", 1): (2, "")}, {})
+
+
 async def test_a_group_delete_whose_append_fails_keeps_the_group() -> None:
     h = await harness()
     await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h)}))
