@@ -2,11 +2,14 @@
 its timers, the coordinator's status, and the writes in flight.
 
 A write (`GroupRuntime.write`, Kafka's CoordinatorRuntime.scheduleWriteOperation) runs an
-operation that changes a group and returns the records of that change with the response;
-the records are appended, and the change stands only once they are durable: a failed
-append puts the group back as it was (`coordinator/group/snapshot.py`) and answers the
-error. What a change does outside the group (timers set or cancelled, waiting requests
-completed) happens once the append succeeded, never before."""
+operation that returns the records of a change with the response, one write per group at
+a time. A consumer group changes only by its records: what the operation did to it is
+undone (`coordinator/group/snapshot.py`) and the records are replayed into it once they
+are durable (`consumer/replay.py`, the replay a load uses). A classic group keeps what the
+operation did to it, as Kafka's does (it does not replay classic records while serving),
+unless the append fails: then it is put back as it was too. Either way a failed append
+answers the error and changes nothing. What a change does outside the group (timers set or
+cancelled, waiting requests completed) happens once the append succeeded, never before."""
 
 from __future__ import annotations
 

@@ -1,10 +1,11 @@
-"""What a group was before a write, to put back if the write's append fails (Kafka's
-CoordinatorRuntime reverts its timeline to the snapshot taken before the write).
+"""What a group was before a write (Kafka's CoordinatorRuntime keeps a snapshot of its
+timeline per write): a consumer group is put back to it before its records are replayed,
+and every group is put back to it when the write's append fails.
 
 The group objects themselves go back into the runtime's tables, with their fields as they
 were: timers and waiting requests hold the objects, and find them again. A classic group's
-offsets are not part of it: offsets change only once their own append is durable
-(`coordinator/group/offset_manager.py`)."""
+offsets are not part of it: offsets change only by their own records, once durable
+(`OffsetStore.replay`)."""
 
 from __future__ import annotations
 
