@@ -167,6 +167,12 @@ class GroupRuntime:
         self._effects = None
         classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
         kept = None if consumer_now is None else (consumer_now.subscription_metadata, consumer_now.assignor_name)
+        if not records:
+            # Nothing to be durable: the operation changed nothing the log holds (the
+            # failed-append tests compare what is served with a reload of the log).
+            for effect in effects:
+                effect()
+            return response
         # A consumer group changes only by its records (Kafka's replay): what the operation
         # did to it is undone, and its records make it again once they are durable.
         snapshot.restore_consumer(self.consumer_groups, consumer_now)

@@ -48,8 +48,8 @@ class GroupSnapshot:
         if consumer_groups.get(self.group_id) is consumer_now:
             _put(consumer_groups, self.group_id, self.consumer)
             if self.consumer is not None:
-                # Copies again: a restore may be followed by a replay that changes them.
-                for name, value in _consumer_fields_of(self._consumer_fields).items():
+                # The saved copies themselves: a snapshot is restored once at most.
+                for name, value in self._consumer_fields.items():
                     setattr(self.consumer, name, value)
 
 
@@ -76,19 +76,10 @@ def _consumer_fields(group: ConsumerGroup) -> dict[str, Any]:
     for f in fields(group):
         value = getattr(group, f.name)
         if f.name == "members":
-            value = {member_id: copy.copy(member) for member_id, member in value.items()}
+            value = {member_id: member.copy() for member_id, member in value.items()}
         elif isinstance(value, (dict, set, list)):
             value = copy.copy(value)
         out[f.name] = value
-    return out
-
-
-def _consumer_fields_of(saved: dict[str, Any]) -> dict[str, Any]:
-    out = dict(saved)
-    out["members"] = {member_id: copy.copy(member) for member_id, member in saved["members"].items()}
-    for name, value in saved.items():
-        if name != "members" and isinstance(value, (dict, set, list)):
-            out[name] = copy.copy(value)
     return out
 
 
