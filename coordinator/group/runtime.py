@@ -169,7 +169,10 @@ class GroupRuntime:
         kept = None if consumer_now is None else (consumer_now.subscription_metadata, consumer_now.assignor_name)
         if not records:
             # Nothing to be durable: the operation changed nothing the log holds (the
-            # failed-append tests compare what is served with a reload of the log).
+            # failed-append tests compare what is served with a reload of the log), and a
+            # consumer group it made for a request it refused is no group.
+            if snapshot.consumer is None and consumer_now is not None:
+                del self.consumer_groups[group_id]
             for effect in effects:
                 effect()
             return response

@@ -114,6 +114,12 @@ async def test_a_join_whose_append_fails_leaves_no_member() -> None:
     await agrees(h)
 
 
+async def test_a_refused_first_join_leaves_no_group() -> None:
+    h = await harness(consumer_max_size=0)
+    assert (await beat(h, "a", 0)).error is E.GROUP_MAX_SIZE_REACHED
+    assert await agrees(h) == {} and h.coord.list_groups([], [])[1] == []
+
+
 async def test_a_leave_whose_append_fails_keeps_the_member() -> None:
     h = await harness()
     await beat(h, "a", 0)
