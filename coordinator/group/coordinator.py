@@ -12,8 +12,9 @@ The work is done by its parts, one job each, in Kafka's layout:
   groups, log, clock and timers, status, and group writes).
 
 All state lives in memory and is rebuilt from `__consumer_offsets` on start. A state change
-stands only once its records are durable: group writes go through `GroupRuntime.write`,
-which puts the group back if the append fails; offsets change after their append. Timers
+stands only once its records are durable: group writes go through `GroupRuntime.write`
+(consumer groups change by replaying their records, the replay of a load; a failed append
+changes nothing), and offsets by replaying theirs once appended (`OffsetStore.replay`). Timers
 (sessions, rebalance and sync timeouts, the initial rebalance delay) are timers of the
 injected clock; the periodic offset-retention check runs from `tick()`, which `start()`
 calls every `offsets.retention.check.interval.ms` in the broker and tests call after

@@ -15,17 +15,14 @@ from coordinator.group.consumer import records as consumer_records
 from coordinator.group.consumer import replay as consumer_replay
 from coordinator.group.consumer.group import ConsumerGroup
 from coordinator.group.consumer.replay import LoadCheck
-from coordinator.group.offsets import OffsetAndMetadata
+from coordinator.group.offsets import OffsetStore
 from coordinator.group.runtime import GroupRuntime
 from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord, Record
 from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
-from storage.topic_partition import TopicPartition
 
 log = structlog.get_logger("odradek.groups")
 
-# producer id -> offsets its open transaction appended
-_OpenTxns = dict[int, dict[TopicPartition, OffsetAndMetadata]]
 
 
 class _Replay:
@@ -33,8 +30,8 @@ class _Replay:
 
     def __init__(self, topic_names: Mapping[uuid.UUID, str]) -> None:
         self.metadata: dict[str, GroupMetadataValue | None] = {}
-        self.offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
-        self.open_txns: dict[str, _OpenTxns] = {}
+        # Every group's offsets, by the replay serving uses too (`OffsetStore.replay`).
+        self.offsets: dict[str, OffsetStore] = {}
         # KIP-848 groups, by the replay serving uses too (`consumer/replay.py`).
         self.consumer_groups: dict[str, ConsumerGroup] = {}
         self.consumer_check = LoadCheck()
@@ -42,10 +39,8 @@ class _Replay:
 
     def apply(self, entry: LogRecord) -> None:
         if entry.control_commit is not None:
-            for group_id, by_pid in self.open_txns.items():
-                for tp, om in by_pid.pop(entry.producer_id, {}).items():
-                    if entry.control_commit:
-                        self.offsets.setdefault(group_id, {})[tp] = om
+            for store in self.offsets.values():
+                store.complete_txn(entry.producer_id, entry.control_commit)
             return
         if entry.key is None:
             return
@@ -65,19 +60,12 @@ class _Replay:
         if isinstance(key, records.GroupKey):
             self.metadata[key.group] = None if entry.value is None else records.parse_group_value(entry.value)
             return
-        tp = (key.topic, key.partition)
-        if entry.value is None:
-            if not entry.transactional:
-                self.offsets.get(key.group, {}).pop(tp, None)
-            return
-        om = records.offset_from_record(entry.value, entry.offset)
-        if entry.transactional:
-            self.open_txns.setdefault(key.group, {}).setdefault(entry.producer_id, {})[tp] = om
-        else:
-            self.offsets.setdefault(key.group, {})[tp] = om
+        om = None if entry.value is None else records.offset_from_record(entry.value, entry.offset)
+        self.offsets.setdefault(key.group, OffsetStore()).replay(
+            (key.topic, key.partition), om, entry.offset, entry.producer_id if entry.transactional else None)
 
     def group_ids(self) -> set[str]:
-        return {*self.metadata, *self.offsets, *self.open_txns}
+        return {*self.metadata, *self.offsets}
 
 
 class GroupMetadataManager:
@@ -104,14 +92,12 @@ class GroupMetadataManager:
         loaded = []
         for group_id in replay.group_ids():
             value = replay.metadata.get(group_id)
-            if value is None and not replay.offsets.get(group_id) and not replay.open_txns.get(group_id):
+            offsets = replay.offsets.get(group_id)
+            if value is None and (offsets is None or not (offsets.committed or offsets.pending_txn)):
                 continue
             group = _group_from_record(group_id, value, now)
-            for tp, om in replay.offsets.get(group_id, {}).items():
-                group.offsets.put(tp, om)
-            for pid, pending in replay.open_txns.get(group_id, {}).items():
-                for tp, om in pending.items():
-                    group.offsets.prepare_txn(pid, tp, om)
+            if offsets is not None:
+                group.offsets = offsets
             self.rt.groups[group_id] = group
             loaded.append(group)
         replay.consumer_check.finish(replay.consumer_groups)

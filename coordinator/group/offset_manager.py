@@ -115,24 +115,23 @@ class OffsetManager:
 
     async def _store_offsets(self, group: ClassicGroup, valid: dict[TopicPartition, OffsetAndMetadata]) -> Results:
         results: Results = {}
-        applied: dict[TopicPartition, OffsetAndMetadata] = {}
+        recs = self._records(group.group_id, valid)
         group.offsets.begin_commit(valid)
         try:
-            base = await self.rt.append(group.group_id, self._records(group.group_id, valid))
+            base = await self.rt.append(group.group_id, recs)
         except CoordinatorLogError as exc:
             results = dict.fromkeys(valid, exc.client_error(OFFSET_COMMIT))
         else:
             apply = self.rt.current(group) and not group.is_state(GroupState.DEAD)
-            for i, (tp, om) in enumerate(valid.items()):
-                om.record_offset = base + i
+            for i, tp in enumerate(valid):
                 if apply:
-                    applied[tp] = om
+                    _replay(group, tp, recs[i], base + i)
                 results[tp] = ErrorCode.NONE
         finally:
             # Released on every path, cancellation included: a partition left pending
             # would answer UNSTABLE_OFFSET_COMMIT to require_stable fetches for ever.
             for tp in valid:
-                group.offsets.end_commit(tp, applied.get(tp))
+                group.offsets.end_commit(tp, None)
         return results
 
     # --- TxnOffsetCommit -------------------------------------------------------------------
@@ -166,21 +165,19 @@ class OffsetManager:
     ) -> Results:
         key = (partition, req.producer_id)
         seen = self.txn_appends.setdefault(key, [])
+        recs = self._records(req.group_id, valid)
         try:
-            base = await self.rt.append(req.group_id, self._records(req.group_id, valid),
-                                        Producer(req.producer_id, req.producer_epoch))
+            base = await self.rt.append(req.group_id, recs, Producer(req.producer_id, req.producer_epoch))
         except CoordinatorLogError as exc:
             return dict.fromkeys(valid, exc.client_error(TXN_OFFSET_COMMIT))
         else:
-            for i, om in enumerate(valid.values()):
-                om.record_offset = base + i
             decided = await self._decided_after(partition, req.producer_id, base) if seen else None
-            if decided is None:
-                self.prepare_txn_offsets(req.group_id, req.producer_id, valid)
-            elif decided:
+            if decided is not False:
                 group = self.rt.groups.get(req.group_id) or self.rt.new_group(req.group_id)
-                for tp, om in valid.items():
-                    group.offsets.put(tp, om)
+                # Held for the producer, or (a commit marker already follows them) committed.
+                producer_id = req.producer_id if decided is None else None
+                for i, tp in enumerate(valid):
+                    _replay(group, tp, recs[i], base + i, producer_id)
             return dict.fromkeys(valid, ErrorCode.NONE)
         finally:
             if self.txn_appends.get(key) is seen:
@@ -272,11 +269,12 @@ class OffsetManager:
             recs.append((records.group_key(group.group_id), None))
         if recs:
             try:
-                await self.rt.append(group.group_id, recs)
+                base = await self.rt.append(group.group_id, recs)
             except CoordinatorLogError as exc:
                 return exc.client_error(OFFSET_COMMIT)
-        for tp, om in offsets.items():
-            group.offsets.remove(tp, unless_newer_than=om.record_offset)
+            # A commit appended after its tombstone stays, as it does on a reload.
+            for i, tp in enumerate(offsets):
+                _replay(group, tp, recs[i], base + i)
         if remove_group and self.rt.current(group) and group.is_state(GroupState.EMPTY) \
                 and not group.offsets.committed and not group.members:
             self.rt.drop_group(group)
@@ -310,3 +308,11 @@ class OffsetManager:
             if (expired or empty) and await self.remove_offsets(group, expired) is ErrorCode.NONE:
                 removed += len(expired)
         return removed
+
+
+def _replay(group: ClassicGroup, tp: TopicPartition, record: Record, record_offset: int,
+            producer_id: int | None = None) -> None:
+    """Apply an offset record this coordinator appended, as a load would (`OffsetStore.replay`)."""
+    value = record[1]
+    om = None if value is None else records.offset_from_record(value, record_offset)
+    group.offsets.replay(tp, om, record_offset, producer_id)

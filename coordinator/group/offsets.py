@@ -55,6 +55,20 @@ class OffsetStore:
         if committed is not None:
             self.put(tp, committed)
 
+    def replay(self, tp: TopicPartition, committed: OffsetAndMetadata | None, record_offset: int,
+               producer_id: int | None = None) -> None:
+        """Apply the offset record at `record_offset` of `__consumer_offsets` (Kafka's
+        OffsetMetadataManager.replay): the one way committed offsets change, on load and
+        once a commit or deletion is durable. A tombstone removes what no later record
+        wrote; a transactional record is held for its producer until the marker."""
+        if producer_id is not None:
+            if committed is not None:
+                self.prepare_txn(producer_id, tp, committed)
+        elif committed is None:
+            self.remove(tp, unless_newer_than=record_offset)
+        else:
+            self.put(tp, committed)
+
     def put(self, tp: TopicPartition, committed: OffsetAndMetadata) -> None:
         current = self.committed.get(tp)
         if current is None or committed.record_offset < 0 or committed.record_offset > current.record_offset:

@@ -2,17 +2,21 @@
 its timers, the coordinator's status, and the writes in flight.
 
 A write (`GroupRuntime.write`, Kafka's CoordinatorRuntime.scheduleWriteOperation) runs an
-operation that changes a group and returns the records of that change with the response;
-the records are appended, and the change stands only once they are durable: a failed
-append puts the group back as it was (`coordinator/group/snapshot.py`) and answers the
-error. What a change does outside the group (timers set or cancelled, waiting requests
-completed) happens once the append succeeded, never before."""
+operation that returns the records of a change with the response, one write per group at
+a time. A consumer group changes only by its records: what the operation did to it is
+undone (`coordinator/group/snapshot.py`) and the records are replayed into it once they
+are durable (`consumer/replay.py`, the replay a load uses). A classic group keeps what the
+operation did to it, as Kafka's does (it does not replay classic records while serving),
+unless the append fails: then it is put back as it was too. Either way a failed append
+answers the error and changes nothing. What a change does outside the group (timers set or
+cancelled, waiting requests completed) happens once the append succeeded, never before."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 from collections.abc import Callable, Coroutine, Hashable, Mapping
+from dataclasses import fields
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -21,6 +25,8 @@ import structlog
 from coordinator.group.classic.group import ClassicGroup
 from coordinator.group.classic.states import GroupState
 from coordinator.group.config import GroupConfig
+from coordinator.group.consumer import records as consumer_records
+from coordinator.group.consumer import replay as consumer_replay
 from coordinator.group.consumer.group import ConsumerGroup, TopicImage
 from coordinator.group.snapshot import GroupSnapshot
 from coordinator.group.timers import NamedTimers, heartbeat_key, join_key, sync_key
@@ -58,11 +64,18 @@ class GroupRuntime:
         self.timers = NamedTimers(clock)
         self.status = CoordinatorStatus.LOADING
         self.tasks: set[asyncio.Task[Any]] = set()
+        # Topic ids the consumer group records of this process named (the ones of deleted
+        # topics too, so that replaying a write finds every partition it holds).
+        self.topic_ids: dict[uuid.UUID, str] = {}
         # Writes to one group run one at a time (a failed one reverts what followed it
         # otherwise): group id -> its lock and how many writes hold or wait for it.
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         # The effects of the operation running now, held until its append succeeds.
         self._effects: list[Callable[[], None]] | None = None
+
+    def learn_topics(self, topics: Mapping[str, TopicImage]) -> None:
+        for name, image in topics.items():
+            self.topic_ids[image.topic_id] = name
 
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.log.num_partitions)
@@ -152,22 +165,54 @@ class GroupRuntime:
                              self.consumer_groups.get(group_id))
             raise
         self._effects = None
+        classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
+        kept = None if consumer_now is None else (consumer_now.subscription_metadata, consumer_now.assignor_name)
+        if not records:
+            # Nothing to be durable: the operation changed nothing the log holds (the
+            # failed-append tests compare what is served with a reload of the log), and a
+            # consumer group it made for a request it refused is no group.
+            if snapshot.consumer is None and consumer_now is not None:
+                del self.consumer_groups[group_id]
+            for effect in effects:
+                effect()
+            return response
+        # A consumer group changes only by its records (Kafka's replay): what the operation
+        # did to it is undone, and its records make it again once they are durable.
+        snapshot.restore_consumer(self.consumer_groups, consumer_now)
         if records:
-            classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
             try:
                 await self.append(group_id, records)
             except CoordinatorLogError as exc:
                 log.warning("group write failed; the group is as it was", group=group_id, error=exc.error.name)
-                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                snapshot.restore_classic(self.groups, classic_now)
                 return failed(exc)
             except BaseException:
                 # Cancelled with the loop: whether the records are in is unknown, and the
                 # next load decides; until then nothing is served that may not be.
-                snapshot.restore(self.groups, self.consumer_groups, classic_now, consumer_now)
+                snapshot.restore_classic(self.groups, classic_now)
                 raise
+        self._replay(group_id, records, consumer_now, kept)
         for effect in effects:
             effect()
         return response
+
+    def _replay(self, group_id: str, records: list[Record], made: ConsumerGroup | None,
+                kept: tuple[dict[str, int] | None, str] | None) -> None:
+        """Apply a write's consumer group records, durable now (the same replay as a load's,
+        `consumer/replay.py`). `made` is the group object the operation left: timers refer
+        to it, so it is the one the records rebuild; what the log does not hold (the
+        partition counts its target was computed from, the assignor used) is carried over."""
+        ours = [(key, value) for key, value in records if _record_type(key) in consumer_records.RECORD_TYPES]
+        if ours and made is not None and group_id not in self.consumer_groups:
+            fresh = ConsumerGroup(group_id, subscription_metadata=None)
+            for f in fields(fresh):
+                setattr(made, f.name, getattr(fresh, f.name))
+            self.consumer_groups[group_id] = made
+        names = {**self.topic_names(), **self.topic_ids}
+        for key, value in ours:
+            consumer_replay.replay(self.consumer_groups, _record_type(key), key[2:], value, names)
+        if made is not None and kept is not None and self.consumer_groups.get(group_id) is made:
+            made.subscription_metadata, made.assignor_name = kept
 
     async def append(self, group_id: str, records: list[Record], producer: Producer | None = None) -> int:
         try:
@@ -201,3 +246,7 @@ class GroupRuntime:
         """Wait until no background write is in flight."""
         while self.tasks:
             await asyncio.wait(list(self.tasks))
+
+
+def _record_type(key: bytes) -> int:
+    return int.from_bytes(key[:2], "big", signed=True) if len(key) >= 2 else -1

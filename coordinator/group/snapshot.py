@@ -1,10 +1,11 @@
-"""What a group was before a write, to put back if the write's append fails (Kafka's
-CoordinatorRuntime reverts its timeline to the snapshot taken before the write).
+"""What a group was before a write (Kafka's CoordinatorRuntime keeps a snapshot of its
+timeline per write): a consumer group is put back to it before its records are replayed,
+and every group is put back to it when the write's append fails.
 
 The group objects themselves go back into the runtime's tables, with their fields as they
 were: timers and waiting requests hold the objects, and find them again. A classic group's
-offsets are not part of it: offsets change only once their own append is durable
-(`coordinator/group/offset_manager.py`)."""
+offsets are not part of it: offsets change only by their own records, once durable
+(`OffsetStore.replay`)."""
 
 from __future__ import annotations
 
@@ -33,14 +34,21 @@ class GroupSnapshot:
                 classic_now: ClassicGroup | None, consumer_now: ConsumerGroup | None) -> None:
         """Put the groups back as they were; `*_now` are what the write left registered
         (an entry something else has replaced since is left alone)."""
+        self.restore_classic(groups, classic_now)
+        self.restore_consumer(consumer_groups, consumer_now)
+
+    def restore_classic(self, groups: dict[str, ClassicGroup], classic_now: ClassicGroup | None) -> None:
         if groups.get(self.group_id) is classic_now:
             _put(groups, self.group_id, self.classic)
             if self.classic is not None:
                 for name, value in self._classic_fields.items():
                     setattr(self.classic, name, value)
+
+    def restore_consumer(self, consumer_groups: dict[str, ConsumerGroup], consumer_now: ConsumerGroup | None) -> None:
         if consumer_groups.get(self.group_id) is consumer_now:
             _put(consumer_groups, self.group_id, self.consumer)
             if self.consumer is not None:
+                # The saved copies themselves: a snapshot is restored once at most.
                 for name, value in self._consumer_fields.items():
                     setattr(self.consumer, name, value)
 
@@ -68,7 +76,7 @@ def _consumer_fields(group: ConsumerGroup) -> dict[str, Any]:
     for f in fields(group):
         value = getattr(group, f.name)
         if f.name == "members":
-            value = {member_id: copy.copy(member) for member_id, member in value.items()}
+            value = {member_id: member.copy() for member_id, member in value.items()}
         elif isinstance(value, (dict, set, list)):
             value = copy.copy(value)
         out[f.name] = value

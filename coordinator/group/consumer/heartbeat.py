@@ -122,6 +122,7 @@ class ConsumerHeartbeatHandler:
         status = self.rt.validate(req.group_id, allow_empty=False)
         if status is not None:
             return _error(status)
+        self.rt.learn_topics(topics)
         invalid = self._validate(req)
         if invalid is not None:
             return invalid
@@ -188,6 +189,7 @@ class ConsumerHeartbeatHandler:
         """Kafka's steps after a member's update: bump the group epoch for a new member, a
         subscription change or new partitions; recompute the target if the epoch moved;
         reconcile the member. Returns its assignment before and after."""
+        self.rt.learn_topics(topics)
         ids = {name: image.topic_id for name, image in topics.items()}
         metadata_changed = self._refresh_metadata(group, topics)
         if metadata_changed or changed or joined:

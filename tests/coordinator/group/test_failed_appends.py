@@ -114,6 +114,12 @@ async def test_a_join_whose_append_fails_leaves_no_member() -> None:
     await agrees(h)
 
 
+async def test_a_refused_first_join_leaves_no_group() -> None:
+    h = await harness(consumer_max_size=0)
+    assert (await beat(h, "a", 0)).error is E.GROUP_MAX_SIZE_REACHED
+    assert await agrees(h) == {} and h.coord.list_groups([], [])[1] == []
+
+
 async def test_a_leave_whose_append_fails_keeps_the_member() -> None:
     h = await harness()
     await beat(h, "a", 0)
@@ -387,6 +393,22 @@ async def test_an_offset_delete_whose_append_fails_keeps_the_offsets() -> None:
     h.log.fail_next = 1
     assert await h.coord.delete_offsets("s", [("t", 0)]) == (E.COORDINATOR_NOT_AVAILABLE, {})
     assert await agrees(h) == before
+
+
+async def test_a_commit_appended_before_an_offset_delete_is_deleted_as_a_reload_would() -> None:
+    h = await harness()
+    await h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(1, h), ("t", 1): om(2, h)}))
+    gate = asyncio.Event()
+    h.log.append_gate = gate
+    commit = asyncio.ensure_future(h.coord.commit_offsets(CommitOffsets("s", "", None, -1, {("t", 0): om(5, h)})))
+    delete = asyncio.ensure_future(h.coord.delete_offsets("s", [("t", 0)]))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    gate.set()  # the commit's append goes first, the tombstone after it
+    assert await commit == {("t", 0): E.NONE}
+    assert await delete == (E.NONE, {("t", 0): E.NONE})
+    served = await agrees(h)
+    assert served["offsets", "s"] == ({("t", 1): (2, "")}, {})
 
 
 async def test_a_group_delete_whose_append_fails_keeps_the_group() -> None:
