@@ -25,6 +25,7 @@ FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-ful
 # connections to the broker cut by a second proxy.
 POSTGRES_FAULTS = ("kill", "pause", "partition", "delay", "hold", "pg-stop", "pg-crash", "pg-cut")
 ALL_FAULTS = tuple(dict.fromkeys(FAULTS + POSTGRES_FAULTS))
+DISK_FAULTS = ("power-loss", "disk-full", "io-error", "io-error+power-loss")
 ENGINES = ("file", "postgres")
 CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
 TOPIC = "faults"
@@ -63,9 +64,9 @@ def run(cfg: Run) -> Run:
     cfg.log(
         f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} dir={cfg.workdir}"
     )
-    # On PostgreSQL the broker's own directory holds only its cluster id: no disk faults,
-    # so no lazyfs (nor root and libfuse) is needed.
-    disk = Disk(cfg.workdir, cfg.disk_mb) if cfg.engine == "file" else None
+    # Without disk faults (always on PostgreSQL, where the broker's own directory holds only
+    # its cluster id) no lazyfs, nor root and libfuse, is needed.
+    disk = Disk(cfg.workdir, cfg.disk_mb) if set(cfg.faults) & set(DISK_FAULTS) else None
     log_dir = disk.mount if disk is not None else cfg.workdir / "broker-data"
     broker_port, proxy_port = free_port(), free_port()
     proxy = Proxy(proxy_port, broker_port, cfg.seed)
