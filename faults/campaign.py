@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,7 +75,7 @@ def run(cfg: Run) -> Run:
     overrides = dict(BROKER_OVERRIDES)
     pg: Postgres | None = None
     if cfg.engine == "postgres":
-        pg = Postgres(cfg.workdir / "pg", cfg.seed)
+        pg = Postgres(cfg.seed)
         overrides["storage.engine"] = pg.url
     broker = Broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, cfg.broken)
     clients: list[subprocess.Popen[bytes]] = []
@@ -124,10 +126,12 @@ class Postgres:
     """PostgreSQL for `--engine postgres`: a private server (odradek/postgres_server.py),
     the broker connected to it through a raw proxy the nemesis can cut."""
 
-    def __init__(self, directory: Path, seed: int) -> None:
+    def __init__(self, seed: int) -> None:
         from odradek.postgres_server import PostgresServer
 
-        self.server = PostgresServer(directory)
+        # Its own folder (odradek/postgres_server.py: never under pytest's), removed at the end.
+        self.directory = Path(tempfile.mkdtemp(prefix="odradek-faults-pg-"))
+        self.server = PostgresServer(self.directory)
         self.proxy = Proxy(free_port(), self.server.port, seed, raw=True)
 
     @property
@@ -143,6 +147,7 @@ class Postgres:
         with contextlib.suppress(RuntimeError):  # its thread never started (a failed start)
             self.proxy.stop()
         self.server.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def _create_topic(bootstrap: str) -> None:

@@ -5,7 +5,6 @@ itself); the clean-shutdown flag; topic deletion in SQL."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import asyncpg
 import pytest
@@ -24,9 +23,11 @@ async def open_engine(url: str) -> PostgresStorage:
 
 
 @pytest.fixture
-def own_server(tmp_path: Path) -> Iterator[PostgresServer]:
+def own_server() -> Iterator[PostgresServer]:
     """A server this test may stop and start again."""
-    with running_postgres(tmp_path / "pg") as server:
+    # In a folder of its own, not under pytest's: a pytest starting meanwhile closes its
+    # base folder to other users, the server's own included.
+    with running_postgres() as server:
         yield server
 
 
