@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-ful
 # connections to the broker cut by a second proxy.
 POSTGRES_FAULTS = ("kill", "pause", "partition", "delay", "hold", "pg-stop", "pg-crash", "pg-cut")
 ALL_FAULTS = tuple(dict.fromkeys(FAULTS + POSTGRES_FAULTS))
+DISK_FAULTS = ("power-loss", "disk-full", "io-error", "io-error+power-loss")
 ENGINES = ("file", "postgres")
 CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
 TOPIC = "faults"
@@ -67,16 +70,16 @@ def run(cfg: Run) -> Run:
     cfg.log(
         f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} dir={cfg.workdir}"
     )
-    # On PostgreSQL the broker's own directory holds only its cluster id: no disk faults,
-    # so no lazyfs (nor root and libfuse) is needed.
-    disk = Disk(cfg.workdir, cfg.disk_mb) if cfg.engine == "file" else None
+    # Without disk faults (always on PostgreSQL, where the broker's own directory holds only
+    # its cluster id) no lazyfs, nor root and libfuse, is needed.
+    disk = Disk(cfg.workdir, cfg.disk_mb) if set(cfg.faults) & set(DISK_FAULTS) else None
     log_dir = disk.mount if disk is not None else cfg.workdir / "broker-data"
     broker_port, proxy_port = free_port(), free_port()
     proxy = Proxy(proxy_port, broker_port, cfg.seed)
     overrides = dict(BROKER_OVERRIDES)
     pg: Postgres | None = None
     if cfg.engine == "postgres":
-        pg = Postgres(cfg.workdir / "pg", cfg.seed)
+        pg = Postgres(cfg.seed)
         overrides["storage.engine"] = pg.url
     broker = faults_broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, cfg.broken)
     clients: list[subprocess.Popen[bytes]] = []
@@ -149,10 +152,12 @@ class Postgres:
     """PostgreSQL for `--engine postgres`: a private server (odradek/postgres_server.py),
     the broker connected to it through a raw proxy the nemesis can cut."""
 
-    def __init__(self, directory: Path, seed: int) -> None:
+    def __init__(self, seed: int) -> None:
         from odradek.postgres_server import PostgresServer
 
-        self.server = PostgresServer(directory)
+        # Its own folder (odradek/postgres_server.py: never under pytest's), removed at the end.
+        self.directory = Path(tempfile.mkdtemp(prefix="odradek-faults-pg-"))
+        self.server = PostgresServer(self.directory)
         self.proxy = Proxy(free_port(), self.server.port, seed, raw=True)
 
     @property
@@ -168,6 +173,7 @@ class Postgres:
         with contextlib.suppress(RuntimeError):  # its thread never started (a failed start)
             self.proxy.stop()
         self.server.stop()
+        shutil.rmtree(self.directory, ignore_errors=True)
 
 
 def _create_topic(bootstrap: str) -> None:

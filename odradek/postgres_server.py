@@ -6,7 +6,10 @@ folder too, never the system's), fsync on, stopped with `pg_ctl -m fast stop`.
         storage = await PostgresStorage.open(pg.url, ...)
 
 PostgreSQL refuses to run as root: when this process is root, every server command runs
-as the `postgres` user (`runuser -u postgres --`), in a folder that user owns.
+as the `postgres` user (`runuser -u postgres --`), in a folder that user owns, whose
+parents it must be able to traverse for as long as the server runs: not under pytest's
+base folder, which every pytest starting closes to other users (hence `running_postgres`
+makes its own under the system's temporary folder).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ from ..log_manager import LogManager
 from ..producer_state import MemorySnapshotStore, ProducerStateManager
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
-from .group_commit import ChangeQueue, Connector, PostgresFlusher, PostgresStore
+from .group_commit import ChangeQueue, Columns, Connector, PostgresFlusher, PostgresStore, insert
 from .schema import migrate
 
 logger = logging.getLogger(__name__)
@@ -140,8 +140,6 @@ class _PostgresPersistence:
         )
 
     def swap_segments(self, old: list[LogSegment], new: LogSegment) -> None:
-        from .group_commit import Columns
-
         topic_id, partition = self._key
         start, end = old[0].base_offset, old[-1].next_offset
         rows = Columns()
@@ -155,9 +153,7 @@ class _PostgresPersistence:
                 topic_id, partition, start, end,
             )
             if rows.count:
-                from .group_commit import _INSERT
-
-                await conn.execute(_INSERT, *rows.columns)
+                await insert(conn, rows)
 
         self._storage.flusher.queue_change(change)
         for segment in old:

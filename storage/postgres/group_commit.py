@@ -9,7 +9,8 @@ A failed round (PostgreSQL gone) keeps everything it took: the writers waiting f
 a KafkaStorageError (retriable for a producer), the connection is dropped and the next
 round, started by the next write or a retry after `RETRY_SECONDS`, connects again and
 writes it all. A round that committed but whose answer was lost is written again
-harmlessly: a batch already there is skipped (same partition and base offset).
+harmlessly: a batch already there is skipped if it is the same batch; any other batch at
+an offset already taken fails the round (another writer: see `insert`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import asyncpg
 
 from protocol.record_batch import BatchHeader
 
+from ..errors import KafkaStorageError
 from ..files import MemoryStore
 from ..flusher import GroupCommitFlusher, RoundDone, Syncable
 
@@ -43,8 +45,28 @@ INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base
 SELECT * FROM unnest($1::uuid[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
     $7::bigint[], $8::bigint[], $9::smallint[], $10::integer[], $11::integer[], $12::boolean[], $13::boolean[],
     $14::bytea[])
-ON CONFLICT DO NOTHING
 """
+# After a failed round whose COMMIT may have happened all the same (the connection lost
+# while committing): batches already there are skipped, if they are these very batches.
+_INSERT_AGAIN = _INSERT + "ON CONFLICT DO NOTHING"
+_CONFLICTS = """
+SELECT count(*) FROM unnest($1::uuid[], $2::integer[], $3::bigint[], $4::bytea[]) AS u(topic_id, partition,
+    base_offset, payload)
+JOIN batches b USING (topic_id, partition, base_offset) WHERE b.payload <> u.payload
+"""
+
+
+async def insert(conn: asyncpg.Connection, rows: Columns, *, again: bool = False) -> None:
+    """The batches of a round. The primary key is the last guard of the offsets this one
+    writer assigns: a batch at an offset already taken fails the round (KAFKA_STORAGE_ERROR
+    to its producers), unless it is the same batch written again (`again`)."""
+    if not again:
+        await conn.execute(_INSERT, *rows.columns)
+        return
+    await conn.execute(_INSERT_AGAIN, *rows.columns)
+    c = rows.columns
+    if await conn.fetchval(_CONFLICTS, c[0], c[1], c[2], c[13]):
+        raise KafkaStorageError("another writer took offsets of this broker's batches")
 
 
 class Columns:
@@ -194,7 +216,7 @@ class PostgresFlusher(GroupCommitFlusher):
             conn = await self._connector.get()
             async with conn.transaction():
                 if rows.count:
-                    await conn.execute(_INSERT, *rows.columns)
+                    await insert(conn, rows, again=self.failing)
                 for change in changes:
                     await change(conn)
         except (Exception, asyncio.CancelledError) as exc:

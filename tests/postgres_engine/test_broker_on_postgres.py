@@ -152,9 +152,11 @@ def test_a_newer_schema_is_refused_naming_both_versions(tmp_path: Path, postgres
 
 
 @pytest.fixture
-def own_server(tmp_path: Path) -> Iterator[PostgresServer]:
+def own_server() -> Iterator[PostgresServer]:
     """A PostgreSQL server this test may stop and start again."""
-    with running_postgres(tmp_path / "pg") as server:
+    # In a folder of its own, not under pytest's: a pytest starting meanwhile closes its
+    # base folder to other users, the server's own included.
+    with running_postgres() as server:
         yield server
 
 

@@ -5,7 +5,6 @@ itself); the clean-shutdown flag; topic deletion in SQL."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import asyncpg
 import pytest
@@ -24,9 +23,11 @@ async def open_engine(url: str) -> PostgresStorage:
 
 
 @pytest.fixture
-def own_server(tmp_path: Path) -> Iterator[PostgresServer]:
+def own_server() -> Iterator[PostgresServer]:
     """A server this test may stop and start again."""
-    with running_postgres(tmp_path / "pg") as server:
+    # In a folder of its own, not under pytest's: a pytest starting meanwhile closes its
+    # base folder to other users, the server's own included.
+    with running_postgres() as server:
         yield server
 
 
@@ -123,3 +124,28 @@ async def test_a_deleted_topic_leaves_no_row(postgres_url: str) -> None:
         assert await conn.fetchval("SELECT count(*) FROM topics") == 0
     finally:
         await conn.close()
+
+
+async def test_an_offset_taken_by_another_writer_fails_the_append(postgres_url: str) -> None:
+    """The primary key is the last guard of the offsets: a second engine on the same
+    database (what leader epochs will fence) cannot make the first overwrite its batches."""
+    first = await open_engine(postgres_url)
+    try:
+        await first.create_topic("t", 1)
+        await first.log("t", 0).append(make_batch(1), durable=True)
+        second = await open_engine(postgres_url)
+        try:
+            await second.log("t", 0).append(make_batch(2, key_prefix=b"second"), durable=True)
+        finally:
+            await second.close()
+        with pytest.raises(errors.KafkaStorageError):
+            await first.log("t", 0).append(make_batch(3, key_prefix=b"first"), durable=True)
+        assert first.log("t", 0).high_watermark == 1
+    finally:
+        await first.abort()
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        rows = await conn.fetch("SELECT base_offset, last_offset FROM batches ORDER BY base_offset")
+    finally:
+        await conn.close()
+    assert [tuple(r) for r in rows] == [(0, 0), (1, 2)]
