@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from odradek.client_config import ClientSecurity
+from odradek.sasl import SaslAuthenticationError
 from odradek.wire import WireConnection, WireError, error_name, parse_host_port
 from protocol.apis import API_VERSIONS_KEY
 from protocol.errors import ErrorCode
@@ -42,13 +44,20 @@ class Node:
 
 
 class Connection:
-    """odradek/wire.py's connection, with the API versions the broker serves agreed on
-    opening and every failure reported as a CliError."""
+    """odradek/wire.py's connection, secured as `security` says (TLS, a SASL login), with the
+    API versions the broker serves agreed on opening and every failure reported as a CliError."""
 
-    def __init__(self, host: str, port: int, timeout: float) -> None:
+    def __init__(self, host: str, port: int, timeout: float, security: ClientSecurity | None = None) -> None:
         self.address = f"{host}:{port}"
+        security = security or ClientSecurity()
         try:
-            self.wire = WireConnection(host, port, timeout, client_id=CLIENT_ID)
+            self.wire = WireConnection(host, port, timeout, client_id=CLIENT_ID,
+                                       ssl_context=security.ssl_context, sasl=security.sasl)
+        except SaslAuthenticationError as exc:
+            raise CliError(str(exc)) from None
+        except WireError as exc:
+            # A TLS or SASL listener closes on a client that does not speak its protocol.
+            raise CliError(f"{exc} (is security.protocol {security.protocol} the listener's?)") from None
         except OSError as exc:
             raise CliError(f"cannot connect to {self.address}: {exc.strerror or exc}") from None
         self.versions: dict[int, tuple[int, int]] = {}
@@ -100,14 +109,15 @@ def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
 class Cluster:
     """Connections to the bootstrap server and, on demand, to the other nodes."""
 
-    def __init__(self, bootstrap: str, timeout: float = 10.0) -> None:
+    def __init__(self, bootstrap: str, timeout: float = 10.0, security: ClientSecurity | None = None) -> None:
         self.timeout = timeout
+        self.security = security or ClientSecurity()
         self.nodes: dict[int, Node] = {}
         self._conns: dict[int, Connection] = {}
         errors: list[str] = []
         for host, port in parse_bootstrap(bootstrap):
             try:
-                self.bootstrap = Connection(host, port, timeout)
+                self.bootstrap = Connection(host, port, timeout, self.security)
                 break
             except CliError as exc:
                 errors.append(str(exc))
@@ -141,7 +151,7 @@ class Cluster:
             if node_id not in self.nodes:
                 raise CliError(f"node {node_id} is not in the cluster's metadata")
             n = self.nodes[node_id]
-            self._conns[node_id] = Connection(n.host, n.port, self.timeout)
+            self._conns[node_id] = Connection(n.host, n.port, self.timeout, self.security)
         return self._conns[node_id]
 
     def any_node(self) -> Connection:

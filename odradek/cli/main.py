@@ -13,6 +13,13 @@ from odradek import __version__
 from odradek.cli import groups, health, quotas, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import render
+from odradek.client_config import (
+    ClientConfigError,
+    ClientSecurity,
+    client_security,
+    env_properties,
+    read_properties,
+)
 
 BOOTSTRAP_ENV = "ODRADEK_BOOTSTRAP_SERVER"
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
@@ -231,6 +238,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _security(command_config: str | None) -> ClientSecurity:
+    """The `ODRADEK_*` variables' client properties, overridden by the --command-config file's."""
+    props = env_properties()
+    if command_config is not None:
+        props.update(read_properties(command_config))
+    return client_security(props)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _fill_defaults(parser().parse_args(argv))
     if args.run is None:
@@ -238,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     args.started = time.monotonic()
     try:
-        with Cluster(args.bootstrap_server, args.timeout) as cluster:
+        security = _security(args.command_config)
+    except ClientConfigError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
             output = args.run(cluster, args)
     except CliError as exc:
         print(f"Error: {exc}", file=sys.stderr)
