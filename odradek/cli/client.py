@@ -4,6 +4,7 @@ partition leader or the group/transaction coordinator as Kafka's AdminClient doe
 
 from __future__ import annotations
 
+import ssl
 import time
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -49,19 +50,36 @@ class Connection:
 
     def __init__(self, host: str, port: int, timeout: float, security: ClientSecurity | None = None) -> None:
         self.address = f"{host}:{port}"
-        security = security or ClientSecurity()
+        self.security = security or ClientSecurity()
+        # Requests answered: a listener of another security protocol closes before the
+        # first one past ApiVersions (which a SASL listener answers before the login).
+        self.answered = 0
         try:
             self.wire = WireConnection(host, port, timeout, client_id=CLIENT_ID,
-                                       ssl_context=security.ssl_context, sasl=security.sasl)
+                                       ssl_context=self.security.ssl_context, sasl=self.security.sasl)
         except SaslAuthenticationError as exc:
             raise CliError(str(exc)) from None
         except WireError as exc:
-            # A TLS or SASL listener closes on a client that does not speak its protocol.
-            raise CliError(f"{exc} (is security.protocol {security.protocol} the listener's?)") from None
+            raise CliError(f"{exc}{self._protocol_hint()}") from None
+        except ssl.SSLCertVerificationError as exc:
+            raise CliError(f"cannot connect to {self.address}: its certificate does not verify: "
+                           f"{exc.verify_message}") from None
+        except ssl.SSLError as exc:
+            raise CliError(f"cannot connect to {self.address}: TLS handshake failed: {exc.reason or exc}"
+                           f"{self._protocol_hint()}") from None
         except OSError as exc:
             raise CliError(f"cannot connect to {self.address}: {exc.strerror or exc}") from None
         self.versions: dict[int, tuple[int, int]] = {}
         self._negotiate()
+
+    def _protocol_hint(self) -> str:
+        if self.answered > 1:
+            return ""
+        protocol = self.security.protocol
+        if self.security.ssl_context is None:
+            return f" (is the listener's security.protocol {protocol}? see --command-config)"
+        return f" (is the listener's security.protocol {protocol}? does it require a client certificate? " \
+               "see --command-config)"
 
     def close(self) -> None:
         self.wire.close()
@@ -89,11 +107,17 @@ class Connection:
 
     def _call(self, api_key: int, version: int, request: Message) -> Any:
         try:
-            return self.wire.call(api_key, version, request)
+            answer = self.wire.call(api_key, version, request)
         except WireError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(f"{exc}{self._protocol_hint()}") from None
+        except ssl.SSLError as exc:
+            # TLS 1.3 reports a refused client certificate on the first read, not the handshake.
+            raise CliError(f"connection to {self.address} failed: TLS: {exc.reason or exc}"
+                           f"{self._protocol_hint()}") from None
         except OSError as exc:
             raise CliError(f"connection to {self.address} failed: {exc.strerror or exc}") from None
+        self.answered += 1
+        return answer
 
 
 def parse_bootstrap(servers: str) -> list[tuple[str, int]]:

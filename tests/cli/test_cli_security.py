@@ -219,20 +219,40 @@ def test_tls_failures_are_one_line_and_exit_1(capsys: pytest.CaptureFixture[str]
     config = secured.root / "other-ca.properties"
     config.write_text(f"security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location={other_ca}\n")
     run = _cli(capsys, secured.bootstrap("ssl"), config, "topics", "list")
-    assert (run.code, run.out) == (1, "") and run.err.count("\n") == 1
-    assert run.err.startswith(f"Error: cannot connect to {secured.bootstrap('ssl')}: ")
-    assert "certificate verify failed" in run.err
+    assert (run.code, run.out, run.err) == (1, "", f"Error: cannot connect to {secured.bootstrap('ssl')}: its "
+                                                   "certificate does not verify: unable to get local issuer certificate\n")
 
-    # Mutual TLS without a client certificate: the broker ends the handshake.
-    run = _cli(capsys, secured.bootstrap("mtls"), secured.command_config("ssl"), "topics", "list")
+    # Mutual TLS without a client certificate: TLS 1.3 tells the client on its first read,
+    # as the broker's alert or as the connection closed, whichever the client sees first.
+    mtls, hint = secured.bootstrap("mtls"), ("(is the listener's security.protocol SSL? does it require a client "
+                                             "certificate? see --command-config)")
+    run = _cli(capsys, mtls, secured.command_config("ssl"), "topics", "list")
+    assert (run.code, run.out) == (1, "")
+    assert run.err in (f"Error: connection to {mtls} failed: TLS: TLSV13_ALERT_CERTIFICATE_REQUIRED {hint}\n",
+                       f"Error: {mtls} closed the connection {hint}\n")
+
+    # A TLS client on a plaintext listener.
+    run = _cli(capsys, secured.bootstrap("plaintext"), secured.command_config("ssl"), "topics", "list")
     assert (run.code, run.out) == (1, "") and run.err.count("\n") == 1
-    assert run.err.startswith("Error: ")
+    assert run.err.startswith(f"Error: cannot connect to {secured.bootstrap('plaintext')}: TLS handshake failed: ")
+    assert run.err.endswith(f" {hint}\n")
 
     # A SASL client on a listener without SASL.
     run = _cli(capsys, secured.bootstrap("plaintext"), secured.command_config("sasl_plaintext:PLAIN"), "health")
     assert (run.code, run.out, run.err) == (
         1, "", f"Error: {secured.bootstrap('plaintext')} refused SASL mechanism PLAIN: ILLEGAL_SASL_STATE "
                "(its mechanisms: none)\n")
+
+
+@pytest.mark.parametrize("listener", ["ssl", "sasl_plaintext", "sasl_ssl"])
+def test_a_plaintext_client_on_a_secured_listener(secured: SecuredBroker, listener: str) -> None:
+    """Through the `odradek` command: the listener closes the connection, said in one line."""
+    address = secured.bootstrap(listener)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ODRADEK_")}
+    run = cli_process("topics", "list", "--bootstrap-server", address, "--timeout", "5", env=env)
+    assert (run.code, run.out, run.err) == (
+        1, "", f"Error: {address} closed the connection (is the listener's security.protocol PLAINTEXT? "
+               "see --command-config)\n")
 
 
 @pytest.mark.parametrize(("text", "error"), [
