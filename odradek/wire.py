@@ -12,6 +12,8 @@ from __future__ import annotations
 import socket
 import ssl
 import struct
+import time
+from collections.abc import Callable
 from typing import Any
 
 from odradek.sasl import SaslAuthenticationError, SaslMechanism
@@ -27,6 +29,9 @@ from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
 
 SASL_HANDSHAKE_KEY = 17
 SASL_AUTHENTICATE_KEY = 36
+# KIP-368: log in again this far into the session the broker grants (Kafka's clients pick
+# 85 to 95%), so that no request reaches the broker after the session has expired.
+REAUTH_FRACTION = 0.85
 
 
 class WireError(ConnectionError):
@@ -84,9 +89,14 @@ class WireConnection:
         ssl_context: ssl.SSLContext | None = None,
         sasl: SaslMechanism | None = None,
         nodelay: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.address = f"{host}:{port}"
         self.client_id = client_id
+        self.clock = clock
+        # When to log in again (KIP-368), if the broker limits the session.
+        self.reauthenticate_at: float | None = None
+        self._sasl = sasl
         sock = socket.create_connection((host, port), timeout=timeout)
         if nodelay:
             # Requests are written whole; Nagle would only hold the next one back. Off by
@@ -108,7 +118,9 @@ class WireConnection:
 
     def authenticate(self, mechanism: SaslMechanism) -> None:
         """SaslHandshake, then SaslAuthenticate requests until the mechanism is done (KIP-152:
-        the SASL tokens framed as Kafka requests)."""
+        the SASL tokens framed as Kafka requests). Again, as `call` does when the session the
+        broker granted nears its end (KIP-368)."""
+        self.reauthenticate_at = None
         hello: Any = self.call(SASL_HANDSHAKE_KEY, 1, SaslHandshakeRequest(mechanism=mechanism.name))
         if hello.error_code != ErrorCode.NONE:
             offered = ", ".join(hello.mechanisms) or "none"
@@ -126,6 +138,8 @@ class WireConnection:
             try:
                 token = steps.send(bytes(answer.auth_bytes))
             except StopIteration:
+                if answer.session_lifetime_ms > 0:
+                    self.reauthenticate_at = self.clock() + answer.session_lifetime_ms / 1000 * REAUTH_FRACTION
                 return
 
     def __enter__(self) -> WireConnection:
@@ -160,7 +174,9 @@ class WireConnection:
         return decode_response(api_key, version, self.recv_frame())
 
     def call(self, api_key: int, version: int, body: Message) -> Any:
-        """One request and its response."""
+        """One request and its response (after logging in again if the session is ending)."""
+        if self._sasl is not None and self.reauthenticate_at is not None and self.clock() >= self.reauthenticate_at:
+            self.authenticate(self._sasl)
         cid = self.send(api_key, version, body)
         got, response = self.recv(api_key, version)
         if got != cid:
