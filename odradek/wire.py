@@ -1,5 +1,6 @@
-"""The project's one blocking Kafka connection: framed requests over a plain (or TLS) socket,
-encoded and decoded by the sans-I/O codec of protocol/.
+"""The project's one blocking Kafka connection: framed requests over a plain or TLS socket,
+logged in with SASL (odradek/sasl.py) when asked, encoded and decoded by the sans-I/O codec
+of protocol/.
 
 The admin CLI (odradek/cli/client.py), the sink's two-phase commit (pipeline/wire.py) and
 the raw-wire tests (tests/kafka_wire.py) all speak through it; each adds its own routing
@@ -11,8 +12,11 @@ from __future__ import annotations
 import socket
 import ssl
 import struct
+import time
+from collections.abc import Callable
 from typing import Any
 
+from odradek.sasl import SaslAuthenticationError, SaslMechanism
 from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
 from protocol.frames import frame
@@ -20,6 +24,14 @@ from protocol.message import Message
 from protocol.messages import API_SPECS
 from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
+from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
+from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+
+SASL_HANDSHAKE_KEY = 17
+SASL_AUTHENTICATE_KEY = 36
+# KIP-368: log in again this far into the session the broker grants (Kafka's clients pick
+# 85 to 95%), so that no request reaches the broker after the session has expired.
+REAUTH_FRACTION = 0.85
 
 
 class WireError(ConnectionError):
@@ -62,8 +74,10 @@ def parse_host_port(server: str) -> tuple[str, int]:
 
 
 class WireConnection:
-    """One TCP connection to one broker, one request in flight at a time. Socket errors are
-    raised as they are (OSError); a broken frame as WireError."""
+    """One TCP connection to one broker, one request in flight at a time, over TLS with
+    `ssl_context` and logged in with `sasl` before it is handed out (SASL_PLAINTEXT or, with
+    both, SASL_SSL). Socket and TLS errors are raised as they are (OSError); a broken frame
+    as WireError; a refused login as SaslAuthenticationError (a ConnectionError too)."""
 
     def __init__(
         self,
@@ -73,20 +87,60 @@ class WireConnection:
         *,
         client_id: str = "wire",
         ssl_context: ssl.SSLContext | None = None,
+        sasl: SaslMechanism | None = None,
         nodelay: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.address = f"{host}:{port}"
         self.client_id = client_id
+        self.clock = clock
+        # When to log in again (KIP-368), if the broker limits the session.
+        self.reauthenticate_at: float | None = None
+        self._sasl = sasl
         sock = socket.create_connection((host, port), timeout=timeout)
         if nodelay:
             # Requests are written whole; Nagle would only hold the next one back. Off by
             # default: pipelined requests then reach the broker as the raw-wire tests expect.
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = sock if ssl_context is None else ssl_context.wrap_socket(sock, server_hostname=host)
+        self.sock = sock
         self.correlation_id = 0
+        try:
+            if ssl_context is not None:
+                self.sock = ssl_context.wrap_socket(sock, server_hostname=host)
+            if sasl is not None:
+                self.authenticate(sasl)
+        except BaseException:
+            self.sock.close()
+            raise
 
     def close(self) -> None:
         self.sock.close()
+
+    def authenticate(self, mechanism: SaslMechanism) -> None:
+        """SaslHandshake, then SaslAuthenticate requests until the mechanism is done (KIP-152:
+        the SASL tokens framed as Kafka requests). Again, as `call` does when the session the
+        broker granted nears its end (KIP-368)."""
+        self.reauthenticate_at = None
+        hello: Any = self.call(SASL_HANDSHAKE_KEY, 1, SaslHandshakeRequest(mechanism=mechanism.name))
+        if hello.error_code != ErrorCode.NONE:
+            offered = ", ".join(hello.mechanisms) or "none"
+            raise SaslAuthenticationError(
+                f"{self.address} refused SASL mechanism {mechanism.name}: {error_name(hello.error_code)} "
+                f"(its mechanisms: {offered})")
+        steps = mechanism.exchange()
+        token = next(steps)
+        while True:
+            answer: Any = self.call(SASL_AUTHENTICATE_KEY, 1, SaslAuthenticateRequest(auth_bytes=token))
+            if answer.error_code != ErrorCode.NONE:
+                detail = f": {answer.error_message}" if answer.error_message else ""
+                raise SaslAuthenticationError(
+                    f"{self.address} refused the {mechanism.name} login: {error_name(answer.error_code)}{detail}")
+            try:
+                token = steps.send(bytes(answer.auth_bytes))
+            except StopIteration:
+                if answer.session_lifetime_ms > 0:
+                    self.reauthenticate_at = self.clock() + answer.session_lifetime_ms / 1000 * REAUTH_FRACTION
+                return
 
     def __enter__(self) -> WireConnection:
         return self
@@ -120,7 +174,9 @@ class WireConnection:
         return decode_response(api_key, version, self.recv_frame())
 
     def call(self, api_key: int, version: int, body: Message) -> Any:
-        """One request and its response."""
+        """One request and its response (after logging in again if the session is ending)."""
+        if self._sasl is not None and self.reauthenticate_at is not None and self.clock() >= self.reauthenticate_at:
+            self.authenticate(self._sasl)
         cid = self.send(api_key, version, body)
         got, response = self.recv(api_key, version)
         if got != cid:

@@ -4,10 +4,13 @@ partition leader or the group/transaction coordinator as Kafka's AdminClient doe
 
 from __future__ import annotations
 
+import ssl
 import time
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from odradek.client_config import ClientSecurity
+from odradek.sasl import SaslAuthenticationError
 from odradek.wire import WireConnection, WireError, error_name, parse_host_port
 from protocol.apis import API_VERSIONS_KEY
 from protocol.errors import ErrorCode
@@ -42,17 +45,41 @@ class Node:
 
 
 class Connection:
-    """odradek/wire.py's connection, with the API versions the broker serves agreed on
-    opening and every failure reported as a CliError."""
+    """odradek/wire.py's connection, secured as `security` says (TLS, a SASL login), with the
+    API versions the broker serves agreed on opening and every failure reported as a CliError."""
 
-    def __init__(self, host: str, port: int, timeout: float) -> None:
+    def __init__(self, host: str, port: int, timeout: float, security: ClientSecurity | None = None) -> None:
         self.address = f"{host}:{port}"
+        self.security = security or ClientSecurity()
+        # Requests answered: a listener of another security protocol closes before the
+        # first one past ApiVersions (which a SASL listener answers before the login).
+        self.answered = 0
         try:
-            self.wire = WireConnection(host, port, timeout, client_id=CLIENT_ID)
+            self.wire = WireConnection(host, port, timeout, client_id=CLIENT_ID,
+                                       ssl_context=self.security.ssl_context, sasl=self.security.sasl)
+        except SaslAuthenticationError as exc:
+            raise CliError(str(exc)) from None
+        except WireError as exc:
+            raise CliError(f"{exc}{self._protocol_hint()}") from None
+        except ssl.SSLCertVerificationError as exc:
+            raise CliError(f"cannot connect to {self.address}: its certificate does not verify: "
+                           f"{exc.verify_message}") from None
+        except ssl.SSLError as exc:
+            raise CliError(f"cannot connect to {self.address}: TLS handshake failed: {exc.reason or exc}"
+                           f"{self._protocol_hint()}") from None
         except OSError as exc:
             raise CliError(f"cannot connect to {self.address}: {exc.strerror or exc}") from None
         self.versions: dict[int, tuple[int, int]] = {}
         self._negotiate()
+
+    def _protocol_hint(self) -> str:
+        if self.answered > 1:
+            return ""
+        protocol = self.security.protocol
+        if self.security.ssl_context is None:
+            return f" (is the listener's security.protocol {protocol}? see --command-config)"
+        return f" (is the listener's security.protocol {protocol}? does it require a client certificate? " \
+               "see --command-config)"
 
     def close(self) -> None:
         self.wire.close()
@@ -80,11 +107,17 @@ class Connection:
 
     def _call(self, api_key: int, version: int, request: Message) -> Any:
         try:
-            return self.wire.call(api_key, version, request)
+            answer = self.wire.call(api_key, version, request)
         except WireError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(f"{exc}{self._protocol_hint()}") from None
+        except ssl.SSLError as exc:
+            # TLS 1.3 reports a refused client certificate on the first read, not the handshake.
+            raise CliError(f"connection to {self.address} failed: TLS: {exc.reason or exc}"
+                           f"{self._protocol_hint()}") from None
         except OSError as exc:
             raise CliError(f"connection to {self.address} failed: {exc.strerror or exc}") from None
+        self.answered += 1
+        return answer
 
 
 def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
@@ -100,14 +133,15 @@ def parse_bootstrap(servers: str) -> list[tuple[str, int]]:
 class Cluster:
     """Connections to the bootstrap server and, on demand, to the other nodes."""
 
-    def __init__(self, bootstrap: str, timeout: float = 10.0) -> None:
+    def __init__(self, bootstrap: str, timeout: float = 10.0, security: ClientSecurity | None = None) -> None:
         self.timeout = timeout
+        self.security = security or ClientSecurity()
         self.nodes: dict[int, Node] = {}
         self._conns: dict[int, Connection] = {}
         errors: list[str] = []
         for host, port in parse_bootstrap(bootstrap):
             try:
-                self.bootstrap = Connection(host, port, timeout)
+                self.bootstrap = Connection(host, port, timeout, self.security)
                 break
             except CliError as exc:
                 errors.append(str(exc))
@@ -141,7 +175,7 @@ class Cluster:
             if node_id not in self.nodes:
                 raise CliError(f"node {node_id} is not in the cluster's metadata")
             n = self.nodes[node_id]
-            self._conns[node_id] = Connection(n.host, n.port, self.timeout)
+            self._conns[node_id] = Connection(n.host, n.port, self.timeout, self.security)
         return self._conns[node_id]
 
     def any_node(self) -> Connection:

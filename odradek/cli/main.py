@@ -13,9 +13,17 @@ from odradek import __version__
 from odradek.cli import groups, health, quotas, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import render
+from odradek.client_config import (
+    ClientConfigError,
+    ClientSecurity,
+    client_security,
+    env_properties,
+    read_properties,
+)
 
 BOOTSTRAP_ENV = "ODRADEK_BOOTSTRAP_SERVER"
 DEFAULT_BOOTSTRAP = "127.0.0.1:9092"
+DEFAULT_TIMEOUT = 10.0
 
 def _topics(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("topics", help="list, create, describe, change and delete topics")
@@ -164,11 +172,49 @@ def _data(sub: argparse._SubParsersAction) -> None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage errors exit with 1, as Kafka's tools do (argparse's own is 2)."""
+    """Usage errors are one line on stderr and exit with 1, as every other error (argparse's
+    own print the usage first and exit with 2); `--help` shows the usage."""
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
         self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def _global_options(p: argparse.ArgumentParser) -> None:
+    """The options every command takes, before or after its name (as Kafka's tools take
+    options in any order). SUPPRESS as the default: a subcommand's parser copies what it
+    parsed over its parent's values, so a default there would undo a value given earlier;
+    the defaults are filled in after parsing (`_fill_defaults`)."""
+    g = p.add_argument_group("connection and output (before or after the command)")
+    g.add_argument("--bootstrap-server", "--bootstrap-servers", "--broker-list", dest="bootstrap_server",
+                   default=argparse.SUPPRESS, metavar="HOST:PORT[,HOST:PORT]",
+                   help=f"the brokers to start from (default: ${BOOTSTRAP_ENV} or {DEFAULT_BOOTSTRAP})")
+    g.add_argument("--command-config", default=argparse.SUPPRESS, metavar="FILE",
+                   help="Kafka client properties: security.protocol, ssl.*, sasl.* (docs/cli.md)")
+    g.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
+    g.add_argument("--timeout", type=float, default=argparse.SUPPRESS, metavar="SECONDS",
+                   help=f"socket timeout in seconds (default {DEFAULT_TIMEOUT:g})")
+
+
+def _every_parser(p: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = [p]
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                found += _every_parser(child)
+    return found
+
+
+def _fill_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    defaults = {
+        "bootstrap_server": os.environ.get(BOOTSTRAP_ENV, DEFAULT_BOOTSTRAP),
+        "command_config": None,
+        "json": False,
+        "timeout": DEFAULT_TIMEOUT,
+    }
+    for name, value in defaults.items():
+        if not hasattr(args, name):
+            setattr(args, name, value)
+    return args
 
 
 def parser() -> argparse.ArgumentParser:
@@ -178,10 +224,6 @@ def parser() -> argparse.ArgumentParser:
                     "Kafka-compatible cluster over the wire protocol.",
     )
     p.add_argument("--version", action="version", version=f"odradek {__version__}")
-    p.add_argument("--bootstrap-server", default=os.environ.get(BOOTSTRAP_ENV, DEFAULT_BOOTSTRAP),
-                   help=f"host:port[,host:port] (default: ${BOOTSTRAP_ENV} or {DEFAULT_BOOTSTRAP})")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--timeout", type=float, default=10.0, help="socket timeout in seconds")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # Listed for the help only: the umbrella command (odradek/__main__.py) runs the broker.
     sub.add_parser("serve", help="run the broker (its flags: odradek serve --help)").set_defaults(run=None)
@@ -190,17 +232,33 @@ def parser() -> argparse.ArgumentParser:
     _transactions(sub)
     _quotas(sub)
     _data(sub)
+    for each in _every_parser(p):
+        if each.prog != "odradek serve":
+            _global_options(each)
     return p
 
 
+def _security(command_config: str | None) -> ClientSecurity:
+    """The `ODRADEK_*` variables' client properties, overridden by the --command-config file's."""
+    props = env_properties()
+    if command_config is not None:
+        props.update(read_properties(command_config))
+    return client_security(props)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = _fill_defaults(parser().parse_args(argv))
     if args.run is None:
         print("Error: run the broker with `odradek serve` or `python -m broker`", file=sys.stderr)
         return 1
     args.started = time.monotonic()
     try:
-        with Cluster(args.bootstrap_server, args.timeout) as cluster:
+        security = _security(args.command_config)
+    except ClientConfigError as exc:
+        print(f"Error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
             output = args.run(cluster, args)
     except CliError as exc:
         print(f"Error: {exc}", file=sys.stderr)

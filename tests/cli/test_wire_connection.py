@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from odradek.sasl import Plain, SaslAuthenticationError
 from odradek.testing import OdradekBroker, free_port
-from odradek.wire import WireConnection, WireError, error_name, parse_host_port
+from odradek.wire import REAUTH_FRACTION, WireConnection, WireError, error_name, parse_host_port
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.metadata_request import MetadataRequest
 
 API_VERSIONS = 18
 
@@ -51,3 +53,36 @@ def test_addresses_and_error_names() -> None:
             parse_host_port(bad)
     assert error_name(ErrorCode.NOT_COORDINATOR) == "NOT_COORDINATOR"
     assert error_name(9999) == "UNKNOWN_ERROR_CODE_9999"
+
+
+def test_a_sasl_login_and_its_renewal_before_the_session_ends(tmp_path: Path) -> None:
+    """KIP-368: the broker grants a session of connections.max.reauth.ms; the connection logs
+    in again on the same socket once REAUTH_FRACTION of it has passed (its clock injected, so
+    the test does not wait)."""
+    lifetime_s, port, sasl_port = 600, free_port(), free_port()
+    jaas = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret";'
+    overrides = {
+        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
+        "listener.name.sasl_plaintext.sasl.enabled.mechanisms": "PLAIN",
+        "listener.name.sasl_plaintext.plain.sasl.jaas.config": jaas,
+        "connections.max.reauth.ms": str(lifetime_s * 1000),
+    }
+    now = [1000.0]
+    with OdradekBroker(tmp_path / "data", overrides, port) as broker:
+        conn = WireConnection("127.0.0.1", sasl_port, sasl=Plain("alice", "alice-secret"), clock=lambda: now[0])
+        with conn:
+            # SaslHandshake and one SaslAuthenticate.
+            assert (conn.correlation_id, conn.reauthenticate_at) == (2, 1000.0 + lifetime_s * REAUTH_FRACTION)
+            conn.call(3, 12, MetadataRequest(topics=[]))
+            assert conn.correlation_id == 3
+            mark = broker.log_size()
+            now[0] += lifetime_s * REAUTH_FRACTION
+            assert conn.call(3, 12, MetadataRequest(topics=[])).brokers
+            # The login again (two requests) before the Metadata request.
+            assert (conn.correlation_id, conn.reauthenticate_at) == (6, now[0] + lifetime_s * REAUTH_FRACTION)
+            assert "re-authentication started" in broker.log_since(mark)
+
+        with pytest.raises(SaslAuthenticationError) as refused:
+            WireConnection("127.0.0.1", sasl_port, sasl=Plain("alice", "wrong"))
+        assert str(refused.value) == (f"127.0.0.1:{sasl_port} refused the PLAIN login: SASL_AUTHENTICATION_FAILED: "
+                                      "Authentication failed: Invalid username or password")
