@@ -30,16 +30,14 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import structlog
 
-from coordinator.group.admin import GroupAdmin
+from coordinator.group.admin import GroupAdmin, GroupDescription, ListedGroup
 from coordinator.group.api import (
     CommitOffsets,
     CommitTxnOffsets,
     FetchedOffset,
-    GroupDescription,
     JoinMember,
     JoinResult,
     LeavingMember,
-    ListedGroup,
     MemberHeartbeat,
     SyncMember,
     SyncResult,
@@ -76,13 +74,13 @@ class GroupCoordinator:
     def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig) -> None:
         self.rt = GroupRuntime(coordinator_log, clock, config)
         self.metadata = GroupMetadataManager(self.rt)
-        self.rebalance = Rebalancer(self.rt, self.metadata)
-        self.joins = JoinHandler(self.rt, self.metadata, self.rebalance)
+        self.rebalance = Rebalancer(self.rt)
+        self.conversion = GroupConversion(self.rt, self.rebalance)
+        self.joins = JoinHandler(self.rt, self.rebalance, self.conversion.make_way_for_classic)
         self.members = MemberHandler(self.rt, self.rebalance)
         self.offsets = OffsetManager(self.rt, self.rebalance)
         self.admin = GroupAdmin(self.rt, self.offsets)
         self.consumers = ConsumerHeartbeatHandler(self.rt)
-        self.conversion = GroupConversion(self.rt, self.rebalance)
         self.consumers.upgrade = self.conversion.upgrade
         self.consumers.downgrade = self.conversion.downgrade
         self.classic_members = ClassicMemberHandler(self.rt, self.consumers)
