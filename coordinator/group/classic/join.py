@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from coordinator.group.api import JoinMember, JoinResult
 from coordinator.group.classic.group import ClassicGroup, Member
+from coordinator.group.classic.ports import ClassicRuntime
 from coordinator.group.classic.rebalance import Rebalancer
 from coordinator.group.classic.states import GroupState
-from coordinator.group.runtime import GroupRuntime
 from coordinator.log import GROUP_METADATA, CoordinatorLogError
 from protocol.errors import ErrorCode
 
@@ -34,7 +34,7 @@ class _Previous:
 
 
 class JoinHandler:
-    def __init__(self, rt: GroupRuntime, rebalance: Rebalancer,
+    def __init__(self, rt: ClassicRuntime, rebalance: Rebalancer,
                  consumer_group_in_the_way: ConsumerGroupInTheWay) -> None:
         self.rt = rt
         self.rebalance = rebalance

@@ -9,8 +9,8 @@ import structlog
 from coordinator.group.api import JoinResult, SyncResult
 from coordinator.group.classic.group import ClassicGroup, DelayedJoin, InitialJoin, Member
 from coordinator.group.classic.metadata import group_record
+from coordinator.group.classic.ports import ClassicRuntime
 from coordinator.group.classic.states import GroupState
-from coordinator.group.runtime import GroupRuntime
 from coordinator.group.timers import heartbeat_key, join_key, sync_key
 from coordinator.log import GROUP_METADATA, CoordinatorLogError
 from protocol.errors import ErrorCode
@@ -19,7 +19,7 @@ log = structlog.get_logger("odradek.groups")
 
 
 class Rebalancer:
-    def __init__(self, rt: GroupRuntime) -> None:
+    def __init__(self, rt: ClassicRuntime) -> None:
         self.rt = rt
 
     # --- sessions ------------------------------------------------------------------------
