@@ -7,7 +7,8 @@ a ConsumerGroupHeartbeat joins; its members stay, as classic members, with the p
 they hold and the generation as their epoch. Downgrade: a consumer group whose last member of
 the new protocol leaves while classic members remain becomes a classic group at the group
 epoch, and rebalances. Either way the classic group object of the id, which holds the
-offsets, stays the same object, Empty while the consumer group exists."""
+offsets, stays the same object, Empty while the consumer group exists. And an empty
+consumer group gives way to a JoinGroup of its id (`make_way_for_classic`)."""
 
 from __future__ import annotations
 
