@@ -1,23 +1,52 @@
-"""The administrative group APIs: DescribeGroups, ListGroups, DeleteGroups, OffsetDelete."""
+"""The administrative group APIs: DescribeGroups, ListGroups, DeleteGroups, OffsetDelete,
+and what DescribeGroups and ListGroups answer."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from coordinator.group import records
-from coordinator.group.api import (
-    GROUP_TYPE_CLASSIC,
-    GROUP_TYPE_CONSUMER,
-    GroupDescription,
-    ListedGroup,
-    MemberDescription,
-)
 from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from coordinator.group.classic.states import GroupState
+from coordinator.group.consumer.group import ConsumerGroupState
 from coordinator.group.consumer.records import group_tombstones
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
 from coordinator.log import OFFSET_COMMIT, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
+
+GROUP_TYPE_CLASSIC = "classic"
+GROUP_TYPE_CONSUMER = "consumer"
+
+
+@dataclass(slots=True)
+class MemberDescription:
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(slots=True)
+class GroupDescription:
+    group_id: str
+    error: ErrorCode
+    # None when the group could not be described (see `error`).
+    state: GroupState | None
+    protocol_type: str
+    protocol: str
+    members: list[MemberDescription]
+
+
+@dataclass(slots=True)
+class ListedGroup:
+    group_id: str
+    protocol_type: str
+    state: GroupState | ConsumerGroupState
+    group_type: str
 
 
 class GroupAdmin:

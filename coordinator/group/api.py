@@ -1,19 +1,15 @@
 """What the group coordinator is asked and what it answers: the request and result types
-the API handlers build and read (`coordinator/group/coordinator.py` is the façade)."""
+the API handlers build and read (`coordinator/group/coordinator.py` is the façade). They
+name no group: `classic/` and `consumer/` build and read them, so they sit below both (the
+administrative answers, which carry group states, are `coordinator/group/admin.py`'s)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from coordinator.group.classic.states import GroupState
-from coordinator.group.consumer.group import ConsumerGroupState
 from coordinator.group.offsets import OffsetAndMetadata
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
-
-GROUP_TYPE_CLASSIC = "classic"
-GROUP_TYPE_CONSUMER = "consumer"
-
 
 # --- membership -----------------------------------------------------------------------------
 
@@ -120,35 +116,3 @@ class FetchedOffset:
 
 
 NO_OFFSET = FetchedOffset(-1, -1, "", ErrorCode.NONE)
-
-
-# --- administration --------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class MemberDescription:
-    member_id: str
-    group_instance_id: str | None
-    client_id: str
-    client_host: str
-    metadata: bytes
-    assignment: bytes
-
-
-@dataclass(slots=True)
-class GroupDescription:
-    group_id: str
-    error: ErrorCode
-    # None when the group could not be described (see `error`).
-    state: GroupState | None
-    protocol_type: str
-    protocol: str
-    members: list[MemberDescription]
-
-
-@dataclass(slots=True)
-class ListedGroup:
-    group_id: str
-    protocol_type: str
-    state: GroupState | ConsumerGroupState
-    group_type: str

@@ -7,23 +7,25 @@ a ConsumerGroupHeartbeat joins; its members stay, as classic members, with the p
 they hold and the generation as their epoch. Downgrade: a consumer group whose last member of
 the new protocol leaves while classic members remain becomes a classic group at the group
 epoch, and rebalances. Either way the classic group object of the id, which holds the
-offsets, stays the same object, Empty while the consumer group exists."""
+offsets, stays the same object, Empty while the consumer group exists. And an empty
+consumer group gives way to a JoinGroup of its id (`make_way_for_classic`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 
 import structlog
 
-from coordinator.group.api import JoinResult, SyncResult
+from coordinator.group.api import JoinMember, JoinResult, SyncResult
 from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup, Member, decode_subscription
+from coordinator.group.classic.metadata import group_record
 from coordinator.group.classic.rebalance import Rebalancer
 from coordinator.group.classic.states import GroupState
 from coordinator.group.consumer import records as consumer_records
-from coordinator.group.consumer.assignors import Partition
+from coordinator.group.consumer.classic_protocol import decode_assignment, encode_assignment
 from coordinator.group.consumer.group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
 from coordinator.group.consumer.reconciliation import MemberAssignment
-from coordinator.group.metadata_manager import group_record
+from coordinator.group.consumer.records import group_tombstones
 from coordinator.group.runtime import GroupRuntime
 from coordinator.group.timers import (
     consumer_revocation_key,
@@ -32,37 +34,10 @@ from coordinator.group.timers import (
     join_key,
     sync_key,
 )
-from coordinator.log import Record
+from coordinator.log import GROUP_METADATA, Record
 from protocol.errors import ErrorCode
-from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
-from protocol.messages.consumer_protocol_assignment import TopicPartition as AssignedTopic
-from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 
 log = structlog.get_logger("odradek.groups")
-
-
-def owned_partitions(sub: ConsumerProtocolSubscription) -> frozenset[Partition]:
-    return frozenset((t.topic, p) for t in sub.owned_partitions for p in t.partitions)
-
-
-def encode_assignment(partitions: Iterable[Partition]) -> bytes:
-    """A ConsumerProtocolAssignment v0 (every client reads it)."""
-    by_topic: dict[str, list[int]] = {}
-    for topic, p in sorted(partitions):
-        by_topic.setdefault(topic, []).append(p)
-    body = ConsumerProtocolAssignment([AssignedTopic(t, ps) for t, ps in by_topic.items()]).encode(0)
-    return (0).to_bytes(2, "big") + body
-
-
-def decode_assignment(data: bytes) -> frozenset[Partition]:
-    if len(data) < 2:
-        return frozenset()
-    version = int.from_bytes(data[:2], "big", signed=True)
-    try:
-        a = ConsumerProtocolAssignment.decode(data[2:], min(max(version, 0), ConsumerProtocolAssignment.MAX_VERSION))
-    except Exception:
-        return frozenset()
-    return frozenset((t.topic, p) for t in a.assigned_partitions for p in t.partitions)
 
 
 class GroupConversion:
@@ -90,6 +65,33 @@ class GroupConversion:
         group.state = GroupState.EMPTY
         group.current_state_timestamp = self.rt.clock.now_ms()
         return group
+
+    # --- an empty consumer group -> classic ---------------------------------------------------
+
+    async def make_way_for_classic(self, req: JoinMember) -> JoinResult | None:
+        """A JoinGroup for the id of a consumer group: the refusal, or None once no
+        consumer group is in the way (`classic/join.py`'s ConsumerGroupInTheWay)."""
+        consumer_group = self.rt.consumer_groups.get(req.group_id)
+        if consumer_group is None:
+            return None
+        # Kafka: a consumer group (KIP-848) with members is no classic group; an empty
+        # one becomes classic on the first JoinGroup (its offsets stay).
+        if consumer_group.members:
+            return JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
+        return await self.rt.write(
+            req.group_id, lambda: self._drop_empty_consumer_group(req),
+            lambda exc: JoinResult(exc.client_error(GROUP_METADATA), req.member_id))
+
+    def _drop_empty_consumer_group(self, req: JoinMember) -> tuple[list[Record], JoinResult | None]:
+        """The consumer group's tombstones; it goes once they are durable. A refusal if a
+        member joined it meanwhile."""
+        consumer_group = self.rt.consumer_groups.get(req.group_id)
+        if consumer_group is None:
+            return [], None
+        if consumer_group.members:
+            return [], JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
+        self.rt.after_write(lambda: self.rt.drop_consumer_group(consumer_group))
+        return group_tombstones(req.group_id), None
 
     # --- classic -> consumer -------------------------------------------------------------
 

@@ -1,15 +1,19 @@
 """The group coordinator: the façade the API handlers call (Kafka's GroupCoordinator).
 The work is done by its parts, one job each, in Kafka's layout:
 
-- `classic/`: classic groups and their rebalance protocol (`group`, `states`, `rebalance`,
-  `join`, `members`);
-- `consumer/`: KIP-848 consumer groups (`group`, `heartbeat`, `records`, `assignors`,
-  `reconciliation`) and the classic protocol's members they take (`classic_members`);
-- shared: `metadata_manager` (rebuilding groups and offsets from `__consumer_offsets`,
+- below both kinds of groups: `api` (request and result types), `offsets`, `records`,
+  `config`, `timers`;
+- `classic/`: classic groups and their rebalance protocol (`group`, `states`, `metadata`,
+  `rebalance`, `join`, `members`);
+- `consumer/`: KIP-848 consumer groups (`group`, `heartbeat`, `records`, `replay`,
+  `assignors`, `reconciliation`) and the classic protocol's members they take
+  (`classic_members`, `classic_protocol`);
+- above both: `runtime` (what they share: groups, log, clock and timers, status, and group
+  writes; `classic/` and `consumer/` use it through the Protocols of their `ports`),
+  `snapshot`, `metadata_manager` (rebuilding groups and offsets from `__consumer_offsets`,
   Kafka's GroupMetadataManager), `offset_manager` (committed offsets, plain and
-  transactional, and their retention), `conversion` (between the two protocols), `admin`
-  (describe, list and delete groups, delete offsets) and `runtime` (what they share:
-  groups, log, clock and timers, status, and group writes).
+  transactional, and their retention), `conversion` (between the two protocols) and `admin`
+  (describe, list and delete groups, delete offsets).
 
 All state lives in memory and is rebuilt from `__consumer_offsets` on start. A state change
 stands only once its records are durable: group writes go through `GroupRuntime.write`
@@ -30,16 +34,14 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import structlog
 
-from coordinator.group.admin import GroupAdmin
+from coordinator.group.admin import GroupAdmin, GroupDescription, ListedGroup
 from coordinator.group.api import (
     CommitOffsets,
     CommitTxnOffsets,
     FetchedOffset,
-    GroupDescription,
     JoinMember,
     JoinResult,
     LeavingMember,
-    ListedGroup,
     MemberHeartbeat,
     SyncMember,
     SyncResult,
@@ -76,13 +78,13 @@ class GroupCoordinator:
     def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig) -> None:
         self.rt = GroupRuntime(coordinator_log, clock, config)
         self.metadata = GroupMetadataManager(self.rt)
-        self.rebalance = Rebalancer(self.rt, self.metadata)
-        self.joins = JoinHandler(self.rt, self.metadata, self.rebalance)
+        self.rebalance = Rebalancer(self.rt)
+        self.conversion = GroupConversion(self.rt, self.rebalance)
+        self.joins = JoinHandler(self.rt, self.rebalance, self.conversion.make_way_for_classic)
         self.members = MemberHandler(self.rt, self.rebalance)
         self.offsets = OffsetManager(self.rt, self.rebalance)
         self.admin = GroupAdmin(self.rt, self.offsets)
         self.consumers = ConsumerHeartbeatHandler(self.rt)
-        self.conversion = GroupConversion(self.rt, self.rebalance)
         self.consumers.upgrade = self.conversion.upgrade
         self.consumers.downgrade = self.conversion.downgrade
         self.classic_members = ClassicMemberHandler(self.rt, self.consumers)

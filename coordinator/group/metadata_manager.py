@@ -1,5 +1,6 @@
 """Group metadata in `__consumer_offsets`: rebuilding every group and its offsets from the
-log on start, and writing a group's metadata record (Kafka's GroupMetadataManager)."""
+log on start (Kafka's GroupMetadataManager; a classic group's record is
+`classic/metadata.py`'s, written by `classic/rebalance.py`)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ from collections.abc import Mapping
 import structlog
 
 from coordinator.group import records
-from coordinator.group.classic.group import ClassicGroup, Member
-from coordinator.group.classic.states import GroupState
+from coordinator.group.classic.group import ClassicGroup
+from coordinator.group.classic.metadata import group_from_record
 from coordinator.group.consumer import records as consumer_records
 from coordinator.group.consumer import replay as consumer_replay
 from coordinator.group.consumer.group import ConsumerGroup
 from coordinator.group.consumer.replay import LoadCheck
 from coordinator.group.offsets import OffsetStore
 from coordinator.group.runtime import GroupRuntime
-from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord, Record
+from coordinator.log import GROUP_METADATA, CoordinatorLogError, LogRecord
 from protocol.errors import ErrorCode
-from protocol.messages.group_metadata_value import GroupMetadataValue, MemberMetadata
+from protocol.messages.group_metadata_value import GroupMetadataValue
 
 log = structlog.get_logger("odradek.groups")
 
@@ -95,7 +96,7 @@ class GroupMetadataManager:
             offsets = replay.offsets.get(group_id)
             if value is None and (offsets is None or not (offsets.committed or offsets.pending_txn)):
                 continue
-            group = _group_from_record(group_id, value, now)
+            group = group_from_record(group_id, value, now)
             if offsets is not None:
                 group.offsets = offsets
             self.rt.groups[group_id] = group
@@ -103,69 +104,3 @@ class GroupMetadataManager:
         replay.consumer_check.finish(replay.consumer_groups)
         self.consumer_groups = list(replay.consumer_groups.values())
         return loaded
-
-    async def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
-        """Append the group's metadata with this assignment; raises CoordinatorLogError."""
-        await self.rt.append(group.group_id, [group_record(group, assignment)])
-
-    async def store_empty_group(self, group: ClassicGroup) -> None:
-        try:
-            await self.store_group(group, {})
-        except CoordinatorLogError as exc:
-            log.warning("failed to write the empty generation", group=group.group_id, error=exc.error.name)
-
-
-def group_record(group: ClassicGroup, assignment: dict[str, bytes]) -> Record:
-    """The group's metadata record with this assignment."""
-    protocol = group.protocol_name
-    value = GroupMetadataValue(
-        protocol_type=group.protocol_type or "",
-        generation=group.generation_id,
-        protocol=protocol,
-        leader=group.leader_id,
-        current_state_timestamp=group.current_state_timestamp if group.current_state_timestamp else -1,
-        members=[
-            MemberMetadata(
-                member_id=m.member_id,
-                group_instance_id=m.group_instance_id,
-                client_id=m.client_id,
-                client_host=m.client_host,
-                rebalance_timeout=m.rebalance_timeout_ms,
-                session_timeout=m.session_timeout_ms,
-                subscription=m.metadata(protocol) if protocol is not None else b"",
-                assignment=assignment.get(m.member_id, b""),
-            )
-            for m in group.members.values()
-        ],
-    )
-    return records.group_key(group.group_id), records.group_value(value)
-
-
-def _group_from_record(group_id: str, value: GroupMetadataValue | None, now: int) -> ClassicGroup:
-    group = ClassicGroup(group_id, now)
-    if value is None:
-        group.current_state_timestamp = None
-        return group
-    group.generation_id = value.generation
-    group.protocol_type = value.protocol_type or None
-    group.protocol_name = value.protocol
-    group.current_state_timestamp = value.current_state_timestamp if value.current_state_timestamp >= 0 else None
-    for mm in value.members:
-        member = Member(
-            member_id=mm.member_id,
-            group_instance_id=mm.group_instance_id,
-            client_id=mm.client_id,
-            client_host=mm.client_host,
-            rebalance_timeout_ms=mm.rebalance_timeout if mm.rebalance_timeout >= 0 else mm.session_timeout,
-            session_timeout_ms=mm.session_timeout,
-            protocol_type=value.protocol_type,
-            protocols=[(value.protocol or "", mm.subscription)],
-            assignment=mm.assignment,
-        )
-        group.add(member, None)
-    group.protocol_type = value.protocol_type or None
-    group.leader_id = value.leader if value.leader in group.members else next(iter(group.members), None)
-    if group.members:
-        group.state = GroupState.STABLE
-        group.subscribed_topics = group.compute_subscribed_topics()
-    return group

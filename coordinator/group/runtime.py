@@ -1,5 +1,7 @@
 """What every part of the group coordinator shares: the groups, the log, the clock and
-its timers, the coordinator's status, and the writes in flight.
+its timers, the coordinator's status, and the writes in flight. It holds both kinds of
+groups, so it sits above `classic/` and `consumer/`, which use it through the Protocols
+they declare (`classic/ports.py`, `consumer/ports.py`).
 
 A write (`GroupRuntime.write`, Kafka's CoordinatorRuntime.scheduleWriteOperation) runs an
 operation that returns the records of a change with the response, one write per group at

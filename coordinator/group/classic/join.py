@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from coordinator.group.api import JoinMember, JoinResult
 from coordinator.group.classic.group import ClassicGroup, Member
+from coordinator.group.classic.ports import ClassicRuntime
 from coordinator.group.classic.rebalance import Rebalancer
 from coordinator.group.classic.states import GroupState
-from coordinator.group.consumer.records import group_tombstones
-from coordinator.group.metadata_manager import GroupMetadataManager
-from coordinator.group.runtime import GroupRuntime
-from coordinator.log import GROUP_METADATA, CoordinatorLogError, Record
+from coordinator.log import GROUP_METADATA, CoordinatorLogError
 from protocol.errors import ErrorCode
+
+# A consumer group (KIP-848) of the id, if any, gives way to the JoinGroup or refuses it:
+# the refusal, or None to go on (`GroupConversion.make_way_for_classic`; consumer groups
+# sit above classic/, which names none of them).
+ConsumerGroupInTheWay = Callable[[JoinMember], Awaitable[JoinResult | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +34,11 @@ class _Previous:
 
 
 class JoinHandler:
-    def __init__(self, rt: GroupRuntime, metadata: GroupMetadataManager, rebalance: Rebalancer) -> None:
+    def __init__(self, rt: ClassicRuntime, rebalance: Rebalancer,
+                 consumer_group_in_the_way: ConsumerGroupInTheWay) -> None:
         self.rt = rt
-        self.metadata = metadata
         self.rebalance = rebalance
+        self.consumer_group_in_the_way = consumer_group_in_the_way
 
     async def join_group(self, req: JoinMember) -> JoinResult:
         error = self.rt.validate(req.group_id, allow_empty=False)
@@ -42,17 +47,9 @@ class JoinHandler:
         config = self.rt.config
         if not config.min_session_timeout_ms <= req.session_timeout_ms <= config.max_session_timeout_ms:
             return JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, req.member_id)
-        consumer_group = self.rt.consumer_groups.get(req.group_id)
-        if consumer_group is not None:
-            # Kafka: a consumer group (KIP-848) with members is no classic group; an empty
-            # one becomes classic on the first JoinGroup (its offsets stay).
-            if consumer_group.members:
-                return JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
-            refused = await self.rt.write(
-                req.group_id, lambda: self._drop_empty_consumer_group(req),
-                lambda exc: JoinResult(exc.client_error(GROUP_METADATA), req.member_id))
-            if refused is not None:
-                return refused
+        refused = await self.consumer_group_in_the_way(req)
+        if refused is not None:
+            return refused
         is_unknown = req.member_id == ""
         group = self.rt.groups.get(req.group_id)
         if group is None:
@@ -72,17 +69,6 @@ class JoinHandler:
         if group.is_state(GroupState.PREPARING_REBALANCE):
             self.rebalance.try_complete_join(group)
         return await fut
-
-    def _drop_empty_consumer_group(self, req: JoinMember) -> tuple[list[Record], JoinResult | None]:
-        """The consumer group's tombstones; it goes once they are durable. A refusal if a
-        member joined it meanwhile."""
-        consumer_group = self.rt.consumer_groups.get(req.group_id)
-        if consumer_group is None:
-            return [], None
-        if consumer_group.members:
-            return [], JoinResult(ErrorCode.GROUP_ID_NOT_FOUND, req.member_id)
-        self.rt.after_write(lambda: self.rt.drop_consumer_group(consumer_group))
-        return group_tombstones(req.group_id), None
 
     def _accept_joining_member(self, group: ClassicGroup, member_id: str) -> bool:
         state = group.state
@@ -155,7 +141,7 @@ class JoinHandler:
     ) -> None:
         new_id = member.member_id
         try:
-            await self.metadata.store_group(group, {m.member_id: m.assignment for m in group.members.values()})
+            await self.rebalance.store_group(group, {m.member_id: m.assignment for m in group.members.values()})
         except CoordinatorLogError as exc:
             fut = member.join_future
             member.join_future = None

@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 
 from coordinator.group.api import LeavingMember, MemberHeartbeat, SyncMember, SyncResult
+from coordinator.group.classic.ports import ClassicRuntime
 from coordinator.group.classic.rebalance import Rebalancer
 from coordinator.group.classic.states import GroupState
-from coordinator.group.runtime import GroupRuntime
 from protocol.errors import ErrorCode
 
 
 class MemberHandler:
-    def __init__(self, rt: GroupRuntime, rebalance: Rebalancer) -> None:
+    def __init__(self, rt: ClassicRuntime, rebalance: Rebalancer) -> None:
         self.rt = rt
         self.rebalance = rebalance
 

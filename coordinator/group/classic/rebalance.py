@@ -8,9 +8,9 @@ import structlog
 
 from coordinator.group.api import JoinResult, SyncResult
 from coordinator.group.classic.group import ClassicGroup, DelayedJoin, InitialJoin, Member
+from coordinator.group.classic.metadata import group_record
+from coordinator.group.classic.ports import ClassicRuntime
 from coordinator.group.classic.states import GroupState
-from coordinator.group.metadata_manager import GroupMetadataManager
-from coordinator.group.runtime import GroupRuntime
 from coordinator.group.timers import heartbeat_key, join_key, sync_key
 from coordinator.log import GROUP_METADATA, CoordinatorLogError
 from protocol.errors import ErrorCode
@@ -19,9 +19,8 @@ log = structlog.get_logger("odradek.groups")
 
 
 class Rebalancer:
-    def __init__(self, rt: GroupRuntime, metadata: GroupMetadataManager) -> None:
+    def __init__(self, rt: ClassicRuntime) -> None:
         self.rt = rt
-        self.metadata = metadata
 
     # --- sessions ------------------------------------------------------------------------
 
@@ -122,7 +121,7 @@ class Rebalancer:
             return
         group.init_next_generation(self.rt.clock.now_ms())
         if group.is_state(GroupState.EMPTY):
-            self.rt.spawn(self.metadata.store_empty_group(group))
+            self.rt.spawn(self.store_empty_group(group))
             return
         leader_metadata = group.current_member_metadata()
         for member in group.members.values():
@@ -168,11 +167,21 @@ class Rebalancer:
                 member.complete_sync(SyncResult(error, group.protocol_type, group.protocol_name, member.assignment))
                 self.schedule_heartbeat(group, member)
 
+    async def store_group(self, group: ClassicGroup, assignment: dict[str, bytes]) -> None:
+        """Append the group's metadata with this assignment; raises CoordinatorLogError."""
+        await self.rt.append(group.group_id, [group_record(group, assignment)])
+
+    async def store_empty_group(self, group: ClassicGroup) -> None:
+        try:
+            await self.store_group(group, {})
+        except CoordinatorLogError as exc:
+            log.warning("failed to write the empty generation", group=group.group_id, error=exc.error.name)
+
     async def complete_leader_sync(self, group: ClassicGroup, generation: int, assignment: dict[str, bytes]) -> None:
         """Persist the leader's assignment, then hand every member its share."""
         error = ErrorCode.NONE
         try:
-            await self.metadata.store_group(group, assignment)
+            await self.store_group(group, assignment)
         except CoordinatorLogError as exc:
             error = exc.client_error(GROUP_METADATA)
             log.warning("group metadata append failed", group=group.group_id, error=exc.error.name, reason=str(exc))

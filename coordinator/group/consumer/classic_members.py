@@ -23,17 +23,17 @@ from coordinator.group.api import (
     SyncResult,
 )
 from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, decode_subscription
+from coordinator.group.consumer.classic_protocol import encode_assignment, owned_partitions
 from coordinator.group.consumer.group import ClassicMetadata, ConsumerGroup, ConsumerMember, TopicImage
 from coordinator.group.consumer.heartbeat import CONSUMER_GROUP_HEARTBEAT, ConsumerHeartbeatHandler
+from coordinator.group.consumer.ports import ConsumerRuntime
 from coordinator.group.consumer.reconciliation import MemberState
-from coordinator.group.conversion import encode_assignment, owned_partitions
-from coordinator.group.runtime import GroupRuntime
 from coordinator.log import CoordinatorLogError, Record
 from protocol.errors import ErrorCode
 
 
 class ClassicMemberHandler:
-    def __init__(self, rt: GroupRuntime, consumers: ConsumerHeartbeatHandler) -> None:
+    def __init__(self, rt: ConsumerRuntime, consumers: ConsumerHeartbeatHandler) -> None:
         self.rt = rt
         self.consumers = consumers
 

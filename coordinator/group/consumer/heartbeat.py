@@ -22,8 +22,8 @@ from coordinator.group.consumer.group import (
     ConsumerMember,
     TopicImage,
 )
+from coordinator.group.consumer.ports import ConsumerRuntime
 from coordinator.group.consumer.reconciliation import MemberAssignment, MemberState, reconcile
-from coordinator.group.runtime import GroupRuntime
 from coordinator.group.timers import RETRY_BACKOFF_MS, consumer_revocation_key, consumer_session_key
 from coordinator.log import AppendErrorPolicy, CoordinatorLogError, Record
 from protocol.errors import ErrorCode
@@ -69,7 +69,7 @@ def _error(error: ErrorCode, message: str | None = None) -> ConsumerHeartbeatRes
 
 
 class ConsumerHeartbeatHandler:
-    def __init__(self, rt: GroupRuntime) -> None:
+    def __init__(self, rt: ConsumerRuntime) -> None:
         self.rt = rt
         # The records of the state changes made by the call in progress (calls do not
         # interleave: nothing here awaits); the caller returns them to `GroupRuntime.write`,
