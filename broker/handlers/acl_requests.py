@@ -9,7 +9,8 @@ from broker.security.acl.model import AclFilter, AclOperation, PatternType, Perm
 
 E = TypeVar("E", bound=IntEnum)
 
-NO_AUTHORIZER = "No Authorizer is configured."
+# Kafka's text (AclApis).
+NO_AUTHORIZER = "No Authorizer is configured on the broker"
 
 
 def code(enum: type[E], value: int) -> E:

@@ -151,12 +151,12 @@ def test_without_authorizer_acl_apis_answer_security_disabled(broker: BrokerProc
     with WireClient(broker.bootstrap) as c:
         created: Any = c.call(30, 3, CreateAclsRequest(creations=[ACLS[0]]))
         assert [(r.error_code, r.error_message) for r in created.results] == [
-            (ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.")
+            (ErrorCode.SECURITY_DISABLED, "No Authorizer is configured on the broker")
         ]
         described: Any = c.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
                                                            operation=ANY, permission_type=ANY))
         assert (described.error_code, described.error_message) == (ErrorCode.SECURITY_DISABLED,
-                                                                   "No Authorizer is configured.")
+                                                                   "No Authorizer is configured on the broker")
         deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
             resource_type_filter=ANY, pattern_type_filter=ANY, operation=ANY, permission_type=ANY)]))
         assert [r.error_code for r in deleted.filter_results] == [ErrorCode.SECURITY_DISABLED]
