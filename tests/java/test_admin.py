@@ -64,6 +64,23 @@ def test_topic_configs_with_sources(admin: tuple[str, dict[str, str]]) -> None:
     assert facts["broker.alter.unknown"] == "!InvalidConfigurationException: Unknown topic config name: no.such.config"
 
 
+def test_broker_configs_as_kafka_describes_them(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # Kafka 4.0 describes 289 broker configs; odradek adds the few of later versions it has.
+    assert int(facts["broker.count"]) >= 289
+    # value / source / read-only / sensitive, as Kafka 4.0 answers
+    assert facts["broker.log.retention.hours"] == "168/DEFAULT_CONFIG/true/false"
+    assert facts["broker.log.retention.minutes"] == "null/DEFAULT_CONFIG/true/false"
+    assert facts["broker.log.roll.hours"] == "168/DEFAULT_CONFIG/true/false"
+    assert facts["broker.offsets.topic.replication.factor"] == "3/DEFAULT_CONFIG/true/false"
+    assert facts["broker.log.dir"] == "/tmp/kafka-logs/DEFAULT_CONFIG/true/false"
+    assert facts["broker.auto.create.topics.enable"] == "true/DEFAULT_CONFIG/true/false"
+    assert facts["broker.ssl.key.password"] == "null/DEFAULT_CONFIG/false/true"
+    # A read-only config is refused as Kafka refuses it.
+    assert facts["broker.alter.readonly"] == (
+        "!InvalidRequestException: Cannot update these configs dynamically: Set(log.retention.hours)")
+
+
 def test_records_and_offsets(admin: tuple[str, dict[str, str]]) -> None:
     _, facts = admin
     # DeleteRecords carries no message: the client's text for POLICY_VIOLATION.
