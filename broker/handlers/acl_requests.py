@@ -9,8 +9,9 @@ from broker.security.acl.model import AclFilter, AclOperation, PatternType, Perm
 
 E = TypeVar("E", bound=IntEnum)
 
-# Kafka's text (AclApis).
-NO_AUTHORIZER = "No Authorizer is configured on the broker"
+# Kafka 4.0's texts (AclApis): DescribeAcls says where, CreateAcls and DeleteAcls do not.
+NO_AUTHORIZER = "No Authorizer is configured."
+NO_AUTHORIZER_ON_BROKER = "No Authorizer is configured on the broker"
 
 
 def code(enum: type[E], value: int) -> E:

@@ -151,7 +151,7 @@ def test_without_authorizer_acl_apis_answer_security_disabled(broker: BrokerProc
     with WireClient(broker.bootstrap) as c:
         created: Any = c.call(30, 3, CreateAclsRequest(creations=[ACLS[0]]))
         assert [(r.error_code, r.error_message) for r in created.results] == [
-            (ErrorCode.SECURITY_DISABLED, "No Authorizer is configured on the broker")
+            (ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.")
         ]
         described: Any = c.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
                                                            operation=ANY, permission_type=ANY))
