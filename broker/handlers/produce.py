@@ -169,7 +169,11 @@ async def handle(ctx: RequestContext, request: ProduceRequest) -> ProduceRespons
                     code = ErrorCode(exc.error_code)
                     log.info("produce refused", topic=info.name, partition=partition.index, error=code.name,
                              reason=str(exc))
-                    refused = _partition_error(partition.index, code, str(exc))
+                    # Kafka verifies a stale transactional batch with the coordinator before the
+                    # log sees it, and that answer has no message (the client's own: "Producer
+                    # attempted to produce with an old epoch.").
+                    stale_txn = code == ErrorCode.INVALID_PRODUCER_EPOCH and header is not None and header.is_transactional
+                    refused = _partition_error(partition.index, code, None if stale_txn else str(exc))
                     # KIP-467 (v8+): which records of the batch were at fault, and why.
                     refused.record_errors = [BatchIndexAndErrorMessage(i, message) for i, message in exc.record_errors]
                     partitions_out.append(refused)

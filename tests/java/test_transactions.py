@@ -53,7 +53,13 @@ def test_second_producer_fences_the_first(facts: dict[str, str]) -> None:
     # Kafka 4.0 keeps the fenced transaction's start in memory (and shows it) once Empty.
     assert (facts["f.second.state"], facts["f.second.epoch"], facts["f.second.started"]) == (
         "Empty", str(2 + bump), facts["f.open.started"])
-    assert facts["f.first.commit"] == "ProducerFencedException"
+    # The first producer's next send is refused (its epoch is stale at the partition, which
+    # the fence's abort marker moved on), and so is its commit then; Kafka's texts.
+    assert facts["f.first.send"] == "InvalidProducerEpochException"
+    assert facts["f.first.send.message"] == "Producer attempted to produce with an old epoch."
+    assert facts["f.first.commit"] == "InvalidProducerEpochException"
+    # The client words this one itself (with its transactional id under version 2).
+    assert "attempted to produce with an old epoch" in facts["f.first.commit.message"]
     assert (facts["f.done.state"], facts["f.done.epoch"]) == ("CompleteCommit", str(2 + 2 * bump))
 
 
@@ -73,5 +79,7 @@ def test_fence_producers(facts: dict[str, str]) -> None:
         "Empty", str(2 + bump), facts["x.open.started"])
     assert facts["x.start_kept"] == "true"
     assert facts["x.commit"] == "ProducerFencedException"
+    assert facts["x.commit.message"] == (
+        "There is a newer producer with the same transactionalId which fences the current one.")
     values = [entry.split(":")[1] for entry in facts["x.read_committed"].split(",")]
     assert values == ["c0", "c1", "c2", "c3", "second"]
