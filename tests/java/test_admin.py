@@ -17,9 +17,9 @@ NO_AUTHORIZER_ON_BROKER = "!SecurityDisabledException: No Authorizer is configur
 
 
 @pytest.fixture(scope="module")
-def admin(tv1_java_broker: BrokerProcess) -> tuple[str, dict[str, str]]:
+def admin(java_broker: BrokerProcess) -> tuple[str, dict[str, str]]:
     prefix = unique("ja")
-    return prefix, run_java("AdminCalls.java", tv1_java_broker.bootstrap, prefix)
+    return prefix, run_java("AdminCalls.java", java_broker.bootstrap, prefix)
 
 
 @pytest.fixture(scope="module")

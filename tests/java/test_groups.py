@@ -11,8 +11,8 @@ from tests.names import unique
 
 
 @pytest.fixture(scope="module")
-def facts(tv1_java_broker: BrokerProcess) -> dict[str, str]:
-    return run_java("Groups.java", tv1_java_broker.bootstrap, unique("jg"))
+def facts(java_broker: BrokerProcess) -> dict[str, str]:
+    return run_java("Groups.java", java_broker.bootstrap, unique("jg"))
 
 
 @pytest.mark.parametrize(("protocol", "kind", "assignor"), [
