@@ -125,4 +125,6 @@ def test_acls_with_authorizer(acl_broker: BrokerProcess) -> None:
     assert facts["acl.describe"] == "User:alice:READ:ALLOW,User:bob:WRITE:ALLOW"
     assert facts["acl.delete"] == "1"
     assert facts["acl.after"] == "1"
-    assert facts["acl.invalid"].startswith("!InvalidRequestException: ")
+    assert facts["acl.invalid"] == (
+        "!InvalidRequestException: Could not parse principal from `alice` "
+        "(no colon is present separating the principal type from the principal name)")
