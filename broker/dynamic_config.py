@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from broker.config import ConfigError as SettingsError
+from broker.kafka_broker_configs import KAFKA_STATIC_BROKER_CONFIGS
 from broker.logging import get_logger
 from protocol.limits import INT32_MAX, INT64_MAX
 from storage.errors import ConfigError
@@ -88,6 +89,9 @@ _LISTENER_DEFS = [
     _d("ssl.truststore.type", _T.STRING, "JKS"),
     _d("ssl.truststore.location", _T.STRING, None),
     _d("ssl.truststore.password", _T.PASSWORD, None),
+    _d("ssl.keystore.certificate.chain", _T.PASSWORD, None),
+    _d("ssl.keystore.key", _T.PASSWORD, None),
+    _d("ssl.truststore.certificates", _T.PASSWORD, None),
     _d("ssl.keymanager.algorithm", _T.STRING, "SunX509"),
     _d("ssl.trustmanager.algorithm", _T.STRING, "PKIX"),
     _d("ssl.endpoint.identification.algorithm", _T.STRING, "https"),
@@ -172,7 +176,7 @@ KNOWN_STATIC_CONFIGS = frozenset({
     "broker.id", "process.roles", "controller.listener.names", "controller.quorum.voters",
     "controller.quorum.bootstrap.servers", "log.dir", "inter.broker.listener.name", "listeners",
     "advertised.listeners", "node.id", "log.dirs",
-})
+}) | frozenset(KAFKA_STATIC_BROKER_CONFIGS)
 
 _LISTENER_PREFIXED = re.compile(r"^listener\.name\.[^.]*\.(.*)$")
 
@@ -208,7 +212,8 @@ def is_dynamic(name: str) -> bool:
 def is_sensitive(name: str) -> bool:
     base = _LISTENER_PREFIXED.match(name)
     d = DYNAMIC_CONFIGS.get(base.group(1) if base else name)
-    return d is not None and d.type == ConfigType.PASSWORD
+    static = KAFKA_STATIC_BROKER_CONFIGS.get(name)
+    return (d is not None and d.type == ConfigType.PASSWORD) or (static is not None and static[0] == ConfigType.PASSWORD)
 
 
 class DynamicConfigError(Exception):

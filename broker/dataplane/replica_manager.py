@@ -139,7 +139,12 @@ class ReplicaManager:
                 code = ErrorCode(exc.error_code)
                 log.info("produce refused", topic=entry.topic, partition=entry.partition, error=code.name,
                          reason=str(exc))
-                return PartitionAppend(code, message=str(exc), record_errors=list(exc.record_errors)), False
+                # Kafka verifies a stale transactional batch with the coordinator before the
+                # log sees it, and that answer has no message (the client's own: "Producer
+                # attempted to produce with an old epoch.").
+                stale_txn = code == ErrorCode.INVALID_PRODUCER_EPOCH and header is not None and header.is_transactional
+                message = None if stale_txn else str(exc)
+                return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False
         return PartitionAppend(result=result), lazy
 
     # -- WriteTxnMarkers --------------------------------------------------------------

@@ -23,7 +23,9 @@ E = TypeVar("E", bound=IntEnum)
 W = TypeVar("W")  # one item of the request: a creation or a deletion filter
 R = TypeVar("R")  # its answer
 
+# Kafka 4.0's texts (AclApis): DescribeAcls says where, CreateAcls and DeleteAcls do not.
 NO_AUTHORIZER = "No Authorizer is configured."
+NO_AUTHORIZER_ON_BROKER = "No Authorizer is configured on the broker"
 
 
 def code(enum: type[E], value: int) -> E:

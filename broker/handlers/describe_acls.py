@@ -4,7 +4,7 @@ resource pattern."""
 from __future__ import annotations
 
 from broker.context import RequestContext
-from broker.handlers.acl_requests import NO_AUTHORIZER, acl_filter, invalid_filter_reason
+from broker.handlers.acl_requests import NO_AUTHORIZER_ON_BROKER, acl_filter, invalid_filter_reason
 from broker.security.acl.model import AclBinding, AclOperation
 from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
@@ -21,7 +21,7 @@ API_KEY = 29
 async def handle(ctx: RequestContext, request: DescribeAclsRequest) -> DescribeAclsResponse:
     authorizer = ctx.authorizer
     if authorizer is None:
-        return DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER)
+        return DescribeAclsResponse(error_code=ErrorCode.SECURITY_DISABLED, error_message=NO_AUTHORIZER_ON_BROKER)
     if not cluster_allowed(ctx, AclOperation.DESCRIBE):
         return DescribeAclsResponse(error_code=ErrorCode.CLUSTER_AUTHORIZATION_FAILED, error_message=None)
     f = acl_filter(

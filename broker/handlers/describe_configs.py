@@ -24,6 +24,7 @@ from broker.dynamic_config import (
     is_sensitive,
 )
 from broker.group_config import GROUP_CONFIG_DEFS
+from broker.kafka_broker_configs import KAFKA_STATIC_BROKER_CONFIGS, KAFKA_TYPES, static_security_settings
 from broker.security.acl.model import AclOperation
 from broker.security.config_resources import config_denied
 from broker.topic_names import topic_name_error
@@ -126,7 +127,8 @@ class BrokerLayers:
 
 
 def _kafka_defaults() -> dict[str, str]:
-    defaults = {name: setting_text(s.default) for name, s in SETTINGS.items() if name in KAFKA_SETTINGS}
+    defaults = {name: d for name, (_, d) in KAFKA_STATIC_BROKER_CONFIGS.items() if d is not None}
+    defaults.update({name: setting_text(s.default) for name, s in SETTINGS.items() if name in KAFKA_SETTINGS})
     defaults.update({name: d.default for name, d in DYNAMIC_CONFIGS.items() if d.default is not None})
     for name in NULL_DEFAULTS:
         defaults.pop(name, None)
@@ -144,7 +146,7 @@ def layers_of(config: Config, dynamic: DynamicConfigs) -> BrokerLayers:
         name: setting_text(value)
         for name, value in config.items()
         if name in KAFKA_SETTINGS and not config.is_default(name)
-    }
+    } | static_security_settings(config)
     return BrokerLayers(
         dynamic_broker=dynamic.broker,
         dynamic_default=dynamic.default,
@@ -184,6 +186,8 @@ def topic_config_rows(entries: list[ConfigEntry], layers: BrokerLayers) -> list[
 
 def _broker_type(name: str) -> ConfigType:
     setting = SETTINGS.get(name)
+    if name in KAFKA_TYPES:
+        return KAFKA_TYPES[name]
     if setting is not None:
         if setting.parse is int:
             return ConfigType.LONG if name in _LONG_SETTINGS else ConfigType.INT
@@ -191,14 +195,17 @@ def _broker_type(name: str) -> ConfigType:
             return ConfigType.STRING
         return ConfigType.BOOLEAN
     d = DYNAMIC_CONFIGS.get(name)
-    return d.type if d is not None else ConfigType.UNKNOWN
+    if d is not None:
+        return d.type
+    return KAFKA_STATIC_BROKER_CONFIGS.get(name, (ConfigType.UNKNOWN, None))[0]
 
 
 def broker_config_rows(config: Config, layers: BrokerLayers, per_broker: bool) -> list[ConfigRow]:
     """This broker's configs (Kafka's `createBrokerConfigEntry`), or with `per_broker` false
     the cluster-wide dynamic defaults only, each with only that source among its synonyms."""
     if per_broker:
-        names = set(KAFKA_SETTINGS) | set(DYNAMIC_CONFIGS) | set(layers.dynamic_broker) | set(layers.dynamic_default)
+        names = set(KAFKA_SETTINGS) | set(DYNAMIC_CONFIGS) | set(KAFKA_STATIC_BROKER_CONFIGS)
+        names |= set(layers.dynamic_broker) | set(layers.dynamic_default)
     else:
         names = set(layers.dynamic_default)
     rows = []

@@ -105,7 +105,8 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
                 MetadataResponseTopic(error_code=ErrorCode.INVALID_REQUEST, name=wanted.name or "", topic_id=ZERO_UUID)
             )
             continue
-        if wanted.name is None:
+        # A topic id wins over the name, which the Java client sends as "" (not null) with it.
+        if wanted.name is None or wanted.topic_id != ZERO_UUID:
             info = resolver.find_by_id(wanted.topic_id)
             if info is None:
                 response.topics.append(

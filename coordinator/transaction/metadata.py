@@ -349,7 +349,11 @@ class TransactionMetadata:
         self.timeout_ms = transit.timeout_ms
         self.state = transit.state
         self.partitions = set(transit.partitions)
-        self.start_timestamp = transit.start_timestamp
+        # Kafka 4.0's completeTransitionTo leaves the start of the last transaction in memory
+        # on InitProducerId (the record says -1): DescribeTransactions keeps showing it, also
+        # after a fence (Admin.fenceProducers).
+        if transit.state != TransactionState.EMPTY:
+            self.start_timestamp = transit.start_timestamp
         self.last_update_timestamp = transit.last_update_timestamp
         self.client_transaction_version = transit.client_transaction_version
         self.pending_state = None

@@ -55,6 +55,11 @@ public class Groups {
         }
     }
 
+    static boolean caughtUp(KafkaConsumer<String, String> c) {
+        for (TopicPartition tp : c.assignment()) if (c.position(tp, Duration.ofSeconds(5)) < 2) return false;
+        return true;
+    }
+
     static void group(Admin admin, String protocol, String topic, String group) throws Exception {
         KafkaConsumer<String, String> a = consumer(group, protocol), b = consumer(group, protocol);
         try {
@@ -62,9 +67,11 @@ public class Groups {
             b.subscribe(List.of(topic));
             Set<String> seen = new TreeSet<>();
             long deadline = System.currentTimeMillis() + 30_000;
-            // Both members polled from this one thread until the partitions are split 2 and 2.
+            // Both members polled from this one thread until the partitions are split 2 and 2
+            // and each member has read its partitions to the end (2 records each).
             while (System.currentTimeMillis() < deadline
-                    && !(a.assignment().size() == 2 && b.assignment().size() == 2 && seen.size() == 8)) {
+                    && !(a.assignment().size() == 2 && b.assignment().size() == 2 && seen.size() == 8
+                         && caughtUp(a) && caughtUp(b))) {
                 for (KafkaConsumer<String, String> c : List.of(a, b))
                     for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
                         seen.add(r.value());

@@ -123,10 +123,18 @@ public class Transactions {
             second.initTransactions();
             describe(admin, "f.second", tid);
             try {
+                first.send(new ProducerRecord<>(topic, 0, null, "late")).get();
+                out("f.first.send", "ok");
+            } catch (Exception e) {
+                out("f.first.send", error(e));
+                out("f.first.send.message", (e.getCause() != null ? e.getCause() : e).getMessage());
+            }
+            try {
                 first.commitTransaction();
                 out("f.first.commit", "ok");
             } catch (Exception e) {
                 out("f.first.commit", error(e));
+                out("f.first.commit.message", e.getMessage());
             }
             second.beginTransaction();
             second.send(new ProducerRecord<>(topic, 0, null, "second"));
@@ -190,6 +198,7 @@ public class Transactions {
                 out("x.commit", "ok");
             } catch (Exception e) {
                 out("x.commit", error(e));
+                out("x.commit.message", e.getMessage());
             }
         }
         out("x.read_committed", String.join(",", read(topic, "read_committed")));

@@ -59,7 +59,7 @@ def fetch(folder: Path | None = None) -> None:
 def main() -> int:
     try:
         fetch()
-    except (OSError, subprocess.CalledProcessError, StopIteration) as exc:
+    except (OSError, subprocess.CalledProcessError, StopIteration, zipfile.BadZipFile) as exc:
         print(f"the Java client jars could not be fetched ({exc}): tests/java will be skipped")
         return 0
     print(f"Java client jars in {jar_dir()}")

@@ -15,8 +15,8 @@ T0 = 1_700_000_000_000
 
 
 @pytest.fixture(scope="module")
-def facts(tv1_java_broker: BrokerProcess) -> dict[str, str]:
-    return run_java("Produce.java", tv1_java_broker.bootstrap, unique("jp"))
+def facts(java_broker: BrokerProcess) -> dict[str, str]:
+    return run_java("Produce.java", java_broker.bootstrap, unique("jp"))
 
 
 @pytest.mark.parametrize("codec", CODECS)

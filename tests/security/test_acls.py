@@ -156,7 +156,7 @@ def test_without_authorizer_acl_apis_answer_security_disabled(broker: BrokerProc
         described: Any = c.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
                                                            operation=ANY, permission_type=ANY))
         assert (described.error_code, described.error_message) == (ErrorCode.SECURITY_DISABLED,
-                                                                   "No Authorizer is configured.")
+                                                                   "No Authorizer is configured on the broker")
         deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
             resource_type_filter=ANY, pattern_type_filter=ANY, operation=ANY, permission_type=ANY)]))
         assert [r.error_code for r in deleted.filter_results] == [ErrorCode.SECURITY_DISABLED]

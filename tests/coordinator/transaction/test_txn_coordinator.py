@@ -115,6 +115,27 @@ async def test_new_instance_fences_open_transaction(env: Env) -> None:
     assert states == [S.EMPTY, S.ONGOING, S.PREPARE_ABORT, S.COMPLETE_ABORT, S.EMPTY]
 
 
+async def test_new_instance_fences_open_transaction_of_version_2(env: Env) -> None:
+    """With transaction version 2 the fence's abort is an EndTxn of version 2 and bumps once
+    more (Kafka's endTransaction after prepareFenceProducerEpoch): markers at epoch+2, the new
+    producer at epoch+3. The in-memory start of the fenced transaction stays (Kafka 4.0)."""
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    start = env.clock.now_ms()
+    assert await coord.add_partitions("tx", pid, epoch, [("t", 0)], client_transaction_version=2) == E.NONE
+    env.clock.advance(100)
+    assert (await coord.init_producer_id("tx", TIMEOUT_MS)).error_code == E.CONCURRENT_TRANSACTIONS
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.PREPARE_ABORT
+    assert (meta.producer_epoch, meta.last_producer_epoch) == (epoch + 2, epoch + 1)
+    await coord.wait_for_markers()
+    assert env.writer.written[("t", 0)] == [(pid, epoch + 2, False)]
+    assert (await init(coord, "tx")) == (pid, epoch + 3)
+    assert (meta.state, meta.start_timestamp) == (S.EMPTY, start)
+    # The log says Empty with no start, as Kafka writes it.
+    assert [v.start_timestamp for _, v in env.log.records() if v][-1] == -1
+
+
 async def test_epoch_exhaustion_rotates_producer_id(env: Env) -> None:
     coord = await env.coordinator()
     pid, _ = await init(coord, "tx")
