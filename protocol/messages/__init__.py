@@ -144,6 +144,10 @@ from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.messages.offset_commit_value import OffsetCommitValue
+from protocol.messages.share_snapshot_key import ShareSnapshotKey
+from protocol.messages.share_snapshot_value import ShareSnapshotValue
+from protocol.messages.share_update_key import ShareUpdateKey
+from protocol.messages.share_update_value import ShareUpdateValue
 from protocol.messages.transaction_log_key import TransactionLogKey
 from protocol.messages.transaction_log_value import TransactionLogValue
 
@@ -343,6 +347,10 @@ __all__ = [
     'ShareGroupDescribeResponse',
     'ShareGroupHeartbeatRequest',
     'ShareGroupHeartbeatResponse',
+    'ShareSnapshotKey',
+    'ShareSnapshotValue',
+    'ShareUpdateKey',
+    'ShareUpdateValue',
     'SyncGroupRequest',
     'SyncGroupResponse',
     'TransactionLogKey',
