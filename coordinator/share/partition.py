@@ -219,25 +219,32 @@ class SharePartition:
         fetched: Sequence[tuple[int, int]],
         max_records: int,
         mode: AcquireMode = AcquireMode.BATCH_OPTIMIZED,
+        *,
+        read_until: int | None = None,
     ) -> list[AcquiredRecords]:
         """Acquire for `member_id`, out of the fetched batches' offset ranges (first, last;
         ascending), at most `max_records` records (BATCH_OPTIMIZED: up to the end of the
         batch that reaches the limit), re-acquiring available offsets of the window and
         extending the window with new offsets while it holds fewer than
-        `max_in_flight_records`."""
+        `max_in_flight_records`.
+
+        `fetched` is the log read from `next_fetch_offset`, up to `read_until` (exclusive)
+        when given: offsets it skips hold nothing to deliver (compacted away; under
+        read_committed, aborted transactions' records and control records) and are archived
+        so that the window moves past them."""
         budget = max_records
         lock = _Lock(next(self._lock_ids), self._clock.monotonic_ms() + self.config.record_lock_duration_ms)
         taken: list[_Run] = []
-        # `fetched` is the log read from here on: offsets it skips are not in the log.
         cursor = self.next_fetch_offset
+        stopped = False
         for b_first, b_last in fetched:
             if budget <= 0:
+                stopped = True
                 break
             b_first = max(b_first, self._start)
             if b_first > b_last:
                 continue
-            if cursor < b_first and self._runs and cursor <= self.end_offset:
-                self._archive_gap(cursor, min(b_first - 1, self.end_offset))
+            self._skip(cursor, b_first - 1)
             cursor = max(cursor, b_last + 1)
             if self._runs and b_first <= self.end_offset:
                 budget = self._reacquire(member_id, lock, b_first, min(b_last, self.end_offset), budget, mode, taken)
@@ -246,11 +253,8 @@ class SharePartition:
                 continue
             room = self.config.max_in_flight_records - self.in_flight_count
             if room <= 0:
+                stopped = True
                 break
-            if n_first > self._next_new_offset():
-                # A hole in the log (compaction, aborted data removed): finished at once, so
-                # the window stays contiguous and moves past it.
-                self._runs.append(_Run(self._next_new_offset(), n_first - 1, RecordState.ARCHIVED, 0))
             take = b_last - n_first + 1
             if mode is AcquireMode.RECORD_LIMIT:
                 take = min(take, budget, room)
@@ -258,6 +262,8 @@ class SharePartition:
             self._runs.append(run)
             taken.append(run)
             budget -= take
+        if read_until is not None and not stopped:
+            self._skip(cursor, read_until - 1)
         if not taken:
             self._advance_start()
             return []
@@ -269,10 +275,20 @@ class SharePartition:
         self._advance_start()
         return _merge(sorted(taken, key=lambda r: r.first))
 
-    def _archive_gap(self, first: int, last: int) -> None:
-        for run in self._carve(first, last):
-            if run.state is RecordState.AVAILABLE:
-                run.state = transition(run.state, RecordState.ARCHIVED)
+    def _skip(self, first: int, last: int) -> None:
+        """Offsets [first, last] hold no record to deliver: archive the available ones in the
+        window, and extend the window past those beyond it with a finished run, so that the
+        runs stay contiguous."""
+        first = max(first, self._start)
+        if first > last:
+            return
+        if self._runs and first <= self.end_offset:
+            for run in self._carve(first, min(last, self.end_offset)):
+                if run.state is RecordState.AVAILABLE:
+                    run.state = transition(run.state, RecordState.ARCHIVED)
+        tail = max(first, self._next_new_offset())
+        if tail <= last:
+            self._runs.append(_Run(tail, last, RecordState.ARCHIVED, 0))
 
     def _reacquire(
         self,

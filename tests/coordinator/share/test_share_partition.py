@@ -439,3 +439,44 @@ def test_restore_refuses_inconsistent_state() -> None:
         SharePartition.restored(
             clock, 0, [PersistedBatch(0, 4, S.AVAILABLE, 1), PersistedBatch(3, 6, S.AVAILABLE, 1)]
         )
+
+
+# -- read_committed: what the caller leaves out is not delivered ------------------------------
+def test_aborted_records_and_markers_left_out_are_archived() -> None:
+    _, sp = make()
+    # Log: 0-4 committed data, 5 commit marker, 6-8 aborted data, 9 abort marker, 10-11 data.
+    assert sp.acquire("m1", [(0, 4), (10, 11)], max_records=500, read_until=12) == [
+        AcquiredRecords(0, 4, 1),
+        AcquiredRecords(10, 11, 1),
+    ]
+    assert states(sp, 5, 9) == [(S.ARCHIVED, 0)] * 5
+    sp.acknowledge("m1", [ack(0, 4, A.ACCEPT), ack(10, 11, A.ACCEPT)])
+    assert (sp.start_offset, sp.in_flight_count) == (12, 0)
+
+
+def test_a_read_with_nothing_to_deliver_moves_the_window() -> None:
+    _, sp = make(start=20)
+    # Only an aborted batch and its marker up to the last stable offset 25.
+    assert sp.acquire("m1", [], max_records=500, read_until=25) == []
+    assert (sp.start_offset, sp.end_offset, sp.next_fetch_offset) == (25, 25, 25)
+
+
+def test_skipped_tail_is_archived_only_when_the_read_covered_it() -> None:
+    _, sp = make()
+    # Stopped by max_records (RECORD_LIMIT) inside the read: the rest is not skipped.
+    got = sp.acquire("m1", [(0, 4), (5, 9)], max_records=3, mode=AcquireMode.RECORD_LIMIT, read_until=10)
+    assert got == [AcquiredRecords(0, 2, 1)]
+    assert sp.next_fetch_offset == 3
+    assert sp.state_of(5) is None
+    # Trailing skipped offsets after the last batch.
+    assert sp.acquire("m2", [(3, 4)], max_records=500, read_until=10) == [AcquiredRecords(3, 4, 1)]
+    assert states(sp, 5, 9) == [(S.ARCHIVED, 0)] * 5
+    assert sp.next_fetch_offset == 10
+
+
+def test_released_records_gone_from_the_read_are_archived() -> None:
+    _, sp = make()
+    sp.acquire("m1", [(0, 3)], max_records=500)
+    sp.acknowledge("m1", [ack(0, 3, A.RELEASE)])
+    assert sp.acquire("m2", [(0, 1)], max_records=500, read_until=4) == [AcquiredRecords(0, 1, 2)]
+    assert states(sp, 2, 3) == [(S.ARCHIVED, 1)] * 2
