@@ -127,7 +127,9 @@ class MessageGenerator:
 
     # -- types and defaults -------------------------------------------------------------
     def _nullable_anywhere(self, f: FieldSpec) -> bool:
-        return not f.nullable_versions.intersect(f.versions).empty or f.default == "null"
+        # Record sets default to None and are read as nullable at every version, also where
+        # the spec allows null only at versions no longer served (ShareFetchResponse v0).
+        return not f.nullable_versions.intersect(f.versions).empty or f.default == "null" or f.type == "records"
 
     def _annotation(self, f: FieldSpec) -> str:
         elem = f.element_type if f.is_struct else _PY_TYPES[f.element_type]

@@ -18,6 +18,8 @@ from protocol.messages.alter_partition_reassignments_request import AlterPartiti
 from protocol.messages.alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
 from protocol.messages.alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
 from protocol.messages.alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
+from protocol.messages.alter_share_group_offsets_request import AlterShareGroupOffsetsRequest
+from protocol.messages.alter_share_group_offsets_response import AlterShareGroupOffsetsResponse
 from protocol.messages.alter_user_scram_credentials_request import AlterUserScramCredentialsRequest
 from protocol.messages.alter_user_scram_credentials_response import AlterUserScramCredentialsResponse
 from protocol.messages.api_versions_request import ApiVersionsRequest
@@ -41,6 +43,8 @@ from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_groups_response import DeleteGroupsResponse
 from protocol.messages.delete_records_request import DeleteRecordsRequest
 from protocol.messages.delete_records_response import DeleteRecordsResponse
+from protocol.messages.delete_share_group_offsets_request import DeleteShareGroupOffsetsRequest
+from protocol.messages.delete_share_group_offsets_response import DeleteShareGroupOffsetsResponse
 from protocol.messages.delete_topics_request import DeleteTopicsRequest
 from protocol.messages.delete_topics_response import DeleteTopicsResponse
 from protocol.messages.describe_acls_request import DescribeAclsRequest
@@ -57,6 +61,8 @@ from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
 from protocol.messages.describe_log_dirs_response import DescribeLogDirsResponse
 from protocol.messages.describe_producers_request import DescribeProducersRequest
 from protocol.messages.describe_producers_response import DescribeProducersResponse
+from protocol.messages.describe_share_group_offsets_request import DescribeShareGroupOffsetsRequest
+from protocol.messages.describe_share_group_offsets_response import DescribeShareGroupOffsetsResponse
 from protocol.messages.describe_topic_partitions_request import DescribeTopicPartitionsRequest
 from protocol.messages.describe_topic_partitions_response import DescribeTopicPartitionsResponse
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
@@ -108,6 +114,14 @@ from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
 from protocol.messages.sasl_authenticate_response import SaslAuthenticateResponse
 from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
 from protocol.messages.sasl_handshake_response import SaslHandshakeResponse
+from protocol.messages.share_acknowledge_request import ShareAcknowledgeRequest
+from protocol.messages.share_acknowledge_response import ShareAcknowledgeResponse
+from protocol.messages.share_fetch_request import ShareFetchRequest
+from protocol.messages.share_fetch_response import ShareFetchResponse
+from protocol.messages.share_group_describe_request import ShareGroupDescribeRequest
+from protocol.messages.share_group_describe_response import ShareGroupDescribeResponse
+from protocol.messages.share_group_heartbeat_request import ShareGroupHeartbeatRequest
+from protocol.messages.share_group_heartbeat_response import ShareGroupHeartbeatResponse
 from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
@@ -130,6 +144,10 @@ from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.messages.offset_commit_value import OffsetCommitValue
+from protocol.messages.share_snapshot_key import ShareSnapshotKey
+from protocol.messages.share_snapshot_value import ShareSnapshotValue
+from protocol.messages.share_update_key import ShareUpdateKey
+from protocol.messages.share_update_value import ShareUpdateValue
 from protocol.messages.transaction_log_key import TransactionLogKey
 from protocol.messages.transaction_log_value import TransactionLogValue
 
@@ -189,6 +207,13 @@ API_SPECS: dict[int, ApiSpec] = {
     68: ApiSpec(68, 'ConsumerGroupHeartbeat', ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
     69: ApiSpec(69, 'ConsumerGroupDescribe', ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse),
     75: ApiSpec(75, 'DescribeTopicPartitions', DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
+    76: ApiSpec(76, 'ShareGroupHeartbeat', ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse),
+    77: ApiSpec(77, 'ShareGroupDescribe', ShareGroupDescribeRequest, ShareGroupDescribeResponse),
+    78: ApiSpec(78, 'ShareFetch', ShareFetchRequest, ShareFetchResponse),
+    79: ApiSpec(79, 'ShareAcknowledge', ShareAcknowledgeRequest, ShareAcknowledgeResponse),
+    90: ApiSpec(90, 'DescribeShareGroupOffsets', DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse),
+    91: ApiSpec(91, 'AlterShareGroupOffsets', AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse),
+    92: ApiSpec(92, 'DeleteShareGroupOffsets', DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse),
 }
 
 __all__ = [
@@ -204,6 +229,8 @@ __all__ = [
     'AlterPartitionReassignmentsResponse',
     'AlterReplicaLogDirsRequest',
     'AlterReplicaLogDirsResponse',
+    'AlterShareGroupOffsetsRequest',
+    'AlterShareGroupOffsetsResponse',
     'AlterUserScramCredentialsRequest',
     'AlterUserScramCredentialsResponse',
     'ApiVersionsRequest',
@@ -237,6 +264,8 @@ __all__ = [
     'DeleteGroupsResponse',
     'DeleteRecordsRequest',
     'DeleteRecordsResponse',
+    'DeleteShareGroupOffsetsRequest',
+    'DeleteShareGroupOffsetsResponse',
     'DeleteTopicsRequest',
     'DeleteTopicsResponse',
     'DescribeAclsRequest',
@@ -253,6 +282,8 @@ __all__ = [
     'DescribeLogDirsResponse',
     'DescribeProducersRequest',
     'DescribeProducersResponse',
+    'DescribeShareGroupOffsetsRequest',
+    'DescribeShareGroupOffsetsResponse',
     'DescribeTopicPartitionsRequest',
     'DescribeTopicPartitionsResponse',
     'DescribeTransactionsRequest',
@@ -308,6 +339,18 @@ __all__ = [
     'SaslAuthenticateResponse',
     'SaslHandshakeRequest',
     'SaslHandshakeResponse',
+    'ShareAcknowledgeRequest',
+    'ShareAcknowledgeResponse',
+    'ShareFetchRequest',
+    'ShareFetchResponse',
+    'ShareGroupDescribeRequest',
+    'ShareGroupDescribeResponse',
+    'ShareGroupHeartbeatRequest',
+    'ShareGroupHeartbeatResponse',
+    'ShareSnapshotKey',
+    'ShareSnapshotValue',
+    'ShareUpdateKey',
+    'ShareUpdateValue',
     'SyncGroupRequest',
     'SyncGroupResponse',
     'TransactionLogKey',
