@@ -11,7 +11,7 @@ Taken from what Kafka 4.0 answers to a DescribeConfigs of its broker resource wi
 from __future__ import annotations
 
 from broker.config import Config
-from broker.security.settings import DEFAULTS as SECURITY_DEFAULTS
+from broker.security_settings import DEFAULTS as SECURITY_DEFAULTS
 from storage.topic_config import ConfigType
 
 _T = ConfigType
@@ -200,7 +200,7 @@ KAFKA_TYPES: dict[str, ConfigType] = {
 
 
 def static_security_settings(config: Config) -> dict[str, str]:
-    """The security settings (broker/security/settings.py: TLS, SASL, the authorizer) given
+    """The security settings (broker/security_settings.py: TLS, SASL, the authorizer) given
     a value other than Kafka's default: the STATIC_BROKER_CONFIG layer DescribeConfigs shows
     for them, which the broker's own settings table does not hold."""
     out = {}
