@@ -1,0 +1,76 @@
+"""The Java client tier: single-file Java programs (run by Java 17's source launcher, no
+build tool) against real brokers, one with transaction version 2 finalized and one without.
+Each program runs several scenarios and prints `key=value` lines; the tests assert on them."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.broker_process import BrokerProcess, shared_broker
+from tests.integration.java import jars
+
+HERE = Path(__file__).resolve().parent
+
+# Fast groups: no initial rebalance delay, short sessions and KIP-848 heartbeats.
+JAVA_OVERRIDES = {
+    "group.initial.rebalance.delay.ms": "0",
+    "group.min.session.timeout.ms": "1000",
+    "group.consumer.heartbeat.interval.ms": "500",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
+}
+
+
+def skip_reason() -> str | None:
+    if shutil.which("java") is None:
+        return "no `java` on PATH: the Java client tier needs a JDK 17+"
+    if not jars.present():
+        return f"the Java client jars are missing from {jars.jar_dir()}: run `python -m tests.integration.java.jars` (make test does)"
+    return None
+
+
+def run_java(program: str, *args: str, timeout: float = 120.0) -> dict[str, str]:
+    """Runs tests/java/<program> and returns its `key=value` lines (a repeated key keeps
+    the last value); fails with the program's output when it exits non-zero."""
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    done = subprocess.run(
+        ["java", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", f"{jars.jar_dir()}/*", str(HERE / program), *args],
+        capture_output=True, text=True, timeout=timeout,
+    )
+    assert done.returncode == 0, f"{program} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    facts: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            facts[key] = value
+    return facts
+
+
+@pytest.fixture(scope="session")
+def tv1_java_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    if reason := skip_reason():
+        pytest.skip(reason)
+    yield from shared_broker(tmp_path_factory.mktemp("java-tv1") / "data", JAVA_OVERRIDES)
+
+
+@pytest.fixture(scope="session")
+def tv2_java_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrokerProcess]:
+    if reason := skip_reason():
+        pytest.skip(reason)
+    overrides = {**JAVA_OVERRIDES, "transaction.version": "2"}
+    yield from shared_broker(tmp_path_factory.mktemp("java-tv2") / "data", overrides)
+
+
+@pytest.fixture(scope="module", params=["tv-not-finalized", "tv2-finalized"])
+def java_broker(request: pytest.FixtureRequest) -> BrokerProcess:
+    """Each program runs against both: the 4.3 client speaks transaction version 2 only
+    where the broker has finalized it."""
+    fixture = "tv1_java_broker" if request.param == "tv-not-finalized" else "tv2_java_broker"
+    broker: BrokerProcess = request.getfixturevalue(fixture)
+    return broker

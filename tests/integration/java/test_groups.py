@@ -1,0 +1,31 @@
+"""Consumer groups through the Java client 4.3 (tests/integration/java/Groups.java): KIP-848
+(`group.protocol=consumer`) and a classic group with the cooperative-sticky assignor."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.broker_process import BrokerProcess
+from tests.integration.java.conftest import run_java
+from tests.names import unique
+
+
+@pytest.fixture(scope="module")
+def facts(tv1_java_broker: BrokerProcess) -> dict[str, str]:
+    return run_java("Groups.java", tv1_java_broker.bootstrap, unique("jg"))
+
+
+@pytest.mark.parametrize(("protocol", "kind", "assignor"), [
+    ("consumer", "Consumer", "uniform"),
+    ("classic", "Classic", "cooperative-sticky"),
+])
+def test_two_members_split_read_commit_and_one_leaves(
+    facts: dict[str, str], protocol: str, kind: str, assignor: str
+) -> None:
+    assert sorted([facts[f"{protocol}.a.assigned"], facts[f"{protocol}.b.assigned"]]) == ["[0,1]", "[2,3]"]
+    assert facts[f"{protocol}.seen"] == ",".join(f"v{i}" for i in range(8))
+    assert (facts[f"{protocol}.type"], facts[f"{protocol}.state"]) == (kind, "Stable")
+    assert (facts[f"{protocol}.members"], facts[f"{protocol}.assignor"]) == ("2", assignor)
+    assert facts[f"{protocol}.committed"] == "8"  # 2 records on each of 4 partitions
+    assert facts[f"{protocol}.after_leave"] == "[0,1,2,3]"
+    assert facts[f"{protocol}.final_state"] == "Empty"
