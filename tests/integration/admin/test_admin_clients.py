@@ -28,7 +28,7 @@ from protocol.messages.create_topics_response import CreateTopicsResponse
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.metadata_response import MetadataResponse
 from tests.broker_process import BrokerProcess
-from tests.integration.admin.test_admin_wire import CREATE_TOPICS, describe, topic
+from tests.integration.admin.admin_wire import CREATE_TOPICS, describe, topic
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

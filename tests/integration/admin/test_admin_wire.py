@@ -22,16 +22,12 @@ from protocol.messages.create_partitions_response import CreatePartitionsRespons
 from protocol.messages.create_topics_request import (
     CreatableReplicaAssignment,
     CreatableTopic,
-    CreatableTopicConfig,
-    CreateTopicsRequest,
 )
-from protocol.messages.create_topics_response import CreatableTopicResult, CreateTopicsResponse
 from protocol.messages.delete_topics_request import DeleteTopicsRequest, DeleteTopicState
 from protocol.messages.delete_topics_response import DeleteTopicsResponse
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterResponse
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
-from protocol.messages.describe_configs_response import DescribeConfigsResponse, DescribeConfigsResult
 from protocol.messages.incremental_alter_configs_request import (
     AlterableConfig as IncrementalConfig,
 )
@@ -43,63 +39,33 @@ from protocol.messages.incremental_alter_configs_request import (
 )
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
 from tests.broker_process import BrokerProcess
+from tests.integration.admin.admin_wire import (
+    ALTER_CONFIGS,
+    BROKER,
+    CREATE_PARTITIONS,
+    DELETE_TOPICS,
+    DESCRIBE_CLUSTER,
+    DESCRIBE_CONFIGS,
+    INCREMENTAL_ALTER_CONFIGS,
+    TOPIC,
+    create,
+    describe,
+    topic,
+    topic_exists,
+)
 from tests.kafka_wire import WireClient
 from tests.names import unique
 
-CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS = 19, 20, 37
-DESCRIBE_CONFIGS, ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, DESCRIBE_CLUSTER = 32, 33, 44, 60
-TOPIC, BROKER = 2, 4
 DYNAMIC_TOPIC_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG = 1, 4, 5
+
+
+# --- CreateTopics ---------------------------------------------------------------------
 
 
 @pytest.fixture
 def client(broker: BrokerProcess) -> Iterator[WireClient]:
     with WireClient(broker.bootstrap) as c:
         yield c
-
-
-def create(
-    client: WireClient, *topics: CreatableTopic, version: int = 7, validate_only: bool = False
-) -> list[CreatableTopicResult]:
-    response = client.call(
-        CREATE_TOPICS, version, CreateTopicsRequest(topics=list(topics), validate_only=validate_only)
-    )
-    assert isinstance(response, CreateTopicsResponse)
-    return response.topics
-
-
-def topic(name: str, partitions: int = 1, rf: int = 1, **configs: str) -> CreatableTopic:
-    return CreatableTopic(
-        name=name,
-        num_partitions=partitions,
-        replication_factor=rf,
-        configs=[CreatableTopicConfig(k.replace("_", "."), v) for k, v in configs.items()],
-    )
-
-
-def describe(
-    client: WireClient,
-    resource_type: int,
-    name: str,
-    keys: list[str] | None = None,
-    version: int = 4,
-    include_synonyms: bool = False,
-) -> DescribeConfigsResult:
-    request = DescribeConfigsRequest(
-        resources=[DescribeConfigsResource(resource_type, name, keys)],
-        include_synonyms=include_synonyms,
-        include_documentation=version >= 3,
-    )
-    response = client.call(DESCRIBE_CONFIGS, version, request)
-    assert isinstance(response, DescribeConfigsResponse)
-    return response.results[0]
-
-
-def topic_exists(client: WireClient, name: str) -> bool:
-    return describe(client, TOPIC, name, ["retention.ms"]).error_code == ErrorCode.NONE
-
-
-# --- CreateTopics ---------------------------------------------------------------------
 
 
 def test_create_topics_v0_answers_only_name_and_code(client: WireClient) -> None:

@@ -18,7 +18,7 @@ from protocol.messages.describe_groups_response import DescribeGroupsResponse
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.metadata_response import MetadataResponse
 from tests.broker_process import BrokerProcess
-from tests.integration.admin.test_admin_wire import create, topic
+from tests.integration.admin.admin_wire import create, topic
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

@@ -20,7 +20,7 @@ from protocol.messages.incremental_alter_configs_request import AlterConfigsReso
 from protocol.messages.incremental_alter_configs_request import IncrementalAlterConfigsRequest
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
 from tests.broker_process import BrokerProcess
-from tests.integration.admin.test_admin_wire import create, describe, topic
+from tests.integration.admin.admin_wire import create, describe, topic
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

@@ -13,7 +13,7 @@ from confluent_kafka.admin import ConfigResource as CConfigResource
 
 from protocol.errors import ErrorCode
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.admin.test_admin_wire import create, describe, topic, topic_exists
+from tests.integration.admin.admin_wire import create, describe, topic, topic_exists
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

@@ -22,7 +22,7 @@ from protocol.messages.list_partition_reassignments_request import (
 )
 from protocol.messages.list_partition_reassignments_response import ListPartitionReassignmentsResponse
 from tests.broker_process import BrokerProcess
-from tests.integration.admin.test_admin_wire import create, topic
+from tests.integration.admin.admin_wire import create, topic
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

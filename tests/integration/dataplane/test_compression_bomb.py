@@ -11,7 +11,7 @@ from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from tests.broker_process import BrokerProcess
-from tests.integration.dataplane.test_record_errors import batch, create_topic, fetched_offsets, produce
+from tests.integration.dataplane.record_wire import batch, create_topic, fetched_offsets, produce
 from tests.kafka_wire import WireClient
 
 E = ErrorCode

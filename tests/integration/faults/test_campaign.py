@@ -5,32 +5,14 @@ data. Replay a failure with FAULTS_SEED=<the seed printed>."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
-import pytest
-
 from faults.campaign import FAULTS, Run, print_report, run
+from tests.integration.faults.campaign_marks import CAMPAIGN_MARKS
 
 SEED = int(os.environ.get("FAULTS_SEED") or 20261123)
 
-
-def _can_mount() -> str | None:
-    if os.geteuid() != 0:
-        return "mounting tmpfs and FUSE needs root"
-    if not os.path.exists("/dev/fuse") or shutil.which("fusermount3") is None:
-        return "no FUSE here (make installs the fuse3 package where it may)"
-    try:
-        import mfusepy  # noqa: F401
-    except OSError as exc:
-        return f"libfuse: {exc}"
-    return None
-
-
-pytestmark = [
-    pytest.mark.skipif(_can_mount() is not None, reason=str(_can_mount())),
-    pytest.mark.timeout(240),
-]
+pytestmark = CAMPAIGN_MARKS
 
 
 def _run(tmp_path: Path, seconds: float, faults: tuple[str, ...], broken: str | None = None) -> Run:

@@ -14,9 +14,9 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from faults.campaign import START_SECONDS
 from faults.disks import Disk
 from odradek.testing import OdradekBroker, free_port
-from tests.integration.faults.test_campaign import pytestmark as campaign_marks
+from tests.integration.faults.campaign_marks import CAMPAIGN_MARKS
 
-pytestmark = campaign_marks
+pytestmark = CAMPAIGN_MARKS
 
 
 def _produce(bootstrap: str, values: list[str]) -> list[tuple[str, int | None, str | None]]:

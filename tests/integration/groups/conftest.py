@@ -6,10 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.broker_process import ENGINES, BrokerProcess, engine_overrides, own_broker, shared_broker
-
-# Fast groups: no initial rebalance delay, short sessions allowed.
-GROUP_OVERRIDES = {"group.initial.rebalance.delay.ms": "0", "group.min.session.timeout.ms": "1000",
-                   "group.consumer.heartbeat.interval.ms": "500"}
+from tests.integration.groups.group_settings import GROUP_OVERRIDES
 
 
 @pytest.fixture(scope="session", params=ENGINES)
@@ -22,4 +19,3 @@ def group_broker(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPa
 @pytest.fixture
 def fresh_group_broker(tmp_path: Path) -> Iterator[BrokerProcess]:
     yield from own_broker(tmp_path / "data", GROUP_OVERRIDES)
-

@@ -28,7 +28,7 @@ from protocol.messages.offset_fetch_request import (
 )
 from protocol.messages.sync_group_request import SyncGroupRequest
 from tests.broker_process import BrokerProcess
-from tests.integration.groups.test_groups_other_clients import make_topic
+from tests.integration.groups.other_clients import make_topic
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

@@ -6,44 +6,22 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from confluent_kafka import Consumer, ConsumerGroupState, ConsumerGroupType, Message
+from confluent_kafka import ConsumerGroupState, ConsumerGroupType, Message
 from confluent_kafka import TopicPartition as CTP
 from confluent_kafka.admin import AdminClient
 
 from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
 from protocol.messages.consumer_group_describe_response import ConsumerGroupDescribeResponse, DescribedGroup
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.groups.conftest import GROUP_OVERRIDES
-from tests.integration.groups.test_groups_other_clients import make_topic
+from tests.integration.groups.consumer_members import assigned, consumer, poll_until
+from tests.integration.groups.group_settings import GROUP_OVERRIDES
+from tests.integration.groups.other_clients import make_topic
 from tests.kafka_wire import WireClient
 from tests.names import unique
-
-
-def consumer(bs: str, group: str, **extra: object) -> Consumer:
-    conf: dict[str, object] = {"bootstrap.servers": bs, "group.id": group, "group.protocol": "consumer",
-                               "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                               "topic.metadata.refresh.interval.ms": 1000}
-    conf.update(extra)
-    return Consumer(conf)
-
-
-def assigned(c: Consumer) -> set[tuple[str, int]]:
-    return {(tp.topic, tp.partition) for tp in c.assignment()}
-
-
-def poll_until(consumers: list[Consumer], done: Callable[[], bool], seconds: float = 40,
-               on_message: Callable[[int, Message], None] | None = None) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and not done():
-        for i, c in enumerate(consumers):
-            msg = c.poll(0.05)
-            if msg is not None and msg.error() is None and on_message is not None:
-                on_message(i, msg)
-    assert done()
 
 
 def test_two_members_split_the_partitions_and_consume_once(group_broker: BrokerProcess) -> None:

@@ -7,74 +7,14 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterable
 
 import pytest
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.broker_process import BrokerProcess
+from tests.integration.groups.aiokafka_members import FAST, Member, make_topic, produce, wait_for
 from tests.names import unique
-
-FAST = {"session_timeout_ms": 3000, "heartbeat_interval_ms": 300, "auto_offset_reset": "earliest",
-        "metadata_max_age_ms": 1000}
-
-
-async def make_topic(bootstrap: str, topic: str, partitions: int, records: int) -> None:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        await admin.create_topics([NewTopic(topic, partitions, 1)])
-    finally:
-        await admin.close()
-    await produce(bootstrap, topic, partitions, range(records))
-
-
-async def produce(bootstrap: str, topic: str, partitions: int, values: Iterable[int]) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
-    await producer.start()
-    try:
-        for i in values:
-            await producer.send_and_wait(topic, str(i).encode(), partition=i % partitions)
-    finally:
-        await producer.stop()
-
-
-async def wait_for(predicate: object, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("condition not reached in time")
-
-
-class Member:
-    """A consumer that keeps polling in the background, recording what it saw."""
-
-    def __init__(self, bootstrap: str, topic: str, group: str, **kw: object) -> None:
-        self.consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, group_id=group, **{**FAST, **kw})
-        self.seen: list[int] = []
-        self.task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        await self.consumer.start()
-        self.task = asyncio.ensure_future(self._poll())
-
-    async def _poll(self) -> None:
-        while True:
-            batches = await self.consumer.getmany(timeout_ms=100)
-            for msgs in batches.values():
-                self.seen.extend(int(m.value) for m in msgs)
-
-    def assignment(self) -> set[TopicPartition]:
-        return set(self.consumer.assignment())
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
-        await self.consumer.stop()
 
 
 def disjoint_cover(members: list[Member], topic: str, partitions: int) -> bool:

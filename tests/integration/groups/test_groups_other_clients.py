@@ -4,33 +4,16 @@ from __future__ import annotations
 
 import time
 
-from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, Producer
+from confluent_kafka import ConsumerGroupTopicPartitions
 from confluent_kafka import TopicPartition as CTP
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient, KafkaConsumer
 from kafka import TopicPartition as KTP
 from kafka.structs import OffsetAndMetadata
 
 from tests.broker_process import BrokerProcess
+from tests.integration.groups.other_clients import make_topic, rdkafka_consumer
 from tests.names import unique
-
-
-def make_topic(bs: str, topic: str, partitions: int, records: int) -> None:
-    admin = AdminClient({"bootstrap.servers": bs})
-    for f in admin.create_topics([NewTopic(topic, partitions, 1)]).values():
-        f.result(15)
-    producer = Producer({"bootstrap.servers": bs})
-    for i in range(records):
-        producer.produce(topic, str(i).encode(), partition=i % partitions)
-    assert producer.flush(15) == 0
-
-
-def rdkafka_consumer(bs: str, group: str, **extra: object) -> Consumer:
-    conf = {"bootstrap.servers": bs, "group.id": group, "auto.offset.reset": "earliest",
-            "session.timeout.ms": 3000, "heartbeat.interval.ms": 300, "enable.auto.commit": False,
-            "topic.metadata.refresh.interval.ms": 1000}
-    conf.update(extra)
-    return Consumer(conf)
 
 
 def test_confluent_group_splits_partitions_and_consumes_once(group_broker: BrokerProcess) -> None:

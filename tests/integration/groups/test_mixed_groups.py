@@ -17,12 +17,12 @@ from confluent_kafka.admin import AdminClient
 from protocol.errors import ErrorCode
 from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.groups.conftest import GROUP_OVERRIDES
-from tests.integration.groups.test_consumer_protocol import assigned, consumer, poll_until
-from tests.integration.groups.test_groups_aiokafka import Member as AioMember
-from tests.integration.groups.test_groups_aiokafka import make_topic as aio_make_topic
-from tests.integration.groups.test_groups_aiokafka import produce, wait_for
-from tests.integration.groups.test_groups_other_clients import make_topic, rdkafka_consumer
+from tests.integration.groups.aiokafka_members import Member as AioMember
+from tests.integration.groups.aiokafka_members import make_topic as aio_make_topic
+from tests.integration.groups.aiokafka_members import produce, wait_for
+from tests.integration.groups.consumer_members import assigned, consumer, poll_until
+from tests.integration.groups.group_settings import GROUP_OVERRIDES
+from tests.integration.groups.other_clients import make_topic, rdkafka_consumer
 from tests.kafka_wire import WireClient
 from tests.names import unique
 

@@ -7,13 +7,13 @@ from typing import Any
 
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
-from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from protocol.messages.write_txn_markers_request import (
     WritableTxnMarker,
     WritableTxnMarkerTopic,
     WriteTxnMarkersRequest,
 )
 from tests.broker_process import BrokerProcess
+from tests.integration.idempotence.idempotent_produce import produce
 from tests.kafka_wire import (
     WireClient,
     add_partition,
@@ -25,20 +25,6 @@ from tests.kafka_wire import (
 from tests.names import unique
 
 E = ErrorCode
-
-
-def produce(
-    c: WireClient, parts: dict[tuple[str, int], bytes], *, tid: str | None = None, version: int = 9
-) -> dict[tuple[str, int], tuple[int, int]]:
-    topics: dict[str, list[PartitionProduceData]] = {}
-    for (topic, p), records in parts.items():
-        topics.setdefault(topic, []).append(PartitionProduceData(index=p, records=records))
-    request = ProduceRequest(
-        transactional_id=tid, acks=-1, timeout_ms=10_000,
-        topic_data=[TopicProduceData(name=t, partition_data=ps) for t, ps in topics.items()],
-    )
-    resp: Any = c.call(0, version, request)
-    return {(t.name, p.index): (p.error_code, p.base_offset) for t in resp.responses for p in t.partition_responses}
 
 
 def write_marker(c: WireClient, pid: int, epoch: int, parts: dict[str, list[int]], *, commit: bool = False,

@@ -4,17 +4,12 @@ Each program runs several scenarios and prints `key=value` lines; the tests asse
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.broker_process import BrokerProcess, shared_broker
-from tests.integration.java import jars
-
-HERE = Path(__file__).resolve().parent
+from tests.integration.java.java_programs import skip_reason
 
 # Fast groups: no initial rebalance delay, short sessions and KIP-848 heartbeats.
 JAVA_OVERRIDES = {
@@ -23,33 +18,6 @@ JAVA_OVERRIDES = {
     "group.consumer.heartbeat.interval.ms": "500",
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
 }
-
-
-def skip_reason() -> str | None:
-    if shutil.which("java") is None:
-        return "no `java` on PATH: the Java client tier needs a JDK 17+"
-    if not jars.present():
-        return f"the Java client jars are missing from {jars.jar_dir()}: run `python -m tests.integration.java.jars` (make test does)"
-    return None
-
-
-def run_java(program: str, *args: str, timeout: float = 120.0) -> dict[str, str]:
-    """Runs tests/java/<program> and returns its `key=value` lines (a repeated key keeps
-    the last value); fails with the program's output when it exits non-zero."""
-    reason = skip_reason()
-    if reason:
-        pytest.skip(reason)
-    done = subprocess.run(
-        ["java", "-XX:TieredStopAtLevel=1", "-Xshare:auto", "-cp", f"{jars.jar_dir()}/*", str(HERE / program), *args],
-        capture_output=True, text=True, timeout=timeout,
-    )
-    assert done.returncode == 0, f"{program} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
-    facts: dict[str, str] = {}
-    for line in done.stdout.splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            facts[key] = value
-    return facts
 
 
 @pytest.fixture(scope="session")

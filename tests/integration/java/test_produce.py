@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.broker_process import BrokerProcess
-from tests.integration.java.conftest import run_java
+from tests.integration.java.java_programs import run_java
 from tests.names import unique
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]

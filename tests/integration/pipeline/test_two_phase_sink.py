@@ -25,7 +25,7 @@ from tests.integration.pipeline.kafka_data import (
     transactional_producer,
 )
 from tests.integration.pipeline.spark_status import failed_tasks
-from tests.integration.pipeline.test_driver_kill import committed_batches, kill_job, start_job, wait_for
+from tests.integration.pipeline.stream_jobs import committed_batches, kill_job, start_job, wait_for
 from tests.kafka_wire import WireClient
 
 UNFINISHED = ["Ongoing", "PrepareCommit", "PrepareAbort"]

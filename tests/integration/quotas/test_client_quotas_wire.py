@@ -15,58 +15,31 @@ import pytest
 
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
-from protocol.messages.alter_client_quotas_request import (
-    AlterClientQuotasRequest,
-    EntityData,
-    EntryData,
-    OpData,
-)
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.create_acls_request import CreateAclsRequest
-from protocol.messages.describe_client_quotas_request import ComponentData, DescribeClientQuotasRequest
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.security.test_acls import ALLOW, CLUSTER, LITERAL, _acl, _start
+from tests.integration.quotas.quota_wire import (
+    API_VERSIONS,
+    FETCH,
+    PRODUCE,
+    alter,
+    describe,
+    described,
+    entry,
+    op,
+)
+from tests.integration.security.acl_wire import ALLOW, CLUSTER, LITERAL, _acl, _start
 from tests.kafka_wire import WireClient, create_topic
 from tests.names import unique
 
 ALTER_CONFIGS = 11
 
-DESCRIBE, ALTER, PRODUCE, FETCH, API_VERSIONS = 48, 49, 0, 1, 18
-
 
 @pytest.fixture
 def broker(tmp_path: Path) -> Iterator[BrokerProcess]:
     yield from own_broker(tmp_path / "data")
-
-
-def op(key: str, value: float = 0.0, remove: bool = False) -> OpData:
-    return OpData(key=key, value=value, remove=remove)
-
-
-def entry(entity: dict[str, str | None], *ops: OpData) -> EntryData:
-    return EntryData(entity=[EntityData(entity_type=t, entity_name=n) for t, n in entity.items()], ops=list(ops))
-
-
-def alter(c: WireClient, *entries: EntryData, validate_only: bool = False, version: int = 1) -> list[tuple[int, Any]]:
-    resp: Any = c.call(ALTER, version, AlterClientQuotasRequest(entries=list(entries), validate_only=validate_only))
-    return [(e.error_code, e.error_message) for e in resp.entries]
-
-
-def describe(c: WireClient, *components: tuple[str, int, str | None], strict: bool = False, version: int = 1) -> Any:
-    return c.call(DESCRIBE, version, DescribeClientQuotasRequest(
-        components=[ComponentData(entity_type=t, match_type=m, match=s) for t, m, s in components], strict=strict,
-    ))
-
-
-def described(c: WireClient) -> dict[tuple[tuple[str, str | None], ...], dict[str, float]]:
-    resp = describe(c)
-    assert resp.error_code == ErrorCode.NONE
-    return {
-        tuple((e.entity_type, e.entity_name) for e in item.entity): {v.key: v.value for v in item.values}
-        for item in resp.entries
-    }
 
 
 def test_alter_and_describe_round_trip_with_kafkas_errors(broker: BrokerProcess) -> None:

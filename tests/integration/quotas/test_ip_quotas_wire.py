@@ -16,7 +16,7 @@ import pytest
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.quotas.test_client_quotas_wire import API_VERSIONS, alter, described, entry, op
+from tests.integration.quotas.quota_wire import API_VERSIONS, alter, described, entry, op
 from tests.kafka_wire import WireClient, encode_request
 
 RATE = 2  # connections a second, over Kafka's minimum span of 10 one-second windows

@@ -13,7 +13,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from confluent_kafka import Producer
 
 from tests.broker_process import BrokerProcess
-from tests.integration.quotas.test_client_quotas_wire import alter, entry, op
+from tests.integration.quotas.quota_wire import alter, entry, op
 from tests.kafka_wire import WireClient, create_topic
 from tests.names import unique
 

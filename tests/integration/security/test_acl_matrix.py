@@ -81,7 +81,7 @@ from protocol.messages.offset_for_leader_epoch_request import (
     OffsetForLeaderTopic,
 )
 from protocol.messages.update_features_request import UpdateFeaturesRequest
-from tests.integration.security.test_acls import (
+from tests.integration.security.acl_wire import (
     ALLOW,
     CLUSTER,
     DESCRIBE,

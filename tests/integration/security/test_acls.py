@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from protocol.messages.alter_user_scram_credentials_request import (
     AlterUserScramCredentialsRequest,
     ScramCredentialDeletion,
 )
-from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
+from protocol.messages.create_acls_request import CreateAclsRequest
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
 from protocol.messages.delete_topics_request import DeleteTopicsRequest, DeleteTopicState
@@ -37,60 +36,32 @@ from protocol.messages.offset_commit_request import (
     OffsetCommitRequestTopic,
 )
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
-from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
-from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
 from protocol.messages.write_txn_markers_request import (
     WritableTxnMarker,
     WritableTxnMarkerTopic,
     WriteTxnMarkersRequest,
 )
-from tests.broker_process import BrokerProcess, free_port
-from tests.kafka_wire import WireClient
-
-# Kafka's codes (ResourceType, PatternType, AclOperation, AclPermissionType).
-TOPIC, GROUP, CLUSTER, TXN_ID = 2, 3, 4, 5
-ANY, MATCH, LITERAL, PREFIXED = 1, 2, 3, 4
-ALL, READ, WRITE, DESCRIBE = 2, 3, 4, 8
-DENY, ALLOW = 2, 3
-
-JAAS = (
-    'org.apache.kafka.common.security.plain.PlainLoginModule required '
-    'user_admin="admin-pw" user_alice="alice-pw" user_bob="bob-pw";'
+from tests.broker_process import BrokerProcess
+from tests.integration.security.acl_wire import (
+    ALL,
+    ALLOW,
+    ANY,
+    CLUSTER,
+    DENY,
+    DESCRIBE,
+    GROUP,
+    LITERAL,
+    MATCH,
+    PREFIXED,
+    READ,
+    TOPIC,
+    TXN_ID,
+    WRITE,
+    AclBroker,
+    _acl,
+    _start,
 )
-
-
-@dataclass
-class AclBroker:
-    process: BrokerProcess
-    sasl_port: int
-
-    def login(self, user: str) -> WireClient:
-        client = WireClient(f"127.0.0.1:{self.sasl_port}")
-        handshake: Any = client.call(17, 1, SaslHandshakeRequest(mechanism="PLAIN"))
-        assert handshake.error_code == 0
-        done: Any = client.call(36, 2, SaslAuthenticateRequest(auth_bytes=f"\0{user}\0{user}-pw".encode()))
-        assert done.error_code == 0, done.error_message
-        return client
-
-
-def _start(root: Path) -> AclBroker:
-    port, sasl_port = free_port(), free_port()
-    process = BrokerProcess(root / "data", {
-        "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
-        "sasl.enabled.mechanisms": "PLAIN",
-        "sasl.jaas.config": JAAS,
-        "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
-        "super.users": "User:admin",
-        "auto.create.topics.enable": "false",
-    }, port)
-    process.start()
-    return AclBroker(process, sasl_port)
-
-
-def _acl(rtype: int, name: str, pattern: int, principal: str, op: int, permission: int) -> AclCreation:
-    return AclCreation(resource_type=rtype, resource_name=name, resource_pattern_type=pattern,
-                       principal=principal, host="*", operation=op, permission_type=permission)
-
+from tests.kafka_wire import WireClient
 
 ACLS = [
     _acl(TOPIC, "orders", LITERAL, "User:alice", WRITE, ALLOW),

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 import pytest
 
 from tests.broker_process import BrokerProcess
+from tests.integration.transactions.eos_settled import settled, wait_until
 from tests.integration.transactions.txn_clients import (
     CLIENTS,
     TP,
@@ -18,27 +16,6 @@ from tests.integration.transactions.txn_clients import (
     read,
     values,
 )
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
-def settled(bootstrap: str, tps: list[TP], expected_hwm: dict[TP, int] | None = None) -> dict[TP, int]:
-    """Wait until no transaction is open on `tps` (LSO == HWM; markers are written after
-    EndTxn answers) and, if given, the high watermarks are as expected."""
-
-    def check() -> bool:
-        hwm = end_offsets(bootstrap, tps, committed=False)
-        if expected_hwm is not None and hwm != expected_hwm:
-            return False
-        return end_offsets(bootstrap, tps, committed=True) == hwm
-
-    wait_until(check, what="transactions to settle")
-    return end_offsets(bootstrap, tps, committed=False)
 
 
 @pytest.mark.parametrize("client", CLIENTS)

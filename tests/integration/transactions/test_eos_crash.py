@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.broker_process import BrokerProcess
-from tests.integration.transactions.test_eos_clients import settled
+from tests.integration.transactions.eos_settled import settled
 from tests.integration.transactions.txn_clients import CLIENTS, TP, TxnProducer, create_topics, read, values
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -20,8 +20,8 @@ from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.update_features_request import FeatureUpdateKey, UpdateFeaturesRequest
 from protocol.record_batch import ControlType, decode_batches, parse_control_record
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.idempotence.test_idempotence_wire import produce
-from tests.integration.transactions.test_txn_offset_commit import _commit, _fetch
+from tests.integration.idempotence.idempotent_produce import produce
+from tests.integration.transactions.txn_offsets import _commit, _fetch
 from tests.kafka_wire import (
     WireClient,
     add_partition,

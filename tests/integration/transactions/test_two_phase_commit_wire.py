@@ -17,7 +17,7 @@ from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.record_batch import ControlType, decode_batches, parse_control_record
 from tests.broker_process import BrokerProcess, own_broker
-from tests.integration.idempotence.test_idempotence_wire import produce
+from tests.integration.idempotence.idempotent_produce import produce
 from tests.kafka_wire import WireClient, create_topic, fetch_partition, producer_batch
 
 E = ErrorCode

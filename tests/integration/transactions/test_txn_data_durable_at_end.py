@@ -13,7 +13,7 @@ from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.end_txn_request import EndTxnRequest
 from tests.broker_process import BrokerProcess
-from tests.integration.idempotence.test_idempotence_wire import produce
+from tests.integration.idempotence.idempotent_produce import produce
 from tests.kafka_wire import (
     WireClient,
     add_partition,

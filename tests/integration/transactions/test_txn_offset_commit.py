@@ -20,14 +20,10 @@ from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.offset_fetch_request import OffsetFetchRequest, OffsetFetchRequestTopic
-from protocol.messages.txn_offset_commit_request import (
-    TxnOffsetCommitRequest,
-    TxnOffsetCommitRequestPartition,
-    TxnOffsetCommitRequestTopic,
-)
 from storage.clock import ManualClock
 from tests.broker_process import BrokerProcess
 from tests.integration.transactions.txn_clients import create_topics
+from tests.integration.transactions.txn_offsets import _commit, _fetch
 from tests.kafka_wire import WireClient
 
 
@@ -41,19 +37,6 @@ def _add_offsets(c: WireClient, tid: str, pid: int, epoch: int, group: str) -> i
     resp: Any = c.call(25, 3, AddOffsetsToTxnRequest(transactional_id=tid, producer_id=pid, producer_epoch=epoch,
                                                      group_id=group))
     return int(resp.error_code)
-
-
-def _commit(c: WireClient, tid: str, pid: int, epoch: int, group: str, offsets: dict[tuple[str, int], int],
-            version: int = 3, **kw: Any) -> dict[tuple[str, int], int]:
-    by_topic: dict[str, list[TxnOffsetCommitRequestPartition]] = {}
-    for (t, p), o in offsets.items():
-        by_topic.setdefault(t, []).append(TxnOffsetCommitRequestPartition(partition_index=p, committed_offset=o,
-                                                                          committed_metadata="m"))
-    resp: Any = c.call(28, version, TxnOffsetCommitRequest(
-        transactional_id=tid, group_id=group, producer_id=pid, producer_epoch=epoch,
-        topics=[TxnOffsetCommitRequestTopic(name=t, partitions=ps) for t, ps in by_topic.items()], **kw,
-    ))
-    return {(t.name, p.partition_index): p.error_code for t in resp.topics for p in t.partitions}
 
 
 def _end(c: WireClient, tid: str, pid: int, epoch: int, commit: bool) -> None:
@@ -74,19 +57,6 @@ def _complete(c: WireClient, tid: str) -> bool:
 
     resp: Any = c.call(65, 0, DescribeTransactionsRequest(transactional_ids=[tid]))
     return bool(resp.transaction_states[0].transaction_state in ("CompleteCommit", "CompleteAbort"))
-
-
-def _fetch(c: WireClient, group: str, tps: list[tuple[str, int]], stable: bool) -> dict[tuple[str, int], Any]:
-    by_topic: dict[str, list[int]] = {}
-    for t, p in tps:
-        by_topic.setdefault(t, []).append(p)
-    resp: Any = c.call(9, 7, OffsetFetchRequest(
-        group_id=group, require_stable=stable,
-        topics=[OffsetFetchRequestTopic(name=t, partition_indexes=ps) for t, ps in by_topic.items()],
-    ))
-    assert resp.error_code == E.NONE
-    return {(t.name, p.partition_index): (p.committed_offset, p.error_code) for t in resp.topics
-            for p in t.partitions}
 
 
 def test_pending_until_commit_marker_then_visible_and_kept_across_restart(

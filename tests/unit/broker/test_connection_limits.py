@@ -3,49 +3,15 @@ transports and a ManualClock."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from broker.config import Config, ConfigError
-from broker.connection import KafkaConnection
-from broker.connection_limits import ConnectionLimits, parse_overrides
-from broker.request_queue import RequestQueue
-from broker.router import Router
+from broker.config import ConfigError
+from broker.connection_limits import parse_overrides
 from storage.clock import ManualClock
-from tests.unit.broker.test_connection_flow import (
-    API_VERSIONS,
-    Conn,
-    FakeServices,
-    FakeTransport,
-    HeldHandler,
+from tests.unit.broker.connection_fakes import (
     settle,
 )
-
-
-class PeerTransport(FakeTransport):
-    def __init__(self, ip: str) -> None:
-        super().__init__()
-        self.ip = ip
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return (self.ip, 40000) if name == "peername" else default
-
-
-def services(clock: ManualClock, **settings: Any) -> FakeServices:
-    router = Router()
-    router.add(API_VERSIONS, HeldHandler())
-    config = Config(settings)
-    return FakeServices(config, router, RequestQueue(500), connection_limits=ConnectionLimits(config, clock))
-
-
-def connect(svc: FakeServices, ip: str = "10.0.0.1", listener: str = "PLAINTEXT") -> Conn:
-    handler = svc.router.routes[API_VERSIONS].handle
-    assert isinstance(handler, HeldHandler)
-    connection = KafkaConnection(svc, listener)  # type: ignore[arg-type]
-    transport = PeerTransport(ip)
-    connection.connection_made(transport)  # type: ignore[arg-type]
-    return Conn(connection, transport, handler)
+from tests.unit.broker.connection_limits_fakes import connect, services
 
 
 def test_per_ip_limit_closes_the_connection_past_it_and_frees_a_place_on_close() -> None:

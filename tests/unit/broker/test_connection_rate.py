@@ -11,7 +11,7 @@ from broker.config import Config, ConfigError
 from broker.connection_rate import ConnectionCreationRate, IpConnectionRates, WindowedRate
 from broker.quotas.store import QuotaStore
 from storage.clock import ManualClock
-from tests.unit.broker.test_connection_limits import connect, services
+from tests.unit.broker.connection_limits_fakes import connect, services
 
 
 def _ip_rates(tmp_path: Path, quotas: dict[str | None, float]) -> IpConnectionRates:

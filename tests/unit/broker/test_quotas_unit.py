@@ -28,7 +28,7 @@ from broker.request_queue import RequestQueue
 from broker.router import Router
 from protocol.errors import ErrorCode
 from storage.clock import ManualClock
-from tests.unit.broker.test_connection_flow import API_VERSIONS, FakeServices, HeldHandler, make_conn, settle
+from tests.unit.broker.connection_fakes import API_VERSIONS, FakeServices, HeldHandler, make_conn, settle
 
 T0 = 1_000_000
 

@@ -23,8 +23,8 @@ from storage import MemoryStorage
 from storage.clock import ManualClock
 from storage.file_storage import FileStorage
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.unit.storage.flush_rounds import rounds_held
 from tests.unit.storage.storage_helpers import make_batch
-from tests.unit.storage.test_high_watermark import rounds_held
 
 
 @pytest.mark.parametrize(
