@@ -12,6 +12,7 @@ from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchT
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import call_async
+from tests.polling import async_wait_until
 
 TOPIC = "durable"
 WRITERS = 4
@@ -91,7 +92,9 @@ async def test_acknowledged_records_survive_sigkill(tmp_path) -> None:  # type: 
             await asyncio.sleep(rng.uniform(0.3, 1.0))
             broker.kill()
             await asyncio.to_thread(broker.start)
-        await asyncio.sleep(0.5)
+        # Writes acknowledged after the last restart, so the check covers them too.
+        before = len(acked)
+        await async_wait_until(lambda: len(acked) > before, timeout=30, what="a write acknowledged after the restart")
     finally:
         stop.set()
         await asyncio.gather(*writers, return_exceptions=True)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Iterable
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+from tests.polling import async_wait_until
 
 FAST = {"session_timeout_ms": 3000, "heartbeat_interval_ms": 300, "auto_offset_reset": "earliest",
         "metadata_max_age_ms": 1000}
@@ -34,12 +35,7 @@ async def produce(bootstrap: str, topic: str, partitions: int, values: Iterable[
 
 
 async def wait_for(predicate: object, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError("condition not reached in time")
+    await async_wait_until(predicate, timeout, interval=0.1)  # type: ignore[arg-type]
 
 
 class Member:

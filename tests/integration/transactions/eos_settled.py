@@ -2,20 +2,11 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
 from tests.integration.transactions.txn_clients import (
     TP,
     end_offsets,
 )
-
-
-def wait_until(check: Callable[[], bool], timeout: float = 15.0, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+from tests.polling import wait_until
 
 
 def settled(bootstrap: str, tps: list[TP], expected_hwm: dict[TP, int] | None = None) -> dict[TP, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.broker_process import BrokerProcess
-from tests.integration.transactions.eos_settled import settled, wait_until
+from tests.integration.transactions.eos_settled import settled
 from tests.integration.transactions.txn_clients import (
     CLIENTS,
     TP,
@@ -16,6 +16,7 @@ from tests.integration.transactions.txn_clients import (
     read,
     values,
 )
+from tests.polling import wait_until
 
 
 @pytest.mark.parametrize("client", CLIENTS)

@@ -16,6 +16,7 @@ import pytest
 from tests.broker_process import BrokerProcess
 from tests.integration.transactions.eos_settled import settled
 from tests.integration.transactions.txn_clients import CLIENTS, TP, TxnProducer, create_topics, read, values
+from tests.polling import wait_until
 
 ROOT = Path(__file__).resolve().parents[3]
 INPUT_RECORDS = 40  # per partition
@@ -125,7 +126,9 @@ def test_broker_crashes_lose_no_committed_and_show_no_aborted_records(
             time.sleep(rng.uniform(1.0, 2.5))
             broker.kill()
             broker.start()
-        time.sleep(2.0)
+        # Transactions committed after the last restart, so the check covers them too.
+        before = len(committed)
+        wait_until(lambda: len(committed) > before, timeout=30, what="a commit after the restart")
     finally:
         stop.set()
         for t in threads:
