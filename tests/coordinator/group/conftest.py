@@ -1,3 +1,0 @@
-from __future__ import annotations
-
-from tests.coordinator.group.group_harness import h  # noqa: F401 - the fixture

@@ -1,0 +1,151 @@
+"""What only the PostgreSQL engine has: batches stored raw, one row each; PostgreSQL lost
+while running (a retriable error, reads served, nothing acknowledged lost, recovery by
+itself); the clean-shutdown flag; topic deletion in SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import asyncpg
+import pytest
+
+from odradek.postgres_server import PostgresServer, running_postgres
+from protocol import record_batch as rb
+from storage import errors
+from storage.clock import ManualClock
+from storage.postgres.engine import PostgresStorage
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.unit.storage.storage_helpers import make_batch
+
+
+async def open_engine(url: str) -> PostgresStorage:
+    return await PostgresStorage.open(url, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+
+
+@pytest.fixture
+def own_server() -> Iterator[PostgresServer]:
+    """A server this test may stop and start again."""
+    # In a folder of its own, not under pytest's: a pytest starting meanwhile closes its
+    # base folder to other users, the server's own included.
+    with running_postgres() as server:
+        yield server
+
+
+async def test_one_row_per_batch_with_its_header(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    try:
+        await storage.create_topic("t", 2)
+        sent = [make_batch(3), make_batch(2, producer_id=9, producer_epoch=1, base_sequence=0)]
+        for batch in sent:
+            await storage.log("t", 1).append(batch, durable=True)
+        topic_id = storage.describe_topic("t").topic_id
+    finally:
+        await storage.close()
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT partition, base_offset, last_offset, producer_id, producer_epoch, base_sequence, last_sequence, "
+            "transactional, control, payload FROM batches WHERE topic_id = $1 ORDER BY base_offset", topic_id)
+        assert await conn.fetchval("SELECT clean_shutdown FROM engine_state") is True
+    finally:
+        await conn.close()
+    assert [tuple(r)[:9] for r in rows] == [
+        (1, 0, 2, -1, -1, -1, -1, False, False),
+        (1, 3, 4, 9, 1, 0, 1, False, False),
+    ]
+    # Raw: the payload is the batch as sent, its offsets (and the CRC over them) assigned.
+    for original, row in zip(sent, rows, strict=True):
+        assert row["payload"][rb.HEADER_SIZE:] == original[rb.HEADER_SIZE:]
+        rb.validate_batch(row["payload"])
+
+
+async def test_postgres_lost_and_back(own_server: PostgresServer) -> None:
+    storage = await open_engine(own_server.url)
+    try:
+        await storage.create_topic("t", 1)
+        log = storage.log("t", 0)
+        await log.append(make_batch(2), durable=True)
+        own_server.stop("immediate")
+        # acks=all: a retriable error (KAFKA_STORAGE_ERROR), the record not visible.
+        with pytest.raises(errors.KafkaStorageError) as raised:
+            await log.append(make_batch(3), durable=True)
+        assert raised.value.error_code == 56
+        assert (log.high_watermark, log.log_end_offset) == (2, 5)
+        # Reads are served from memory meanwhile.
+        read = await log.read(0, 1 << 20)
+        assert [r.offset for b in rb.decode_batches(read.records) for r in b.records] == [0, 1]
+        own_server.restart()
+        # The engine connects again by itself (its retry, or the next write's round).
+        result = await log.append(make_batch(1), durable=True)
+        assert (result.base_offset, log.high_watermark) == (5, 6)
+    finally:
+        await storage.close()
+    reopened = await open_engine(own_server.url)
+    try:
+        log = reopened.log("t", 0)
+        assert log.log_end_offset == 6
+        read = await log.read(0, 1 << 20)
+        assert [r.offset for b in rb.decode_batches(read.records) for r in b.records] == list(range(6))
+    finally:
+        await reopened.close()
+
+
+async def test_a_crash_is_not_a_clean_start_and_keeps_what_was_committed(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    await storage.create_topic("t", 1)
+    await storage.log("t", 0).append(make_batch(4), durable=True)
+    await storage.abort()
+    reopened = await open_engine(postgres_url)
+    try:
+        assert reopened.clean_start is False
+        assert reopened.log("t", 0).log_end_offset == reopened.log("t", 0).high_watermark == 4
+    finally:
+        await reopened.close()
+    again = await open_engine(postgres_url)
+    try:
+        assert again.clean_start is True
+    finally:
+        await again.close()
+
+
+async def test_a_deleted_topic_leaves_no_row(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    try:
+        await storage.create_topic("gone", 3)
+        for p in range(3):
+            await storage.log("gone", p).append(make_batch(2), durable=True)
+        await storage.delete_topic("gone")
+        await storage.sync()
+    finally:
+        await storage.close()
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        assert await conn.fetchval("SELECT count(*) FROM batches") == 0
+        assert await conn.fetchval("SELECT count(*) FROM topics") == 0
+    finally:
+        await conn.close()
+
+
+async def test_an_offset_taken_by_another_writer_fails_the_append(postgres_url: str) -> None:
+    """The primary key is the last guard of the offsets: a second engine on the same
+    database (what leader epochs will fence) cannot make the first overwrite its batches."""
+    first = await open_engine(postgres_url)
+    try:
+        await first.create_topic("t", 1)
+        await first.log("t", 0).append(make_batch(1), durable=True)
+        second = await open_engine(postgres_url)
+        try:
+            await second.log("t", 0).append(make_batch(2, key_prefix=b"second"), durable=True)
+        finally:
+            await second.close()
+        with pytest.raises(errors.KafkaStorageError):
+            await first.log("t", 0).append(make_batch(3, key_prefix=b"first"), durable=True)
+        assert first.log("t", 0).high_watermark == 1
+    finally:
+        await first.abort()
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        rows = await conn.fetch("SELECT base_offset, last_offset FROM batches ORDER BY base_offset")
+    finally:
+        await conn.close()
+    assert [tuple(r) for r in rows] == [(0, 0), (1, 2)]

@@ -1,0 +1,277 @@
+"""ACLs on the real broker (Kafka's StandardAuthorizer): CreateAcls/DescribeAcls/DeleteAcls,
+and the main APIs answered for one principal allowed and one denied, with literal and
+prefixed patterns, DENY over ALLOW, super users and durable ACLs."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, KafkaError
+
+from protocol import record_batch as rb
+from protocol.errors import ErrorCode
+from protocol.messages.alter_user_scram_credentials_request import (
+    AlterUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+)
+from protocol.messages.create_acls_request import CreateAclsRequest
+from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
+from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from protocol.messages.delete_topics_request import DeleteTopicsRequest, DeleteTopicState
+from protocol.messages.describe_acls_request import DescribeAclsRequest
+from protocol.messages.describe_user_scram_credentials_request import DescribeUserScramCredentialsRequest
+from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
+from protocol.messages.heartbeat_request import HeartbeatRequest
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
+from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.offset_commit_request import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+)
+from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
+from protocol.messages.write_txn_markers_request import (
+    WritableTxnMarker,
+    WritableTxnMarkerTopic,
+    WriteTxnMarkersRequest,
+)
+from tests.broker_process import BrokerProcess
+from tests.integration.security.acl_wire import (
+    ALL,
+    ALLOW,
+    ANY,
+    CLUSTER,
+    DENY,
+    DESCRIBE,
+    GROUP,
+    LITERAL,
+    MATCH,
+    PREFIXED,
+    READ,
+    TOPIC,
+    TXN_ID,
+    WRITE,
+    AclBroker,
+    _acl,
+    _start,
+)
+from tests.kafka_wire import WireClient
+
+ACLS = [
+    _acl(TOPIC, "orders", LITERAL, "User:alice", WRITE, ALLOW),
+    _acl(TOPIC, "pay-", PREFIXED, "User:alice", READ, ALLOW),
+    _acl(TOPIC, "pay-secret", LITERAL, "User:alice", READ, DENY),
+    _acl(TXN_ID, "tx-alice", LITERAL, "User:alice", WRITE, ALLOW),
+    _acl(GROUP, "g-", PREFIXED, "User:*", ALL, ALLOW),
+]
+
+
+@pytest.fixture(scope="module")
+def acl_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroker]:
+    broker = _start(tmp_path_factory.mktemp("acl"))
+    try:
+        with broker.login("admin") as admin:
+            created: Any = admin.call(30, 3, CreateAclsRequest(creations=ACLS))
+            assert [r.error_code for r in created.results] == [0] * len(ACLS)
+            topics: Any = admin.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
+                CreatableTopic(name=n, num_partitions=1, replication_factor=1)
+                for n in ["orders", "pay-1", "pay-secret", "other"]
+            ]))
+            assert [t.error_code for t in topics.topics] == [0, 0, 0, 0]
+            _produce(admin, "pay-1")
+            _produce(admin, "pay-secret")
+        yield broker
+    finally:
+        broker.process.close()
+
+
+def _produce(c: WireClient, topic: str) -> int:
+    batch = rb.build_batch([rb.Record(b"k", b"v", [], int(time.time() * 1000))])
+    resp: Any = c.call(0, 9, ProduceRequest(acks=-1, timeout_ms=10_000, topic_data=[
+        TopicProduceData(name=topic, partition_data=[PartitionProduceData(index=0, records=batch)])]))
+    return int(resp.responses[0].partition_responses[0].error_code)
+
+
+def _fetch(c: WireClient, topic: str) -> int:
+    resp: Any = c.call(1, 11, FetchRequest(max_wait_ms=0, min_bytes=0, max_bytes=1_000_000, topics=[
+        FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=100_000)])]))
+    return int(resp.responses[0].partitions[0].error_code)
+
+
+def _metadata(c: WireClient, topics: list[str] | None) -> dict[str, int]:
+    request = MetadataRequest(
+        topics=None if topics is None else [MetadataRequestTopic(name=t) for t in topics],
+        allow_auto_topic_creation=False,
+    )
+    resp: Any = c.call(3, 12, request)
+    return {t.name: t.error_code for t in resp.topics}
+
+
+def _init_pid(c: WireClient, tid: str | None) -> int:
+    resp: Any = c.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
+    return int(resp.error_code)
+
+
+def test_without_authorizer_acl_apis_answer_security_disabled(broker: BrokerProcess) -> None:
+    with WireClient(broker.bootstrap) as c:
+        created: Any = c.call(30, 3, CreateAclsRequest(creations=[ACLS[0]]))
+        assert [(r.error_code, r.error_message) for r in created.results] == [
+            (ErrorCode.SECURITY_DISABLED, "No Authorizer is configured.")
+        ]
+        described: Any = c.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
+                                                           operation=ANY, permission_type=ANY))
+        assert (described.error_code, described.error_message) == (ErrorCode.SECURITY_DISABLED,
+                                                                   "No Authorizer is configured on the broker")
+        deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
+            resource_type_filter=ANY, pattern_type_filter=ANY, operation=ANY, permission_type=ANY)]))
+        assert [r.error_code for r in deleted.filter_results] == [ErrorCode.SECURITY_DISABLED]
+
+
+def test_metadata_shows_only_describable_topics(acl_broker: AclBroker) -> None:
+    with acl_broker.login("alice") as alice, acl_broker.login("bob") as bob:
+        # DESCRIBE is implied by WRITE (orders) and READ (pay-*); denying READ does not deny it.
+        assert _metadata(alice, None) == {"orders": 0, "pay-1": 0, "pay-secret": 0}
+        assert _metadata(bob, None) == {}
+        assert _metadata(bob, ["orders"]) == {"orders": ErrorCode.TOPIC_AUTHORIZATION_FAILED}
+        assert _metadata(alice, ["other", "orders"]) == {"other": ErrorCode.TOPIC_AUTHORIZATION_FAILED, "orders": 0}
+        # Unknown topics a principal may not describe look the same as existing ones.
+        assert _metadata(bob, ["no-such"]) == {"no-such": ErrorCode.TOPIC_AUTHORIZATION_FAILED}
+        resp: Any = alice.call(3, 10, MetadataRequest(topics=[MetadataRequestTopic(name="orders")],
+                                                       include_topic_authorized_operations=True))
+        assert resp.topics[0].topic_authorized_operations == (1 << WRITE) | (1 << DESCRIBE)
+
+
+def test_produce_and_fetch_literal_prefixed_and_deny(acl_broker: AclBroker) -> None:
+    with acl_broker.login("alice") as alice, acl_broker.login("bob") as bob, acl_broker.login("admin") as admin:
+        assert _produce(alice, "orders") == 0
+        assert _produce(bob, "orders") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        assert _produce(alice, "pay-1") == ErrorCode.TOPIC_AUTHORIZATION_FAILED  # READ only
+        assert _fetch(alice, "pay-1") == 0  # prefixed ALLOW
+        assert _fetch(alice, "pay-secret") == ErrorCode.TOPIC_AUTHORIZATION_FAILED  # DENY wins
+        assert _fetch(alice, "orders") == ErrorCode.TOPIC_AUTHORIZATION_FAILED  # WRITE does not give READ
+        assert _fetch(bob, "pay-1") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        # The super user needs no ACL.
+        assert _fetch(admin, "pay-secret") == 0
+        assert _produce(admin, "other") == 0
+
+
+def test_producer_ids_and_cluster_actions(acl_broker: AclBroker) -> None:
+    with acl_broker.login("alice") as alice, acl_broker.login("bob") as bob:
+        assert _init_pid(alice, "tx-alice") == 0
+        assert _init_pid(bob, "tx-alice") == ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        assert _init_pid(alice, "tx-other") == ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        # Idempotent producers: WRITE on some topic is enough (KIP-679), else IDEMPOTENT_WRITE.
+        assert _init_pid(alice, None) == 0
+        assert _init_pid(bob, None) == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        markers: Any = alice.call(27, 1, WriteTxnMarkersRequest(markers=[WritableTxnMarker(
+            producer_id=1, producer_epoch=0, transaction_result=True, coordinator_epoch=0,
+            topics=[WritableTxnMarkerTopic(name="orders", partition_indexes=[0])])]))
+        assert markers.markers[0].topics[0].partitions[0].error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        scram: Any = alice.call(51, 0, AlterUserScramCredentialsRequest(
+            deletions=[ScramCredentialDeletion(name="admin", mechanism=1)]))
+        assert [(r.user, r.error_code) for r in scram.results] == [("admin", ErrorCode.CLUSTER_AUTHORIZATION_FAILED)]
+        users: Any = alice.call(50, 0, DescribeUserScramCredentialsRequest(users=None))
+        assert users.error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        denied: Any = alice.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
+                                                            operation=ANY, permission_type=ANY))
+        assert denied.error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+
+
+def test_acl_apis_filters_deletion_and_durability(tmp_path: Path) -> None:
+    broker = _start(tmp_path)
+    try:
+        with broker.login("admin") as admin:
+            created: Any = admin.call(30, 3, CreateAclsRequest(creations=[
+                *ACLS, _acl(CLUSTER, "other-cluster", LITERAL, "User:bob", ALL, ALLOW),
+                _acl(TOPIC, "t", LITERAL, "bob", READ, ALLOW),
+            ]))
+            assert [r.error_code for r in created.results] == [0] * len(ACLS) + [ErrorCode.INVALID_REQUEST] * 2
+            # MATCH: every ACL that applies to the topic `pay-secret`.
+            matched: Any = admin.call(29, 3, DescribeAclsRequest(
+                resource_type_filter=TOPIC, resource_name_filter="pay-secret", pattern_type_filter=MATCH,
+                principal_filter=None, host_filter=None, operation=ANY, permission_type=ANY))
+            assert matched.error_code == 0
+            assert sorted((r.resource_name, r.pattern_type, [(a.operation, a.permission_type) for a in r.acls])
+                          for r in matched.resources) == [("pay-", PREFIXED, [(READ, ALLOW)]),
+                                                          ("pay-secret", LITERAL, [(READ, DENY)])]
+        broker.process.restart()
+        with broker.login("admin") as admin, broker.login("alice") as alice:
+            deleted: Any = admin.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
+                resource_type_filter=TOPIC, resource_name_filter="pay-secret", pattern_type_filter=LITERAL,
+                principal_filter=None, host_filter=None, operation=ANY, permission_type=DENY)]))
+            (result,) = deleted.filter_results
+            assert [(m.resource_name, m.principal, m.operation, m.permission_type) for m in result.matching_acls] == [
+                ("pay-secret", "User:alice", READ, DENY)
+            ]
+            everything: Any = admin.call(29, 3, DescribeAclsRequest(
+                resource_type_filter=ANY, pattern_type_filter=ANY, operation=ANY, permission_type=ANY,
+                resource_name_filter=None, principal_filter=None, host_filter=None))
+            assert sum(len(r.acls) for r in everything.resources) == len(ACLS) - 1
+            assert _metadata(alice, ["pay-secret"]) == {"pay-secret": ErrorCode.UNKNOWN_TOPIC_OR_PARTITION}
+    finally:
+        broker.process.close()
+
+
+def test_groups_and_topic_admin(acl_broker: AclBroker) -> None:
+    with acl_broker.login("alice") as alice, acl_broker.login("bob") as bob:
+        # Groups: everyone may use `g-*` (prefixed, User:*); nobody else's group.
+        joined: Any = bob.call(11, 5, JoinGroupRequest(
+            group_id="h-bob", session_timeout_ms=10_000, rebalance_timeout_ms=10_000, member_id="",
+            protocol_type="consumer", protocols=[JoinGroupRequestProtocol(name="range", metadata=b"")]))
+        assert (joined.error_code, joined.generation_id, joined.member_id) == (
+            ErrorCode.GROUP_AUTHORIZATION_FAILED, -1, "")
+        assert bob.call(12, 3, HeartbeatRequest(group_id="h-bob", generation_id=1, member_id="m")).error_code == (
+            ErrorCode.GROUP_AUTHORIZATION_FAILED)
+
+        def commit(c: WireClient, group: str, topic: str) -> int:
+            resp: Any = c.call(8, 8, OffsetCommitRequest(group_id=group, topics=[OffsetCommitRequestTopic(
+                name=topic, partitions=[OffsetCommitRequestPartition(partition_index=0, committed_offset=0)])]))
+            return int(resp.topics[0].partitions[0].error_code)
+
+        assert commit(bob, "h-bob", "pay-1") == ErrorCode.GROUP_AUTHORIZATION_FAILED
+        assert commit(bob, "g-bob", "pay-1") == ErrorCode.TOPIC_AUTHORIZATION_FAILED  # no READ on the topic
+        assert commit(alice, "g-alice", "pay-1") == 0
+
+        def list_offset(c: WireClient, topic: str) -> tuple[int, int]:
+            resp: Any = c.call(2, 7, ListOffsetsRequest(replica_id=-1, topics=[ListOffsetsTopic(
+                name=topic, partitions=[ListOffsetsPartition(partition_index=0, timestamp=-1)])]))
+            p = resp.topics[0].partitions[0]
+            return int(p.error_code), int(p.offset)
+
+        assert list_offset(alice, "pay-1") == (0, 1)
+        assert list_offset(bob, "pay-1") == (ErrorCode.TOPIC_AUTHORIZATION_FAILED, -1)
+
+        created: Any = bob.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
+            CreatableTopic(name="bobs", num_partitions=1, replication_factor=1)]))
+        assert [(t.name, t.error_code, t.error_message) for t in created.topics] == [
+            ("bobs", ErrorCode.TOPIC_AUTHORIZATION_FAILED, "Authorization failed.")]
+        deleted: Any = alice.call(20, 6, DeleteTopicsRequest(timeout_ms=10_000, topics=[
+            DeleteTopicState(name="orders"), DeleteTopicState(name="other")]))
+        assert sorted((r.name, r.error_code) for r in deleted.responses) == [
+            ("orders", ErrorCode.TOPIC_AUTHORIZATION_FAILED), ("other", ErrorCode.TOPIC_AUTHORIZATION_FAILED)]
+        assert _metadata(alice, ["orders"]) == {"orders": 0}
+
+
+def test_confluent_kafka_consumer_in_a_denied_group(acl_broker: AclBroker) -> None:
+    consumer = Consumer({
+        "bootstrap.servers": f"127.0.0.1:{acl_broker.sasl_port}", "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "PLAIN", "sasl.username": "alice", "sasl.password": "alice-pw",
+        "group.id": "not-g", "auto.offset.reset": "earliest",
+    })
+    consumer.subscribe(["pay-1"])
+    error = None
+    deadline = time.monotonic() + 30
+    try:
+        while error is None and time.monotonic() < deadline:
+            msg = consumer.poll(0.5)
+            if msg is not None and msg.error() is not None:
+                error = msg.error()
+    finally:
+        consumer.close()
+    assert error is not None and error.code() == KafkaError.GROUP_AUTHORIZATION_FAILED
