@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check lint postgres typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
+.PHONY: run test check lint postgres promtool typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,12 @@ postgres:
 		&& (apt-get update -qq && apt-get install -y -qq postgresql) >/dev/null 2>&1; } \
 		|| echo "postgresql could not be installed: the PostgreSQL engine's tests need it"
 
+# promtool (Debian's prometheus package, not started) checks monitoring/'s rules.
+promtool:
+	@command -v promtool >/dev/null || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+		&& (apt-get update -qq && apt-get install -y -qq --no-install-recommends prometheus) >/dev/null 2>&1; } \
+		|| echo "prometheus (promtool) could not be installed: the monitoring kit's checks will be skipped"
+
 run: $(STAMP)
 	$(BIN)/python -m broker --log-dirs ./data
 
@@ -34,7 +40,7 @@ run: $(STAMP)
 java-jars: $(STAMP)
 	$(BIN)/python -m tests.integration.java.jars
 
-test: $(STAMP) fuse postgres java-jars
+test: $(STAMP) fuse postgres promtool java-jars
 	$(BIN)/python -m protocol.codegen --check
 	$(BIN)/ruff check .
 	$(BIN)/mypy

@@ -139,8 +139,9 @@ class Server:
 
     async def _start_metrics(self, services: Services, storage: LogManager) -> None:
         metrics = services.metrics
-        metrics.registry.register(BrokerCollector(services))
+        metrics.registry.register(BrokerCollector(services, self.config.data_dir))
         storage.flusher.round_observers.append(metrics.fsync_round)
+        storage.flusher.failure_listeners.append(metrics.storage_write_failed)
         storage.flusher.wait_observers.append(metrics.fsync_waited)
         port = self.config.get_int("metrics.port")
         if port < 0:

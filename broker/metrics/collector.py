@@ -4,8 +4,10 @@ interfaces: nothing is counted on the append path. Scrapes run on the event loop
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Collection, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from prometheus_client.core import GaugeMetricFamily
@@ -56,11 +58,13 @@ def coordinators_ready(services: Observed) -> bool:
 
 
 class BrokerCollector(Collector):
-    def __init__(self, services: Observed) -> None:
+    def __init__(self, services: Observed, data_dir: Path) -> None:
         self.services = services
+        self.data_dir = data_dir
 
     def collect(self) -> Iterator[Metric]:
         yield from self._connections()
+        yield from self._disk()
         yield from self._logs()
         yield from self._groups()
         yield from self._transactions()
@@ -70,6 +74,26 @@ class BrokerCollector(Collector):
         yield GaugeMetricFamily(
             "odradek_connections", "Client connections open now.", value=len(self.services.connections)
         )
+
+    def _disk(self) -> Iterator[Metric]:
+        # The file system of the data folder (log.dirs): the file engine's log, and the
+        # broker's own metadata with any engine.
+        free = GaugeMetricFamily(
+            "odradek_log_dir_free_bytes", "Bytes available to the broker on its data folder's file system.",
+            labels=["dir"],
+        )
+        total = GaugeMetricFamily(
+            "odradek_log_dir_total_bytes", "Size of the data folder's file system.", labels=["dir"]
+        )
+        try:
+            stat = os.statvfs(self.data_dir)
+        except OSError:  # the folder is gone: no figures rather than a failed scrape
+            pass
+        else:
+            free.add_metric([str(self.data_dir)], stat.f_bavail * stat.f_frsize)
+            total.add_metric([str(self.data_dir)], stat.f_blocks * stat.f_frsize)
+        yield free
+        yield total
 
     def _logs(self) -> Iterator[Metric]:
         storage = self.services.storage

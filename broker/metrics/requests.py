@@ -166,6 +166,12 @@ class BrokerMetrics:
             buckets=FSYNC_BUCKETS,
             registry=r,
         )
+        self.storage_write_failures = Counter(
+            "odradek_storage_write_failures",
+            "Group-commit rounds that failed: a failed fsync (the broker then halts) or a "
+            "PostgreSQL transaction that did not commit (retried).",
+            registry=r,
+        )
         self._children: dict[tuple[int, int], _RequestChildren] = {}
 
     def answered(self, api_key: int, version: int, seconds: float, response: Message | None) -> None:
@@ -188,6 +194,9 @@ class BrokerMetrics:
         self.fsync_round_size.observe(stats.waiters)
         self.fsync_calls.observe(stats.fsync_seconds)
         self.fsync_files.observe(stats.files)
+
+    def storage_write_failed(self, _error: object) -> None:
+        self.storage_write_failures.inc()
 
     def fsync_waited(self, seconds: float) -> None:
         self.fsync_wait.observe(seconds)
