@@ -18,7 +18,17 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .campaign import ALL_FAULTS, ENGINES, FAULTS, POSTGRES_FAULTS, Run, print_report, run, summary
+from .campaign import (
+    ALL_FAULTS,
+    ENGINES,
+    FAULTS,
+    PG_ASYNC_COMMIT,
+    POSTGRES_FAULTS,
+    Run,
+    print_report,
+    run,
+    summary,
+)
 
 
 def main() -> int:
@@ -37,7 +47,8 @@ def main() -> int:
     parser.add_argument("--engine", choices=ENGINES, default="file",
                         help="the broker's storage engine (postgres: a private PostgreSQL server, with its faults)")
     parser.add_argument(
-        "--broken", choices=["no-fsync", "aborted-reads"], help="a deliberately broken broker"
+        "--broken", choices=["no-fsync", "aborted-reads", PG_ASYNC_COMMIT],
+        help="a deliberately broken broker, or (pg-async-commit, with --engine postgres) PostgreSQL"
     )
     parser.add_argument("--keep", type=Path, help="keep histories and logs in this directory")
     args = parser.parse_args()

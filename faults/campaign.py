@@ -27,11 +27,17 @@ ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 60.0
 FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-full", "io-error", "io-error+power-loss")
 # With the log in PostgreSQL (`--engine postgres`): the broker's faults that concern it,
-# and PostgreSQL's own: stopped cleanly, crashed (`pg_ctl stop -m immediate`), and its
-# connections to the broker cut by a second proxy.
-POSTGRES_FAULTS = ("kill", "pause", "partition", "delay", "hold", "pg-stop", "pg-crash", "pg-cut")
+# and PostgreSQL's own: stopped cleanly, crashed (`pg_ctl stop -m immediate`), its data
+# folder losing power (on a lazyfs disk of its own: what PostgreSQL did not fsync is gone),
+# and its connections to the broker cut by a second proxy.
+POSTGRES_FAULTS = ("kill", "pause", "partition", "delay", "hold", "pg-stop", "pg-crash", "pg-power-loss", "pg-cut")
 ALL_FAULTS = tuple(dict.fromkeys(FAULTS + POSTGRES_FAULTS))
 DISK_FAULTS = ("power-loss", "disk-full", "io-error", "io-error+power-loss")
+# A deliberately misconfigured PostgreSQL (synchronous_commit=off: COMMIT answered before
+# its WAL is flushed), so that a test can show pg-power-loss catches what it loses.
+PG_ASYNC_COMMIT = "pg-async-commit"
+# PostgreSQL's disk for pg-power-loss (a tmpfs: memory only as far as it is used).
+PG_DISK_MB = 2048
 ENGINES = ("file", "postgres")
 CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
 TOPIC = "faults"
@@ -71,7 +77,8 @@ def run(cfg: Run) -> Run:
         f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} dir={cfg.workdir}"
     )
     # Without disk faults (always on PostgreSQL, where the broker's own directory holds only
-    # its cluster id) no lazyfs, nor root and libfuse, is needed.
+    # its cluster id) no lazyfs, nor root and libfuse, is needed for the broker; PostgreSQL
+    # gets a lazyfs disk of its own for pg-power-loss.
     disk = Disk(cfg.workdir, cfg.disk_mb) if set(cfg.faults) & set(DISK_FAULTS) else None
     log_dir = disk.mount if disk is not None else cfg.workdir / "broker-data"
     broker_port, proxy_port = free_port(), free_port()
@@ -79,9 +86,11 @@ def run(cfg: Run) -> Run:
     overrides = dict(BROKER_OVERRIDES)
     pg: Postgres | None = None
     if cfg.engine == "postgres":
-        pg = Postgres(cfg.seed)
+        pg = Postgres(cfg.seed, power_loss="pg-power-loss" in cfg.faults,
+                      synchronous_commit=cfg.broken != PG_ASYNC_COMMIT)
         overrides["storage.engine"] = pg.url
-    broker = faults_broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, cfg.broken)
+    broken = None if cfg.broken == PG_ASYNC_COMMIT else cfg.broken
+    broker = faults_broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, broken)
     clients: list[subprocess.Popen[bytes]] = []
     histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS] + [cfg.workdir / "drain.jsonl"]
     for path in histories:
@@ -152,12 +161,15 @@ class Postgres:
     """PostgreSQL for `--engine postgres`: a private server (odradek/postgres_server.py),
     the broker connected to it through a raw proxy the nemesis can cut."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, *, power_loss: bool = False, synchronous_commit: bool = True) -> None:
         from odradek.postgres_server import PostgresServer
 
         # Its own folder (odradek/postgres_server.py: never under pytest's), removed at the end.
         self.directory = Path(tempfile.mkdtemp(prefix="odradek-faults-pg-"))
-        self.server = PostgresServer(self.directory)
+        # For pg-power-loss its data folder is on a lazyfs disk of its own.
+        self.disk = Disk(self.directory / "disk", PG_DISK_MB) if power_loss else None
+        data_path = self.disk.mount / "data" if self.disk is not None else None
+        self.server = PostgresServer(self.directory, data_path=data_path, synchronous_commit=synchronous_commit)
         self.proxy = Proxy(free_port(), self.server.port, seed, raw=True)
 
     @property
@@ -165,14 +177,26 @@ class Postgres:
         return f"postgresql://{self.server.user}@127.0.0.1:{self.proxy.listen_port}/{self.server.database}"
 
     def start(self) -> None:
+        if self.disk is not None:
+            self.disk.setup()
         self.server.init()
         self.server.start()
         self.proxy.start()
+
+    def power_loss(self) -> None:
+        """The machine under PostgreSQL loses power: the server dies at once, then what it
+        had not fsynced is gone, then it starts again and recovers from its WAL."""
+        assert self.disk is not None
+        self.server.stop("immediate")
+        self.disk.power_loss()
+        self.server.restart()
 
     def stop(self) -> None:
         with contextlib.suppress(RuntimeError):  # its thread never started (a failed start)
             self.proxy.stop()
         self.server.stop()
+        if self.disk is not None:
+            self.disk.teardown()
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
@@ -258,6 +282,8 @@ def _inject(
             pg.proxy.drop()
             time.sleep(rng.uniform(1.0, 3.0))
             pg.proxy.heal()
+        elif fault == "pg-power-loss":
+            pg.power_loss()
         else:  # pg-stop (clean) or pg-crash (as a crash: recovery from PostgreSQL's WAL)
             pg.server.stop("fast" if fault == "pg-stop" else "immediate")
             time.sleep(rng.uniform(0.5, 2.0))

@@ -7,6 +7,10 @@ Killing this process (SIGKILL) after the broker is a power loss: what was fsynce
 `BACKING` at once, as on a journaling filesystem; a file created and never fsynced comes
 back empty.
 
+Files and folders created through the mount belong to the process that created them (the
+daemon runs as root; PostgreSQL, run as its own user on such a disk, insists on owning its
+data folder), and every user may use the mount (`allow_other`).
+
 Disk faults pass through: a write that would not fit in `BACKING` (with what is already
 held) fails with ENOSPC, as a full disk's would, and while the file `EIO_FLAG` exists
 every fsync fails with EIO (a failing device).
@@ -83,6 +87,7 @@ class LazyFS(fuse.Operations):
 
     def mkdir(self, path: str, mode: int) -> int:
         os.mkdir(self._real(path), mode)
+        _own(self._real(path))
         return 0
 
     def rmdir(self, path: str) -> int:
@@ -104,6 +109,10 @@ class LazyFS(fuse.Operations):
 
     def chmod(self, path: str, mode: int) -> int:
         os.chmod(self._real(path), mode)
+        return 0
+
+    def chown(self, path: str, uid: int, gid: int) -> int:
+        os.chown(self._real(path), uid, gid)
         return 0
 
     def utimens(self, path: str, times: Any = None) -> int:
@@ -130,6 +139,7 @@ class LazyFS(fuse.Operations):
     # data: held here until fsync
     def create(self, path: str, mode: int, fi: Any = None) -> int:
         fd = os.open(self._real(path), os.O_RDWR | os.O_CREAT, mode)
+        _own(self._real(path))
         self.files.pop(path, None)
         self.files[path] = FileState(fd, os.fstat(fd).st_size)
         return self._handle(path)
@@ -216,6 +226,13 @@ class LazyFS(fuse.Operations):
         return 0
 
 
+def _own(real: str) -> None:
+    """Give what the caller created to the caller."""
+    uid, gid, _pid = fuse.fuse_get_context()
+    if uid != os.geteuid():
+        os.chown(real, uid, gid)
+
+
 def main() -> None:
     backing, mount, *flag = sys.argv[1:]
     fuse.FUSE(
@@ -224,6 +241,7 @@ def main() -> None:
         foreground=True,
         nothreads=True,
         direct_io=True,
+        allow_other=True,
     )
 
 

@@ -60,10 +60,16 @@ class PostgresServer:
     database: str = "odradek"
     bin_dir: Path = field(default_factory=find_bin_dir)
     running: bool = False
+    # Elsewhere than `directory/data` (the fault campaign's power-loss disk); the socket
+    # and the server log stay in `directory`.
+    data_path: Path | None = None
+    # Off only to show that the fault campaign catches a server that answers COMMIT before
+    # its WAL is flushed (faults/campaign.py's `pg-async-commit`).
+    synchronous_commit: bool = True
 
     @property
     def data_dir(self) -> Path:
-        return self.directory / "data"
+        return self.data_path if self.data_path is not None else self.directory / "data"
 
     @property
     def url(self) -> str:
@@ -89,16 +95,22 @@ class PostgresServer:
             shutil.chown(self.directory, SERVER_USER, SERVER_USER)
             # Its parents must let the server user through (tmp folders are often 0700).
             _open_path_for_others(self.directory)
+            if self.data_path is not None:
+                _open_path_for_others(self.data_path)
         self._run(
             str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-A", "trust", "-U", self.user,
             "--no-instructions", "-E", "UTF8", "--locale=C",
         )
 
-    def start(self) -> None:
-        options = (
+    def _options(self) -> str:
+        commit = "on" if self.synchronous_commit else "off"
+        return (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories={self.directory} "
-            "-c fsync=on -c synchronous_commit=on -c max_connections=50 -c shared_buffers=32MB"
+            f"-c fsync=on -c synchronous_commit={commit} -c max_connections=50 -c shared_buffers=32MB"
         )
+
+    def start(self) -> None:
+        options = self._options()
         result = self._run(
             str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.directory / "server.log"),
             "-o", options, "-w", "-t", str(START_TIMEOUT_SECONDS), "start", check=False,
@@ -120,10 +132,7 @@ class PostgresServer:
 
     def restart(self) -> None:
         """Start again on the same port and data (after `stop`)."""
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories={self.directory} "
-            "-c fsync=on -c synchronous_commit=on -c max_connections=50 -c shared_buffers=32MB"
-        )
+        options = self._options()
         self._run(
             str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.directory / "server.log"),
             "-o", options, "-w", "-t", str(START_TIMEOUT_SECONDS), "start",

@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 
-def _can_mount() -> str | None:
+def can_mount() -> str | None:
     if os.geteuid() != 0:
         return "mounting tmpfs and FUSE needs root"
     if not os.path.exists("/dev/fuse") or shutil.which("fusermount3") is None:
@@ -22,6 +22,6 @@ def _can_mount() -> str | None:
 
 
 CAMPAIGN_MARKS = [
-    pytest.mark.skipif(_can_mount() is not None, reason=str(_can_mount())),
+    pytest.mark.skipif(can_mount() is not None, reason=str(can_mount())),
     pytest.mark.timeout(240),
 ]

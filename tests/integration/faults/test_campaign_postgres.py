@@ -1,7 +1,7 @@
 """The fault campaign (`faults/`) against a broker whose log is in PostgreSQL: a short
-schedule of the broker's faults and PostgreSQL's own (stopped, crashed, cut off) finds no
-anomaly. No disk fault, so neither root nor libfuse is needed. Replay a failure with
-FAULTS_SEED=<the seed printed>."""
+schedule of the broker's faults and PostgreSQL's own (stopped, crashed, its data folder
+losing power, cut off) finds no anomaly. The power loss mounts a FUSE disk (root, libfuse):
+without them it is left out. Replay a failure with FAULTS_SEED=<the seed printed>."""
 
 from __future__ import annotations
 
@@ -12,12 +12,15 @@ import pytest
 
 from faults.campaign import Run, print_report, run
 from odradek.postgres_server import find_bin_dir
+from tests.integration.faults.campaign_marks import can_mount
 
 SEED = int(os.environ.get("FAULTS_SEED") or 20261126)
 # `hold` is left to `make faults FAULTS_ARGS="--engine postgres"`: a held EndTxn of a
 # transaction version 1 client delivered late can end the producer's next transaction
 # (KAFKA-17754), whichever the engine.
-FAULTS = ("kill", "pause", "partition", "delay", "pg-stop", "pg-crash", "pg-cut")
+FAULTS = ("kill", "pause", "partition", "delay", "pg-stop", "pg-crash", "pg-cut") + (
+    ("pg-power-loss",) if can_mount() is None else ()
+)
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -25,12 +28,27 @@ pytestmark = pytest.mark.timeout(240)
 def test_postgres_faults_leave_no_anomaly(tmp_path: Path) -> None:
     find_bin_dir()  # PostgreSQL installed (make test installs it)
     print(f"faults seed {SEED}")
-    cfg = run(Run(seed=SEED, seconds=40, faults=FAULTS, workdir=tmp_path / "run", engine="postgres"))
+    cfg = run(Run(seed=SEED, seconds=50, faults=FAULTS, workdir=tmp_path / "run", engine="postgres"))
     print_report(cfg)
     assert cfg.report is not None
-    assert {"pg-stop", "pg-crash", "pg-cut"} <= {f["fault"] for f in cfg.injected}
+    assert set(FAULTS) - {"kill", "pause", "partition", "delay"} <= {f["fault"] for f in cfg.injected}
     assert cfg.drained
     assert cfg.report.valid, cfg.report.table()
     assert not cfg.broker_stops, cfg.broker_stops  # PostgreSQL's faults never stop the broker
     assert cfg.report.ops["txn:ok"] > 20 and cfg.report.ops["send:ok"] > 20
     assert cfg.report.read_values >= cfg.report.acknowledged
+
+
+@pytest.mark.skipif(can_mount() is not None, reason=str(can_mount()))
+def test_power_loss_catches_commits_answered_before_the_wal_flush(tmp_path: Path) -> None:
+    """PostgreSQL run with synchronous_commit=off answers COMMIT before its WAL is on disk:
+    a power loss of its data folder takes back rounds the broker acknowledged, which the
+    broker still serves from memory until a restart reloads the log from PostgreSQL."""
+    find_bin_dir()
+    print(f"faults seed {SEED}")
+    cfg = run(Run(seed=SEED, seconds=30, faults=("pg-power-loss", "kill"), workdir=tmp_path / "run",
+                  engine="postgres", broken="pg-async-commit"))
+    print_report(cfg)
+    assert cfg.report is not None
+    # Seen: poll-skip (offsets gone from the reloaded log), lost-write, inconsistent-offsets.
+    assert not cfg.report.valid, cfg.report.table()
