@@ -270,6 +270,64 @@ def pipeline_stream(bootstrap: str, size: int, rate: int, seconds: float, timeou
     }
 
 
+def _stream_copy_seconds(bootstrap: str, mode: str, source: str, count: int, partitions: int, timeout: float) -> float:
+    """Seconds for a streaming query (micro-batches back to back, from the earliest offset)
+    to copy `count` records of `source` into a new topic: with the connector's sink or with a
+    `foreachBatch` plain producer. Timed from `start()` until the query reports every input
+    row processed; the output is then checked complete."""
+    spark = _session()
+    sink = unique(f"pipeline-copy-{mode}-out")
+    create_topic(bootstrap, sink, partitions)
+    checkpoint = tempfile.mkdtemp(prefix="bench-pipeline-copy-")
+    stream = (
+        spark.readStream.format("odradek")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", source)
+        .option("startingOffsets", "earliest")
+        .load()
+        .select("key", "value")
+        .writeStream.option("checkpointLocation", checkpoint)
+        .trigger(processingTime="0 seconds")
+    )
+    if mode == "connector":
+        writer = stream.format("odradek").option("kafka.bootstrap.servers", bootstrap).option("topic", sink)
+    else:
+        writer = stream.foreachBatch(foreach_batch_writer(bootstrap, sink))
+    start = time.perf_counter()
+    query = writer.start()
+    try:
+        deadline = time.monotonic() + timeout
+        while sum(p["numInputRows"] for p in query.recentProgress) < count:
+            if query.exception() is not None:
+                raise WorkloadError(f"{mode} query failed: {query.exception()}")
+            if time.monotonic() > deadline:
+                raise WorkloadError(f"{mode} query: {count} rows not copied in {timeout:.0f}s")
+            time.sleep(0.05)
+        seconds = time.perf_counter() - start
+    finally:
+        query.stop()
+        shutil.rmtree(checkpoint, ignore_errors=True)
+    written = len(_read_all(bootstrap, sink, partitions, timeout))
+    if written != count:
+        raise WorkloadError(f"{mode}: {written} of {count} rows in the output")
+    return seconds
+
+
+def pipeline_copy(bootstrap: str, count: int, size: int, partitions: int, timeout: float) -> Metrics:
+    """Streaming throughput: a filled topic copied by a streaming query with the connector's
+    sink and with `foreachBatch` + a plain idempotent producer (at-least-once); rows/s of
+    each, after an untimed warm-up copy of 100 rows by both."""
+    warm, source = unique("pipeline-copy-warm"), unique("pipeline-copy")
+    for name, rows in ((warm, 100), (source, count)):
+        create_topic(bootstrap, name, partitions)
+        _fill(bootstrap, name, rows, size, partitions, timeout)
+    for mode in ("connector", "baseline"):
+        _stream_copy_seconds(bootstrap, mode, warm, 100, partitions, timeout)
+    connector = _stream_copy_seconds(bootstrap, "connector", source, count, partitions, timeout)
+    baseline = _stream_copy_seconds(bootstrap, "baseline", source, count, partitions, timeout)
+    return _compare(count / connector, count / baseline, "rows_s")
+
+
 def _high_watermark(consumer: Consumer, topic: str, partitions: int) -> int:
     return sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in range(partitions))
 
@@ -350,5 +408,6 @@ def pipeline_driver_kill(bootstrap: str, count: int, size: int, partitions: int,
 
 
 PIPELINE_WORKLOADS: dict[str, Any] = {
-    f.__name__: f for f in (pipeline_batch_read, pipeline_batch_write, pipeline_stream, pipeline_driver_kill)
+    f.__name__: f
+    for f in (pipeline_batch_read, pipeline_batch_write, pipeline_copy, pipeline_stream, pipeline_driver_kill)
 }

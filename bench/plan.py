@@ -229,7 +229,13 @@ def pipeline_specs(quick: bool, n: Callable[[int], int]) -> list[Spec]:
         ),
         spec(
             "pipeline-batch-write",
-            f"pipeline: batch write of {n(200_000):,} x 100 B, 2 partitions",
+            f"pipeline: batch write of {n(400_000):,} x 100 B, 4 partitions",
+            {"count": n(400_000), **{**sized, "partitions": 4}},
+            ("connector_rows_s", "baseline_rows_s", "vs_baseline"),
+        ),
+        spec(
+            "pipeline-copy",
+            f"pipeline: streaming copy of {n(200_000):,} x 100 B, 2 partitions",
             {"count": n(200_000), **sized},
             ("connector_rows_s", "baseline_rows_s", "vs_baseline"),
         ),

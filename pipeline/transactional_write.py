@@ -23,6 +23,11 @@ from pipeline.sink_options import SinkOptions
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 60.0
+# Rows produced between two polls of the producer (its delivery reports, its queue).
+POLL_EVERY = 1000
+# Key and value columns `plain_columns` takes as they are (to_pylist gives bytes or None).
+_BYTES_TYPES = (pa.binary(), pa.large_binary())
+_TEXT_TYPES = (pa.string(), pa.large_string())
 
 
 class NonDeterministicReplayError(RuntimeError):
@@ -52,12 +57,21 @@ def write_task(
 ) -> SinkCommitMessage:
     ensure_marker_partition(options, spark_partition)
     txn_id = transactional_id(prefix, spark_partition)
+    failures: list[KafkaError] = []
+
+    def on_delivery(err: KafkaError | None, _msg: Message) -> None:
+        if err is not None:
+            failures.append(err)
+
     producer = Producer(
         {
             "linger.ms": "5",
             **options.client_config(),
             "transactional.id": txn_id,
             "transaction.timeout.ms": str(options.transaction_timeout_ms),
+            # Reports for failures only: a Python call per row is a cost the rows' bytes are not.
+            "on_delivery": on_delivery,
+            "delivery.report.only.error": True,
         }
     )
     producer.init_transactions(TIMEOUT_S)
@@ -65,16 +79,16 @@ def write_task(
     if marker is not None and marker.batch_id >= batch_id:
         return skip_replay(options, batches, marker, txn_id, batch_id, spark_partition)
 
-    failures: list[KafkaError] = []
-
-    def on_delivery(err: KafkaError | None, _msg: Message) -> None:
-        if err is not None:
-            failures.append(err)
-
     digest = RowDigest()
     producer.begin_transaction()
     for batch in batches:
-        for topic, partition, key, value, headers in rows_of(batch, options.topic):
+        plain = plain_columns(batch, options.topic)
+        if plain is not None:
+            topic, keys, values = plain
+            digest.add_rows(topic, keys, values)
+            _produce_plain(producer, topic, keys, values)
+            continue
+        for n, (topic, partition, key, value, headers) in enumerate(rows_of(batch, options.topic)):
             digest.add(topic, partition, key, value, headers)
             while True:
                 try:
@@ -84,12 +98,12 @@ def write_task(
                         key=key,
                         partition=partition,  # -1: RD_KAFKA_PARTITION_UA, the partitioner picks
                         headers=list(headers) or None,
-                        on_delivery=on_delivery,
                     )
                     break
                 except BufferError:  # local queue full: let deliveries drain
                     producer.poll(0.1)
-            producer.poll(0)
+            if n % POLL_EVERY == 0:
+                producer.poll(0)
     producer.flush(TIMEOUT_S)
     if failures:
         producer.abort_transaction(TIMEOUT_S)
@@ -121,6 +135,10 @@ def skip_replay(
     if marker.batch_id == batch_id:
         digest = RowDigest()
         for batch in batches:
+            plain = plain_columns(batch, options.topic)
+            if plain is not None:
+                digest.add_rows(*plain)
+                continue
             for row in rows_of(batch, options.topic):
                 digest.add(*row)
         if (digest.rows, digest.hexdigest()) != (marker.rows, marker.digest):
@@ -137,6 +155,44 @@ def skip_replay(
 
 
 Row = tuple[str, int, bytes | None, bytes | None, list[tuple[str, bytes]]]
+
+
+def plain_columns(
+    batch: pa.RecordBatch, topic_option: str | None
+) -> tuple[str, list[bytes | None], list[bytes | None]] | None:
+    """(topic, keys, values) of a batch whose rows all go to the `topic` option's topic with
+    no partition and no headers, each column converted at once; None when a row needs
+    `rows_of` (a topic, partition or headers column, or keys/values of another type)."""
+    names = {name.lower(): i for i, name in enumerate(batch.schema.names)}
+    if topic_option is None or names.keys() & {"partition", "headers"} or "value" not in names:
+        return None
+    columns: list[list[bytes | None]] = []
+    for name in ("key", "value"):
+        if name not in names:
+            columns.append([None] * batch.num_rows)
+            continue
+        column = batch.column(names[name])
+        if column.type in _TEXT_TYPES:
+            column = column.cast(pa.binary() if column.type == pa.string() else pa.large_binary())
+        elif column.type not in _BYTES_TYPES:
+            return None
+        columns.append(column.to_pylist())
+    return topic_option, columns[0], columns[1]
+
+
+def _produce_plain(
+    producer: Producer, topic: str, keys: list[bytes | None], values: list[bytes | None]
+) -> None:
+    produce, poll = producer.produce, producer.poll
+    for n, (key, value) in enumerate(zip(keys, values, strict=True)):
+        while True:
+            try:
+                produce(topic, value, key)
+                break
+            except BufferError:  # local queue full: let deliveries drain
+                poll(0.1)
+        if n % POLL_EVERY == 0:
+            poll(0)
 
 
 def rows_of(batch: pa.RecordBatch, topic_option: str | None) -> Iterator[Row]:
