@@ -99,7 +99,6 @@ class ShareStateStore:
     # --- load ------------------------------------------------------------------------------
 
     async def load(self) -> None:
-        await self.log.ensure_topic()
         self.states.clear()
         self._updates.clear()
         for partition in range(self.log.num_partitions):
