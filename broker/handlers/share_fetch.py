@@ -146,7 +146,7 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             error_code=part.error,
             acknowledge_error_code=part.ack_error,
             current_leader=LeaderIdAndEpoch(ctx.cluster.node_id if part.error is ErrorCode.NONE else -1, 0),
-            records=part.records if part.acquired else None,
+            records=part.records,
             acquired_records=[WireAcquired(a.first_offset, a.last_offset, a.delivery_count) for a in part.acquired],
         ))
     return ShareFetchResponse(
