@@ -14,8 +14,9 @@ from typing import Any
 
 import structlog
 
-from coordinator.log import CoordinatorLog, CoordinatorLogError
+from coordinator.log import AppendErrorPolicy, CoordinatorLog, CoordinatorLogError
 from coordinator.share.config import SharePartitionConfig
+from coordinator.share.group import ShareGroupState
 from coordinator.share.heartbeat import ShareGroupMembership, ShareMembershipConfig
 from coordinator.share.partition import (
     Acknowledgement,
@@ -32,6 +33,10 @@ from protocol.errors import ErrorCode
 from storage.clock import Clock
 
 log = structlog.get_logger("odradek.share")
+
+# How a failed write of share-partition state is answered (Kafka's share coordinator maps
+# its write timeouts and oversized batches like the group coordinator's offset writes).
+SHARE_STATE = AppendErrorPolicy(ErrorCode.REQUEST_TIMED_OUT, ErrorCode.UNKNOWN_SERVER_ERROR)
 
 
 class ShareCoordinator:
@@ -119,6 +124,37 @@ class ShareCoordinator:
                 log.warning("share state write failed on release", key=str(key), error=exc.error.name)
         if released:
             self.notify()
+
+    # --- groups, for the admin APIs ---------------------------------------------------------
+
+    def group_ids(self) -> list[str]:
+        """Share groups with members, or with share-partition state (a group whose members
+        have not re-joined since a restart)."""
+        ids = dict.fromkeys(self.membership.groups)
+        ids.update(dict.fromkeys(k.group_id for k in self.store.states))
+        return list(ids)
+
+    def is_share_group(self, group_id: str) -> bool:
+        return group_id in self.membership.groups or any(k.group_id == group_id for k in self.store.states)
+
+    def group_state(self, group_id: str) -> ShareGroupState:
+        group = self.membership.groups.get(group_id)
+        return group.state if group is not None else ShareGroupState.EMPTY
+
+    async def delete_group(self, group_id: str) -> ErrorCode:
+        """DeleteGroups of a share group: only an empty one; its share-partition state goes too."""
+        group = self.membership.groups.get(group_id)
+        if group is not None and group.members:
+            return ErrorCode.NON_EMPTY_GROUP
+        keys = {k for k in self.store.states if k.group_id == group_id}
+        keys |= {k for k in self.partitions.partitions if k.group_id == group_id}
+        try:
+            for key in keys:
+                await self.partitions.delete(key)
+        except CoordinatorLogError as exc:
+            return exc.client_error(SHARE_STATE)
+        self.membership.groups.pop(group_id, None)
+        return ErrorCode.NONE
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
         self.sessions.close_member(group_id, member_id)
