@@ -55,6 +55,7 @@ from broker.handlers import (
     share_fetch,
     share_group_describe,
     share_group_heartbeat,
+    share_group_offsets,
     sync_group,
     txn_offset_commit,
     update_features,
@@ -113,6 +114,9 @@ def build_router() -> Router:
     router.add(share_group_describe.API_KEY, share_group_describe.handle)
     router.add(share_fetch.API_KEY, share_fetch.handle)
     router.add(share_acknowledge.API_KEY, share_acknowledge.handle)
+    router.add(share_group_offsets.DESCRIBE_API_KEY, share_group_offsets.describe)
+    router.add(share_group_offsets.ALTER_API_KEY, share_group_offsets.alter)
+    router.add(share_group_offsets.DELETE_API_KEY, share_group_offsets.delete)
     # Topic and config administration.
     router.add(create_topics.API_KEY, create_topics.handle)
     router.add(delete_topics.API_KEY, delete_topics.handle)
