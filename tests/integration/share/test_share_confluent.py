@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 
+import pytest
 from confluent_kafka import AcknowledgeType, Message, Producer
 
 from odradek.testing import OdradekBroker
@@ -22,31 +23,31 @@ from tests.integration.share.share_clients import (
 )
 
 
-def test_two_consumers_share_one_partition_every_record_once(share_broker: OdradekBroker) -> None:
+@pytest.mark.parametrize("members", [2, 3])
+def test_consumers_share_one_partition_every_record_once(share_broker: OdradekBroker, members: int) -> None:
     bs = share_broker.bootstrap
     topic = create_topic(bs)
     produce(bs, topic, (f"r{i}" for i in range(300)), batch=10)
     group = share_group(bs)
-    a = consumer(bs, group, topic, **{"max.poll.records": "20"})
-    b = consumer(bs, group, topic, **{"max.poll.records": "20"})
-    seen: dict[str, Counter[int]] = {"a": Counter(), "b": Counter()}
+    consumers = [consumer(bs, group, topic, **{"max.poll.records": "20"}) for _ in range(members)]
+    seen: list[Counter[int]] = [Counter() for _ in consumers]
     try:
         deadline = time.monotonic() + 60
-        while sum(sum(c.values()) for c in seen.values()) < 300 and time.monotonic() < deadline:
-            for name, c in (("a", a), ("b", b)):
+        while sum(sum(c.values()) for c in seen) < 300 and time.monotonic() < deadline:
+            for counts, c in zip(seen, consumers, strict=True):
                 for m in poll_records(c, 0.5):
-                    seen[name][m.offset()] += 1
-        for c in (a, b):
+                    counts[m.offset()] += 1
+        for c in consumers:
             assert all(v is None for v in c.commit_sync().values())
-        total = seen["a"] + seen["b"]
+        total: Counter[int] = sum(seen, Counter())
         assert sorted(total) == list(range(300))
         assert set(total.values()) == {1}
-        assert seen["a"] and seen["b"], "both members got records"
+        assert all(seen), "every member got records"
         # Everything was accepted: nothing more comes.
-        assert poll_records(a, 1.0) == [] and poll_records(b, 1.0) == []
+        assert all(poll_records(c, 1.0) == [] for c in consumers)
     finally:
-        a.close()
-        b.close()
+        for c in consumers:
+            c.close()
 
 
 def test_release_redelivers_with_delivery_count_two(share_broker: OdradekBroker) -> None:
