@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from broker.security.sasl.servers import SaslServers
     from broker.security.sasl.session import SaslSession
     from coordinator.group import GroupCoordinator
+    from coordinator.share.coordinator import ShareCoordinator
     from storage.clock import Clock
 
 
@@ -65,6 +66,10 @@ class RequestContext:
     @property
     def groups(self) -> GroupCoordinator:
         return self.ports.group_coordinator
+
+    @property
+    def share(self) -> ShareCoordinator:
+        return self.ports.share_coordinator
 
     @property
     def apis(self) -> ApiCatalog:

@@ -22,10 +22,12 @@ from protocol.errors import ErrorCode
 from storage.files import write_atomically
 
 TRANSACTION_VERSION = "transaction.version"
+# KIP-932: share groups are served at level 1 (Kafka 4.2 finalizes it on new clusters).
+SHARE_VERSION = "share.version"
 FEATURES_FILE = "finalized-features.json"
 
 # name -> (min, max) level this broker supports.
-SUPPORTED: dict[str, tuple[int, int]] = {TRANSACTION_VERSION: (0, 2)}
+SUPPORTED: dict[str, tuple[int, int]] = {TRANSACTION_VERSION: (0, 2), SHARE_VERSION: (0, 1)}
 
 
 class UpgradeType(IntEnum):

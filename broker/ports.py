@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
+    from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import InitProducerIdResult, ListTransactionsResult, TransactionDescription
     from coordinator.transaction.coordinator import EndTxnResult
     from storage.clock import Clock
@@ -215,6 +216,9 @@ class BrokerPorts(Protocol):
 
     @property
     def group_coordinator(self) -> GroupCoordinator: ...
+
+    @property
+    def share_coordinator(self) -> ShareCoordinator: ...
 
     @property
     def router(self) -> ApiCatalog: ...

@@ -24,6 +24,7 @@ from broker.services import Services
 from broker.storage_setup import open_storage
 from broker.tls_gate import CountedTlsConnection
 from coordinator.group.service import start_group_coordinator
+from coordinator.share.service import start_share_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
 from storage.file_storage import FileStorage
@@ -93,6 +94,7 @@ class Server:
         transactions = await start_transaction_coordinator(
             config, self.clock, storage, marker_listeners=[groups.on_txn_marker]
         )
+        share = await start_share_coordinator(config, self.clock, storage)
         self.services = Services(
             config=config,
             clock=self.clock,
@@ -101,6 +103,7 @@ class Server:
             storage=storage,
             transactions=transactions,
             group_coordinator=groups,
+            share_coordinator=share,
             dynamic_configs=dynamic,
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
@@ -165,6 +168,7 @@ class Server:
         if self.services is not None:
             await self.services.transactions.shutdown()
             await self.services.group_coordinator.stop()
+            await self.services.share_coordinator.stop()
             await self.services.storage.close()
         if self.metrics_endpoint is not None:
             await self.metrics_endpoint.stop()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
 from broker.dataplane import ReplicaManager
-from broker.features import TRANSACTION_VERSION, Features
+from broker.features import SHARE_VERSION, TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
+    from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
 
 
@@ -37,6 +38,7 @@ class Services:
     storage: StorageEngine
     transactions: TransactionCoordinator
     group_coordinator: GroupCoordinator
+    share_coordinator: ShareCoordinator
     dynamic_configs: DynamicConfigs
     fetch_sessions: FetchSessionCache
     sasl_servers: SaslServers
@@ -62,7 +64,11 @@ class Services:
         )
         self.connection_limits = ConnectionLimits(self.config, self.clock, self.quotas.store)
         self.features = Features.load(
-            self.config.data_dir, {TRANSACTION_VERSION: self.config.get_int("transaction.version")}
+            self.config.data_dir,
+            {
+                TRANSACTION_VERSION: self.config.get_int("transaction.version"),
+                SHARE_VERSION: self.config.get_int("share.version"),
+            },
         )
 
     @property

@@ -51,6 +51,11 @@ from broker.handlers import (
     produce,
     sasl_authenticate,
     sasl_handshake,
+    share_acknowledge,
+    share_fetch,
+    share_group_describe,
+    share_group_heartbeat,
+    share_group_offsets,
     sync_group,
     txn_offset_commit,
     update_features,
@@ -104,6 +109,14 @@ def build_router() -> Router:
     router.add(delete_groups.API_KEY, delete_groups.handle)
     router.add(consumer_group_heartbeat.API_KEY, consumer_group_heartbeat.handle)
     router.add(consumer_group_describe.API_KEY, consumer_group_describe.handle)
+    # share groups (KIP-932)
+    router.add(share_group_heartbeat.API_KEY, share_group_heartbeat.handle)
+    router.add(share_group_describe.API_KEY, share_group_describe.handle)
+    router.add(share_fetch.API_KEY, share_fetch.handle)
+    router.add(share_acknowledge.API_KEY, share_acknowledge.handle)
+    router.add(share_group_offsets.DESCRIBE_API_KEY, share_group_offsets.describe)
+    router.add(share_group_offsets.ALTER_API_KEY, share_group_offsets.alter)
+    router.add(share_group_offsets.DELETE_API_KEY, share_group_offsets.delete)
     # Topic and config administration.
     router.add(create_topics.API_KEY, create_topics.handle)
     router.add(delete_topics.API_KEY, delete_topics.handle)

@@ -1,4 +1,4 @@
-"""DeleteGroups: only Empty groups; their offsets go too."""
+"""DeleteGroups: only Empty groups; their offsets go too (a share group's share-partition state)."""
 
 from __future__ import annotations
 
@@ -19,5 +19,9 @@ async def handle(ctx: RequestContext, request: DeleteGroupsRequest) -> DeleteGro
     permitted = allowed_names(ctx, AclOperation.DELETE, ResourceType.GROUP, names)
     denied = [DeletableGroupResult(group_id=g, error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
               for g in names if g not in permitted]
-    results = await coordinator.delete_groups([g for g in names if g in permitted])
-    return DeleteGroupsResponse(results=denied + [DeletableGroupResult(group_id=g, error_code=e) for g, e in results])
+    share = [g for g in names if g in permitted and ctx.share.is_share_group(g)]
+    shared = [DeletableGroupResult(group_id=g, error_code=await ctx.share.delete_group(g)) for g in share]
+    results = await coordinator.delete_groups([g for g in names if g in permitted and g not in share])
+    return DeleteGroupsResponse(
+        results=denied + shared + [DeletableGroupResult(group_id=g, error_code=e) for g, e in results]
+    )

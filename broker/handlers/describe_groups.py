@@ -27,6 +27,10 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
         if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
             groups.append(DescribedGroup(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, group_id=group_id))
             continue
+        if ctx.share.is_share_group(group_id):
+            # Kafka: DescribeGroups describes classic groups only.
+            groups.append(_not_classic(group_id, v))
+            continue
         d = coordinator.describe_group(group_id)
         described = DescribedGroup(
             error_code=d.error,
@@ -51,3 +55,10 @@ async def handle(ctx: RequestContext, request: DescribeGroupsRequest) -> Describ
                                        group_state="Dead", error_message=f"Group {group_id} not found.")
         groups.append(described)
     return DescribeGroupsResponse(groups=groups)
+
+
+def _not_classic(group_id: str, version: int) -> DescribedGroup:
+    if version >= 6:
+        return DescribedGroup(error_code=ErrorCode.GROUP_ID_NOT_FOUND, group_id=group_id, group_state="Dead",
+                              error_message=f"Group {group_id} is not a classic group.")
+    return DescribedGroup(error_code=ErrorCode.NONE, group_id=group_id, group_state="Dead")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation, ResourceType
-from broker.security.authorization import allowed
+from broker.security.authorization import allowed, cluster_allowed
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
@@ -14,9 +14,13 @@ API_KEY = 10
 
 KEY_TYPE_GROUP = 0
 KEY_TYPE_TRANSACTION = 1
+# KIP-932 (v6+): the share coordinator of "group:topicId:partition", asked by brokers.
+KEY_TYPE_SHARE = 2
+SHARE_MIN_VERSION = 6
 _PARTITION_COUNT_SETTING = {
     KEY_TYPE_GROUP: "offsets.topic.num.partitions",
     KEY_TYPE_TRANSACTION: "transaction.state.log.num.partitions",
+    KEY_TYPE_SHARE: "share.coordinator.state.topic.num.partitions",
 }
 
 
@@ -36,6 +40,11 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
         return _failed(key, ErrorCode.GROUP_AUTHORIZATION_FAILED)
     if key_type == KEY_TYPE_TRANSACTION and not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, key):
         return _failed(key, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    if key_type == KEY_TYPE_SHARE and not cluster_allowed(ctx, AclOperation.CLUSTER_ACTION):
+        return _failed(key, ErrorCode.CLUSTER_AUTHORIZATION_FAILED)
+    if key_type == KEY_TYPE_SHARE and (ctx.api_version < SHARE_MIN_VERSION or len(key.split(":")) != 3):
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
+                           error_message=f"Invalid share coordinator key {key}")
     if key_type not in _PARTITION_COUNT_SETTING:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
                            error_message=f"Invalid coordinator type {key_type}")

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
     from coordinator.group import GroupCoordinator
+    from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
     from storage.engine import StorageEngine
 
@@ -49,6 +50,9 @@ class Observed(Protocol):
     @property
     def transactions(self) -> TransactionCoordinator: ...
 
+    @property
+    def share_coordinator(self) -> ShareCoordinator: ...
+
 
 def coordinators_ready(services: Observed) -> bool:
     return (
@@ -67,6 +71,7 @@ class BrokerCollector(Collector):
         yield from self._disk()
         yield from self._logs()
         yield from self._groups()
+        yield from self._share_groups()
         yield from self._transactions()
         yield from self._coordinators()
 
@@ -126,6 +131,37 @@ class BrokerCollector(Collector):
         for state in GroupState:
             groups.add_metric([state.value], by_state.get(state, 0))
         yield groups
+
+    def _share_groups(self) -> Iterator[Metric]:
+        """Share groups (KIP-932): members, and per share partition the records in flight and
+        what happened to deliveries since the share partition was loaded."""
+        share = self.services.share_coordinator
+        members = GaugeMetricFamily("odradek_share_group_members", "Members of a share group.", labels=["group"])
+        for group_id, group in share.membership.groups.items():
+            members.add_metric([group_id], len(group.members))
+        yield members
+        names = {t.topic_id: t.name for t in self.services.storage.list_topics()}
+        labels = ["group", "topic", "partition"]
+        in_flight = GaugeMetricFamily(
+            "odradek_share_in_flight_records", "Records between a share partition's start and end offsets.",
+            labels=labels)
+        families = {
+            field: GaugeMetricFamily(f"odradek_share_{field}", help_text, labels=labels)
+            for field, help_text in (
+                ("acquired_records", "Deliveries made (acquisitions) since the share partition was loaded."),
+                ("redelivered_records", "Deliveries after the first since the share partition was loaded."),
+                ("acknowledged_records", "Records accepted since the share partition was loaded."),
+                ("archived_records", "Records rejected or archived at the delivery limit since the share partition was loaded."),
+                ("lock_timeouts", "Records whose acquisition lock ran out since the share partition was loaded."),
+            )
+        }
+        for key, sp in share.partitions.partitions.items():
+            values = [key.group_id, names.get(key.topic_id, str(key.topic_id)), str(key.partition)]
+            in_flight.add_metric(values, sp.in_flight_count)
+            for field, family in families.items():
+                family.add_metric(values, getattr(sp.stats, field))
+        yield in_flight
+        yield from families.values()
 
     def _transactions(self) -> Iterator[Metric]:
         coordinator = self.services.transactions

@@ -84,12 +84,30 @@ class ShareStats:
 class _Lock:
     """One acquisition lock: the records one `acquire` (or one renewal) gave a member."""
 
-    __slots__ = ("deadline_ms", "id", "timer")
+    __slots__ = ("armed", "deadline_ms", "id", "timer")
 
     def __init__(self, lock_id: int, deadline_ms: int) -> None:
         self.id = lock_id
         self.deadline_ms = deadline_ms
         self.timer: Timer | None = None
+        # False once its timer is cancelled (a rollback re-arms it).
+        self.armed = True
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+        self.armed = False
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """What `SharePartition.rollback` puts back: the window as it was before a change whose
+    durable write failed."""
+
+    start: int
+    floor: int
+    runs: tuple[tuple[int, int, RecordState, int, str | None, _Lock | None], ...]
+    stats: tuple[int, int, int, int, int]
 
 
 @dataclass
@@ -124,7 +142,7 @@ class SharePartition:
         self._lock_ids = itertools.count(1)
         # Called after records became available again by lock timeout, so that a waiting
         # ShareFetch can be completed.
-        self._on_change = on_change
+        self.on_change = on_change
         self.stats = ShareStats()
 
     @classmethod
@@ -146,7 +164,12 @@ class SharePartition:
             if first > sp._next_new_offset():
                 # Offsets with no stored state were never delivered.
                 sp._runs.append(_Run(sp._next_new_offset(), first - 1, RecordState.AVAILABLE, 0))
-            sp._runs.append(_Run(first, b.last_offset, b.state, b.delivery_count))
+            state = b.state
+            if state is RecordState.AVAILABLE and b.delivery_count >= sp.config.delivery_count_limit:
+                # Its last allowed delivery was in flight when the state was written: that
+                # delivery ended without an acknowledgement, as a release at the limit.
+                state = RecordState.ARCHIVED
+            sp._runs.append(_Run(first, b.last_offset, state, b.delivery_count))
         sp._advance_start()
         return sp
 
@@ -212,6 +235,34 @@ class SharePartition:
                 out.append(PersistedBatch(r.first, r.last, state, r.delivery_count))
         return self._start, out
 
+    def checkpoint(self) -> Checkpoint:
+        st = self.stats
+        return Checkpoint(
+            self._start,
+            self._floor,
+            tuple((r.first, r.last, r.state, r.delivery_count, r.member_id, r.lock) for r in self._runs),
+            (st.acquired_records, st.redelivered_records, st.acknowledged_records, st.archived_records,
+             st.lock_timeouts),
+        )
+
+    def rollback(self, cp: Checkpoint) -> None:
+        """Put the window back as `cp` holds it: locks made since are cancelled, locks
+        released since are armed again for what is left of their duration."""
+        before = {id(t[5]): t[5] for t in cp.runs if t[5] is not None}
+        for run in self._runs:
+            if run.lock is not None and id(run.lock) not in before:
+                run.lock.cancel()
+        self._start, self._floor = cp.start, cp.floor
+        self._runs = [_Run(f, la, s, d, m, lk) for f, la, s, d, m, lk in cp.runs]
+        self.stats = ShareStats(*cp.stats)
+        for lock in before.values():
+            if not lock.armed:
+                self._arm(lock, max(lock.deadline_ms - self._clock.monotonic_ms(), 0))
+
+    def _arm(self, lock: _Lock, delay_ms: int) -> None:
+        lock.armed = True
+        lock.timer = self._clock.call_later(delay_ms, lambda: self._expire(lock))
+
     # -- acquisition ----------------------------------------------------------------------
     def acquire(
         self,
@@ -267,7 +318,7 @@ class SharePartition:
         if not taken:
             self._advance_start()
             return []
-        lock.timer = self._clock.call_later(self.config.record_lock_duration_ms, lambda: self._expire(lock))
+        self._arm(lock, self.config.record_lock_duration_ms)
         for run in taken:
             self.stats.acquired_records += run.count
             if run.delivery_count > 1:
@@ -404,6 +455,7 @@ class SharePartition:
             run.state = transition(run.state, RecordState.AVAILABLE)
 
     def _expire(self, lock: _Lock) -> None:
+        lock.armed = False
         expired = 0
         for run in self._runs:
             if run.lock is lock and run.state is RecordState.ACQUIRED:
@@ -414,20 +466,20 @@ class SharePartition:
         if expired:
             self.stats.lock_timeouts += expired
             self._advance_start()
-            if self._on_change is not None:
-                self._on_change()
+            if self.on_change is not None:
+                self.on_change()
 
     def _new_lock(self) -> _Lock:
         duration = self.config.record_lock_duration_ms
         lock = _Lock(next(self._lock_ids), self._clock.monotonic_ms() + duration)
-        lock.timer = self._clock.call_later(duration, lambda: self._expire(lock))
+        self._arm(lock, duration)
         return lock
 
     def _drop_unused_locks(self, locks: set[_Lock]) -> None:
         in_use = {id(r.lock) for r in self._runs if r.lock is not None}
         for lock in locks:
-            if id(lock) not in in_use and lock.timer is not None:
-                lock.timer.cancel()
+            if id(lock) not in in_use:
+                lock.cancel()
 
     def _next_new_offset(self) -> int:
         return self._runs[-1].last + 1 if self._runs else self._start

@@ -7,6 +7,7 @@ import struct
 from datetime import UTC, datetime
 from typing import Any
 
+from odradek.cli import share_groups
 from odradek.cli.client import CliError, Cluster, check
 from odradek.cli.offsets import EARLIEST, LATEST, TopicPartition, list_offsets
 from odradek.cli.output import Output, table
@@ -82,6 +83,9 @@ def _assignment(protocol_type: str, raw: bytes) -> list[str]:
 
 
 def describe(cluster: Cluster, group: str) -> Output:
+    share = share_groups.describe(cluster, group)
+    if share is not None:
+        return share
     g = _describe_group(cluster, group)
     offsets = committed_offsets(cluster, group)
     _require_group(g, group, offsets)
@@ -157,7 +161,10 @@ def _partitions(cluster: Cluster, group: str, topic_specs: list[str], all_topics
 
 
 def reset_offsets(cluster: Cluster, group: str, *, topics: list[str], all_topics: bool, to: str,
-                  value: str | None, execute: bool) -> Output:
+                  value: str | None, execute: bool, share: bool = False) -> Output:
+    if share:
+        return _reset_share(cluster, group, topics=topics, all_topics=all_topics, to=to, value=value,
+                            execute=execute)
     g = _describe_group(cluster, group)
     if g.group_state not in INACTIVE_STATES:
         raise CliError(f"assignments can only be reset if the group {group} is inactive, "
@@ -198,3 +205,28 @@ def reset_offsets(cluster: Cluster, group: str, *, topics: list[str], all_topics
              "new_offset": off} for (t, p), off in sorted(plan.items())]
     return Output({"group": group, "executed": execute, "offsets": rows},
                   ["group", "topic", "partition", "current_offset", "new_offset"], rows)
+
+
+def _reset_share(cluster: Cluster, group: str, *, topics: list[str], all_topics: bool, to: str,
+                 value: str | None, execute: bool) -> Output:
+    """A share group's start offsets, planned as a consumer group's offsets are."""
+    current = {(r["topic"], r["partition"]): r["start_offset"] for r in share_groups.start_offsets(cluster, group)} \
+        if all_topics else {}
+    partitions = _partitions(cluster, group, topics, all_topics, current)
+    earliest = list_offsets(cluster, partitions, EARLIEST)
+    latest = list_offsets(cluster, partitions, LATEST)
+    plan: dict[TopicPartition, int] = {}
+    if to == "earliest":
+        plan = dict(earliest)
+    elif to == "latest":
+        plan = dict(latest)
+    elif to == "datetime":
+        found = list_offsets(cluster, partitions, parse_datetime(value or ""))
+        plan = {tp: off if off >= 0 else latest[tp] for tp, off in found.items()}
+    elif to == "offset":
+        try:
+            target = int(value or "")
+        except ValueError:
+            raise CliError(f"bad --to-offset {value!r}") from None
+        plan = {tp: min(max(target, earliest[tp]), latest[tp]) for tp in partitions}
+    return share_groups.reset_offsets(cluster, group, plan, execute)

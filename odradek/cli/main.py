@@ -78,7 +78,7 @@ def _quotas(sub: argparse._SubParsersAction) -> None:
 
 
 def _groups(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("groups", help="consumer groups")
+    p = sub.add_parser("groups", help="consumer and share groups")
     s = p.add_subparsers(dest="action", required=True)
     s.add_parser("list").set_defaults(run=lambda cl, a: groups.list_groups(cl))
     c = s.add_parser("describe", help="state, members, committed offsets and lag")
@@ -99,8 +99,10 @@ def _groups(sub: argparse._SubParsersAction) -> None:
     mode = c.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="show the plan only (the default)")
     mode.add_argument("--execute", action="store_true", help="commit the new offsets")
+    c.add_argument("--share", action="store_true", help="a share group: reset its start offsets (KIP-932)")
     c.set_defaults(run=lambda cl, a: groups.reset_offsets(
-        cl, a.group, topics=a.topic, all_topics=a.all_topics, to=a.to[0], value=a.to[1], execute=a.execute))
+        cl, a.group, topics=a.topic, all_topics=a.all_topics, to=a.to[0], value=a.to[1], execute=a.execute,
+        share=a.share))
 
 
 def _transactions(sub: argparse._SubParsersAction) -> None:

@@ -162,6 +162,10 @@ def test_txn_offset_commit_v5_adds_the_offsets_partition(tv2_broker: BrokerProce
         assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (7, E.NONE)}
 
 
+# A new broker finalizes share.version 1, as Kafka 4.2 formats a new cluster.
+SHARE_ON = {"share.version": 1}
+
+
 def _finalized(c: WireClient) -> tuple[dict[str, int], int]:
     resp: Any = c.call(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
     return {f.name: f.max_version_level for f in resp.finalized_features}, resp.finalized_features_epoch
@@ -176,25 +180,25 @@ def _update(c: WireClient, version: int, levels: dict[str, int], upgrade_type: i
 
 def test_update_features_finalizes_transaction_version_across_restart(fresh_broker: BrokerProcess) -> None:
     with WireClient(fresh_broker.bootstrap) as c:
-        assert _finalized(c) == ({}, 0)
+        assert _finalized(c) == (SHARE_ON, 0)
         checked = _update(c, 1, {"transaction.version": 2}, validate_only=True)
         assert [(r.feature, r.error_code) for r in checked.results] == [("transaction.version", E.NONE)]
-        assert _finalized(c) == ({}, 0)
+        assert _finalized(c) == (SHARE_ON, 0)
         # One bad update fails the whole request.
         mixed = _update(c, 1, {"transaction.version": 2, "no.such.feature": 1})
         assert {r.feature: r.error_code for r in mixed.results} == {
             "transaction.version": E.FEATURE_UPDATE_FAILED, "no.such.feature": E.INVALID_UPDATE_VERSION,
         }
         assert _update(c, 2, {"transaction.version": 3}).error_code == E.INVALID_UPDATE_VERSION
-        assert _finalized(c) == ({}, 0)
+        assert _finalized(c) == (SHARE_ON, 0)
         done = _update(c, 2, {"transaction.version": 2})
         assert (done.error_code, done.results) == (E.NONE, [])
-        assert _finalized(c) == ({"transaction.version": 2}, 1)
+        assert _finalized(c) == ({**SHARE_ON, "transaction.version": 2}, 1)
         # A downgrade needs a downgrade type.
         assert _update(c, 2, {"transaction.version": 1}).error_code == E.INVALID_UPDATE_VERSION
     fresh_broker.kill()
     fresh_broker.start()
     with WireClient(fresh_broker.bootstrap) as c:
-        assert _finalized(c) == ({"transaction.version": 2}, 1)
+        assert _finalized(c) == ({**SHARE_ON, "transaction.version": 2}, 1)
         assert _update(c, 2, {"transaction.version": 0}, upgrade_type=2).error_code == E.NONE
-        assert _finalized(c) == ({}, 2)
+        assert _finalized(c) == (SHARE_ON, 2)

@@ -1,0 +1,150 @@
+"""What the share group handlers share: a share group's effective configs, where a new share
+partition starts, acknowledgement batches off the wire, and which offsets of a log read hold
+records to deliver."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from broker.features import SHARE_VERSION
+from broker.group_config import GROUP_CONFIG_DEFS
+from coordinator.share.config import SharePartitionConfig
+from coordinator.share.partition import Acknowledgement, AcquiredRecords
+from coordinator.share.record_state import AcknowledgeType
+from coordinator.share.records import SharePartitionKey
+from protocol import record_batch as rb
+from storage.engine import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransaction
+
+if TYPE_CHECKING:
+    from broker.context import RequestContext
+    from coordinator.share.partition import SharePartition
+
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+
+
+def share_groups_enabled(ctx: RequestContext) -> bool:
+    """Kafka serves share groups only while `share.version` is finalized at 1 or more."""
+    return ctx.features.level(SHARE_VERSION) >= 1
+
+
+@dataclass(frozen=True)
+class ShareGroupSettings:
+    partition: SharePartitionConfig
+    auto_offset_reset: str
+    isolation_level: int
+
+
+def _group_value(ctx: RequestContext, group_id: str, name: str) -> str:
+    overrides = ctx.dynamic_configs.groups.get(group_id, {})
+    if name in overrides:
+        return overrides[name]
+    d = GROUP_CONFIG_DEFS[name]
+    if d.broker_synonym is not None:
+        return str(ctx.config.get(d.broker_synonym))
+    return d.default
+
+
+def group_settings(ctx: RequestContext, group_id: str) -> ShareGroupSettings:
+    """The group's own configs (IncrementalAlterConfigs on the GROUP resource), else the
+    broker's `group.share.*` settings."""
+    return ShareGroupSettings(
+        SharePartitionConfig(
+            record_lock_duration_ms=int(_group_value(ctx, group_id, "share.record.lock.duration.ms")),
+            delivery_count_limit=int(_group_value(ctx, group_id, "share.delivery.count.limit")),
+            max_in_flight_records=int(_group_value(ctx, group_id, "share.partition.max.record.locks")),
+        ),
+        _group_value(ctx, group_id, "share.auto.offset.reset"),
+        READ_COMMITTED if _group_value(ctx, group_id, "share.isolation.level") == "read_committed"
+        else READ_UNCOMMITTED,
+    )
+
+
+async def initial_start_offset(ctx: RequestContext, topic: str, partition: int, reset: str) -> int:
+    """share.auto.offset.reset: a new share partition starts at the log end ("latest") or
+    the log start ("earliest")."""
+    ts = EARLIEST_TIMESTAMP if reset == "earliest" else LATEST_TIMESTAMP
+    found, _ = await ctx.data_plane.offset_for_timestamp(topic, partition, ts, None)
+    return 0 if found is None else found.offset
+
+
+def share_key(group_id: str, topic_id: uuid.UUID, partition: int) -> SharePartitionKey:
+    return SharePartitionKey(group_id, topic_id, partition)
+
+
+class InvalidAcknowledgementError(ValueError):
+    pass
+
+
+def acknowledgements(batches: Sequence[tuple[int, int, Sequence[int]]], renew_allowed: bool) -> list[Acknowledgement]:
+    out = []
+    for first, last, types in batches:
+        parsed = []
+        for value in types:
+            t = AcknowledgeType.from_wire(value)
+            if t is None or (t is AcknowledgeType.RENEW and not renew_allowed):
+                raise InvalidAcknowledgementError(f"invalid acknowledge type {value}")
+            parsed.append(t)
+        if not parsed:
+            raise InvalidAcknowledgementError("acknowledge types are empty")
+        out.append(Acknowledgement(first, last, tuple(parsed)))
+    return out
+
+
+@dataclass
+class LogRead:
+    """One log read of a share partition: the offset ranges holding records to deliver, the
+    offset the read covered up to, and the batches by offset range for the response."""
+
+    ranges: list[tuple[int, int]]
+    read_until: int | None
+    batches: list[tuple[int, int, bytes]]
+
+
+def deliverable(
+    records: bytes | memoryview,
+    isolation_level: int,
+    aborted: Sequence[AbortedTransaction] | None,
+) -> LogRead:
+    """Data batches of the read; under read_committed, without aborted transactions' batches
+    (as Kafka's consumer drops them from a Fetch); control batches never hold records."""
+    buf = bytes(records)
+    pending = sorted(aborted or (), key=lambda a: a.first_offset)
+    active: set[int] = set()
+    ranges: list[tuple[int, int]] = []
+    batches: list[tuple[int, int, bytes]] = []
+    end: int | None = None
+    for pos, header in rb.iter_batches(buf):
+        end = header.next_offset
+        while pending and pending[0].first_offset <= header.last_offset:
+            active.add(pending.pop(0).producer_id)
+        if header.is_control:
+            active.discard(header.producer_id)
+            continue
+        if (
+            isolation_level == READ_COMMITTED
+            and header.is_transactional
+            and header.producer_id in active
+        ):
+            continue
+        ranges.append((header.base_offset, header.last_offset))
+        batches.append((header.base_offset, header.last_offset, buf[pos:pos + header.size]))
+    return LogRead(ranges, end, batches)
+
+
+def records_for(read: LogRead, acquired: Sequence[AcquiredRecords]) -> bytes:
+    """The read's batches that hold an acquired offset (the client keeps only the acquired
+    ones, by the AcquiredRecords ranges)."""
+    out = []
+    for first, last, data in read.batches:
+        if any(a.first_offset <= last and a.last_offset >= first for a in acquired):
+            out.append(data)
+    return b"".join(out)
+
+
+def window_end(sp: SharePartition) -> int:
+    """The first offset past the in-flight window: where new records come from."""
+    return sp.end_offset + 1 if sp.in_flight_count else sp.start_offset

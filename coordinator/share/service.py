@@ -1,0 +1,40 @@
+"""Building the share coordinator for a broker process over `__share_group_state`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from coordinator.log import StorageCoordinatorLog
+from coordinator.settings import Settings
+from coordinator.share.coordinator import ShareCoordinator
+from coordinator.share.heartbeat import ShareMembershipConfig
+from coordinator.share.records import SHARE_GROUP_STATE_TOPIC, TOPIC_CONFIGS
+
+if TYPE_CHECKING:
+    from storage.clock import Clock
+    from storage.engine import StorageEngine
+
+
+async def start_share_coordinator(config: Settings, clock: Clock, storage: StorageEngine) -> ShareCoordinator:
+    """Loads `__share_group_state` before the broker serves (it is small: one snapshot and
+    at most `share.coordinator.snapshot.update.records.per.snapshot` updates per share
+    partition); the topic is created on the first write."""
+    state_log = StorageCoordinatorLog(
+        storage,
+        SHARE_GROUP_STATE_TOPIC,
+        config.get_int("share.coordinator.state.topic.num.partitions"),
+        clock,
+        TOPIC_CONFIGS,
+    )
+    coordinator = ShareCoordinator(
+        state_log,
+        clock,
+        ShareMembershipConfig(
+            session_timeout_ms=config.get_int("group.share.session.timeout.ms"),
+            heartbeat_interval_ms=config.get_int("group.share.heartbeat.interval.ms"),
+            max_size=config.get_int("group.share.max.size"),
+        ),
+        config.get_int("share.coordinator.snapshot.update.records.per.snapshot"),
+    )
+    await coordinator.load()
+    return coordinator

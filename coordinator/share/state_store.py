@@ -1,0 +1,187 @@
+"""The durable state of share partitions (Kafka's ShareCoordinatorShard): `__share_group_state`
+holds, per share partition, a ShareSnapshot and the ShareUpdates written after it
+(`coordinator/share/records.py`). A write appends one record and changes the state held here
+only once the append is durable; after `snapshot_every` updates the next write is a snapshot
+(`share.coordinator.snapshot.update.records.per.snapshot`), so that compaction keeps a load
+short. `load` replays the topic as Kafka's shard replays it on election."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from coordinator.log import CoordinatorLog, CoordinatorLogError
+from coordinator.partitioning import partition_for
+from coordinator.share import records as rec
+from coordinator.share.partition import PersistedBatch
+from coordinator.share.records import SharePartitionKey, ShareSnapshot, ShareUpdate
+from protocol.errors import ErrorCode
+from storage.clock import Clock
+
+# Kafka's ShareCoordinatorConfig defaults.
+DEFAULT_STATE_TOPIC_PARTITIONS = 50
+DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT = 500
+
+
+@dataclass(frozen=True)
+class ShareState:
+    """One share partition's durable state: the snapshot with its updates merged in."""
+
+    start_offset: int
+    batches: tuple[PersistedBatch, ...]
+    snapshot_epoch: int
+    state_epoch: int
+    leader_epoch: int
+    create_timestamp: int
+
+
+def coordinator_key(key: SharePartitionKey) -> str:
+    """Kafka's SharePartitionKey.asCoordinatorKey: what picks the state topic's partition."""
+    return f"{key.group_id}:{key.topic_id}:{key.partition}"
+
+
+def merge_batches(
+    older: Sequence[PersistedBatch], newer: Sequence[PersistedBatch], start_offset: int
+) -> tuple[PersistedBatch, ...]:
+    """`newer` over `older`, offset by offset (Kafka's PersisterStateBatchCombiner), dropping
+    what lies below the start offset."""
+    out: list[PersistedBatch] = []
+    for b in older:
+        for lo, hi in _minus(b.first_offset, b.last_offset, newer):
+            out.append(PersistedBatch(lo, hi, b.state, b.delivery_count))
+    out.extend(newer)
+    kept = []
+    for b in sorted(out, key=lambda b: b.first_offset):
+        if b.last_offset < start_offset:
+            continue
+        if b.first_offset < start_offset:
+            b = PersistedBatch(start_offset, b.last_offset, b.state, b.delivery_count)
+        kept.append(b)
+    return tuple(kept)
+
+
+def _minus(first: int, last: int, cover: Sequence[PersistedBatch]) -> list[tuple[int, int]]:
+    parts = [(first, last)]
+    for c in cover:
+        nxt: list[tuple[int, int]] = []
+        for lo, hi in parts:
+            if c.last_offset < lo or c.first_offset > hi:
+                nxt.append((lo, hi))
+                continue
+            if lo < c.first_offset:
+                nxt.append((lo, c.first_offset - 1))
+            if hi > c.last_offset:
+                nxt.append((c.last_offset + 1, hi))
+        parts = nxt
+    return parts
+
+
+class ShareStateStore:
+    def __init__(
+        self,
+        coordinator_log: CoordinatorLog,
+        clock: Clock,
+        snapshot_every: int = DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT,
+    ) -> None:
+        self.log = coordinator_log
+        self.clock = clock
+        self.snapshot_every = snapshot_every
+        self.states: dict[SharePartitionKey, ShareState] = {}
+        # Updates written since the last snapshot of each share partition.
+        self._updates: dict[SharePartitionKey, int] = {}
+        self.loaded = False
+        self._locks: dict[int, asyncio.Lock] = {}
+
+    def partition_for(self, key: SharePartitionKey) -> int:
+        return partition_for(coordinator_key(key), self.log.num_partitions)
+
+    # --- load ------------------------------------------------------------------------------
+
+    async def load(self) -> None:
+        self.states.clear()
+        self._updates.clear()
+        for partition in range(self.log.num_partitions):
+            for record in await self.log.replay(partition):
+                if record.key is None:
+                    continue
+                self._replay(record.key, record.value)
+        self.loaded = True
+
+    def _replay(self, raw_key: bytes, raw_value: bytes | None) -> None:
+        record_type, key = rec.decode_key(raw_key)
+        if raw_value is None:
+            self.states.pop(key, None)
+            self._updates.pop(key, None)
+        elif record_type == rec.SNAPSHOT:
+            s = rec.decode_snapshot(raw_value)
+            self.states[key] = ShareState(
+                s.start_offset, s.batches, s.snapshot_epoch, s.state_epoch, s.leader_epoch, s.create_timestamp
+            )
+            self._updates[key] = 0
+        else:
+            u = rec.decode_update(raw_value)
+            old = self.states.get(key)
+            if old is None:
+                # An update with no snapshot before it (compacted away with a tombstone): Kafka
+                # ignores it too.
+                return
+            start = old.start_offset if u.start_offset < 0 else u.start_offset
+            self.states[key] = ShareState(
+                start, merge_batches(old.batches, u.batches, start), old.snapshot_epoch, old.state_epoch,
+                u.leader_epoch, old.create_timestamp,
+            )
+            self._updates[key] = self._updates.get(key, 0) + 1
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def _lock(self, partition: int) -> asyncio.Lock:
+        return self._locks.setdefault(partition, asyncio.Lock())
+
+    async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
+        """Make (start offset, batches) the durable state of the share partition; raises
+        CoordinatorLogError, and then nothing changed. The batches are the whole window, so
+        an update replaces every offset it names."""
+        partition = self.partition_for(key)
+        async with self._lock(partition):
+            old = self.states.get(key)
+            now = self.clock.now_ms()
+            batches = tuple(batches)
+            if old is None or self._updates.get(key, 0) >= self.snapshot_every:
+                snapshot = ShareSnapshot(
+                    snapshot_epoch=0 if old is None else old.snapshot_epoch + 1,
+                    state_epoch=0 if old is None else old.state_epoch,
+                    leader_epoch=0 if old is None else old.leader_epoch,
+                    start_offset=start_offset,
+                    batches=batches,
+                    create_timestamp=now if old is None else old.create_timestamp,
+                    write_timestamp=now,
+                )
+                record = (rec.encode_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))
+            else:
+                update = ShareUpdate(old.snapshot_epoch, old.leader_epoch, start_offset, batches)
+                record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
+            await self._append(partition, [record])
+            self._replay(*record)
+
+    async def delete(self, key: SharePartitionKey) -> None:
+        """Tombstones for the share partition's records (DeleteShareGroupOffsets, group deletion)."""
+        partition = self.partition_for(key)
+        async with self._lock(partition):
+            if key not in self.states:
+                return
+            records: list[tuple[bytes, bytes | None]] = [
+                (rec.encode_key(rec.SNAPSHOT, key), None),
+                (rec.encode_key(rec.UPDATE, key), None),
+            ]
+            await self._append(partition, records)
+            self.states.pop(key, None)
+            self._updates.pop(key, None)
+
+    async def _append(self, partition: int, records: list[tuple[bytes, bytes | None]]) -> None:
+        try:
+            await self.log.append(partition, records)
+        except CoordinatorLogError:
+            raise
+        except Exception as exc:
+            raise CoordinatorLogError(ErrorCode.KAFKA_STORAGE_ERROR, str(exc)) from exc

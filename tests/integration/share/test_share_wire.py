@@ -1,0 +1,164 @@
+"""Share groups on the wire: the heartbeat's member epochs and assignment, ShareGroupDescribe,
+ListGroups/DescribeGroups/DeleteGroups aware of the share type, share session epochs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from odradek.testing import OdradekBroker
+from protocol.errors import ErrorCode as E
+from protocol.messages.alter_share_group_offsets_request import (
+    AlterShareGroupOffsetsRequest,
+    AlterShareGroupOffsetsRequestPartition,
+    AlterShareGroupOffsetsRequestTopic,
+)
+from protocol.messages.delete_groups_request import DeleteGroupsRequest
+from protocol.messages.delete_share_group_offsets_request import (
+    DeleteShareGroupOffsetsRequest,
+    DeleteShareGroupOffsetsRequestTopic,
+)
+from protocol.messages.describe_groups_request import DescribeGroupsRequest
+from protocol.messages.describe_share_group_offsets_request import (
+    DescribeShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsRequestGroup,
+    DescribeShareGroupOffsetsRequestTopic,
+)
+from protocol.messages.list_groups_request import ListGroupsRequest
+from protocol.messages.share_acknowledge_request import AcknowledgementBatch as AckBatch
+from protocol.messages.share_acknowledge_request import AcknowledgePartition as AckPartition
+from protocol.messages.share_acknowledge_request import AcknowledgeTopic as AckTopic
+from protocol.messages.share_acknowledge_request import ShareAcknowledgeRequest
+from protocol.messages.share_fetch_request import FetchPartition, FetchTopic, ShareFetchRequest
+from protocol.messages.share_group_describe_request import ShareGroupDescribeRequest
+from protocol.messages.share_group_heartbeat_request import ShareGroupHeartbeatRequest
+from tests.integration.share.share_clients import create_topic, new_name, produce
+from tests.kafka_wire import WireClient
+
+
+def _listed(c: WireClient, types: list[str]) -> dict[str, tuple[str, str, str]]:
+    resp: Any = c.call(16, 5, ListGroupsRequest(types_filter=types))
+    assert resp.error_code == E.NONE
+    return {g.group_id: (g.protocol_type, g.group_state, g.group_type) for g in resp.groups}
+
+
+def test_share_group_membership_and_admin(share_broker: OdradekBroker) -> None:
+    bs = share_broker.bootstrap
+    topic = create_topic(bs, partitions=2)
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        assert (joined.error_code, joined.member_id, joined.member_epoch) == (E.NONE, "m1", 1)
+        assert joined.heartbeat_interval_ms == 5000
+        [tp] = joined.assignment.topic_partitions
+        assert sorted(tp.partitions) == [0, 1]
+        fenced: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=7))
+        assert fenced.error_code == E.FENCED_MEMBER_EPOCH
+
+        described: Any = c.call(77, 1, ShareGroupDescribeRequest(group_ids=[group, "nope"]))
+        ours, missing = described.groups
+        assert (ours.error_code, ours.group_state, ours.group_epoch, ours.assignor_name) == (E.NONE, "Stable", 1,
+                                                                                            "simple")
+        assert [m.member_id for m in ours.members] == ["m1"]
+        assert missing.error_code == E.GROUP_ID_NOT_FOUND
+
+        assert _listed(c, ["share"])[group] == ("share", "Stable", "share")
+        assert group not in _listed(c, ["consumer", "classic"])
+        classic: Any = c.call(15, 6, DescribeGroupsRequest(groups=[group]))
+        assert classic.groups[0].error_code == E.GROUP_ID_NOT_FOUND
+
+        refused: Any = c.call(42, 2, DeleteGroupsRequest(groups_names=[group]))
+        assert [(r.group_id, r.error_code) for r in refused.results] == [(group, E.NON_EMPTY_GROUP)]
+        left: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=-1))
+        assert (left.error_code, left.member_epoch) == (E.NONE, -1)
+        assert _listed(c, ["share"])[group] == ("share", "Empty", "share")
+        deleted: Any = c.call(42, 2, DeleteGroupsRequest(groups_names=[group]))
+        assert [(r.group_id, r.error_code) for r in deleted.results] == [(group, E.NONE)]
+        assert group not in _listed(c, [])
+
+
+def test_share_session_epochs(share_broker: OdradekBroker) -> None:
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    produce(bs, topic, ["a", "b"])
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        topic_id = joined.assignment.topic_partitions[0].topic_id
+        topics = [FetchTopic(topic_id=topic_id, partitions=[FetchPartition(partition_index=0)])]
+        unknown: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=1,
+                                                       max_records=10, topics=topics))
+        assert unknown.error_code == E.SHARE_SESSION_NOT_FOUND
+        opened: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=0,
+                                                      max_records=10, topics=topics))
+        assert opened.error_code == E.NONE
+        # share.auto.offset.reset is latest: the records before the first fetch are not delivered.
+        assert [p.acquired_records for t in opened.responses for p in t.partitions] == [[]]
+        stale: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=2,
+                                                     max_records=10, topics=[]))
+        assert stale.error_code == E.INVALID_SHARE_SESSION_EPOCH
+        produce(bs, topic, ["c"])
+        fetched: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=1,
+                                                       max_wait_ms=5000, max_records=10, topics=[]))
+        [[acquired]] = [p.acquired_records for t in fetched.responses for p in t.partitions]
+        assert (acquired.first_offset, acquired.last_offset, acquired.delivery_count) == (2, 2, 1)
+        assert fetched.acquisition_lock_timeout_ms == 4000
+        initial_ack: Any = c.call(79, 1, ShareAcknowledgeRequest(group_id=group, member_id="m",
+                                                                 share_session_epoch=0))
+        assert initial_ack.error_code == E.INVALID_SHARE_SESSION_EPOCH
+        closed: Any = c.call(79, 1, ShareAcknowledgeRequest(group_id=group, member_id="m", share_session_epoch=-1))
+        assert closed.error_code == E.NONE
+        gone: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=2,
+                                                    max_records=10, topics=[]))
+        assert gone.error_code == E.SHARE_SESSION_NOT_FOUND
+
+
+def test_share_group_offsets_describe_alter_delete(share_broker: OdradekBroker) -> None:
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    produce(bs, topic, ["a", "b", "c"])
+    group = new_name("sg")
+
+    def described(version: int = 1) -> Any:
+        resp: Any = c.call(90, version, DescribeShareGroupOffsetsRequest(groups=[DescribeShareGroupOffsetsRequestGroup(
+            group_id=group, topics=[DescribeShareGroupOffsetsRequestTopic(topic_name=topic, partitions=[0])])]))
+        [g] = resp.groups
+        return g
+
+    with WireClient(bs) as c:
+        assert described().error_code == E.GROUP_ID_NOT_FOUND
+        alter = AlterShareGroupOffsetsRequest(group_id=group, topics=[AlterShareGroupOffsetsRequestTopic(
+            topic_name=topic, partitions=[AlterShareGroupOffsetsRequestPartition(partition_index=0, start_offset=1)])])
+        altered: Any = c.call(91, 0, alter)
+        assert (altered.error_code, altered.responses[0].partitions[0].error_code) == (E.NONE, E.NONE)
+        [p] = described().topics[0].partitions
+        assert (p.error_code, p.start_offset, p.lag) == (E.NONE, 1, 2)
+
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        topic_id = joined.assignment.topic_partitions[0].topic_id
+        fetched: Any = c.call(78, 1, ShareFetchRequest(
+            group_id=group, member_id="m", share_session_epoch=0, max_records=10,
+            topics=[FetchTopic(topic_id=topic_id, partitions=[FetchPartition(partition_index=0)])]))
+        [[acquired]] = [p.acquired_records for t in fetched.responses for p in t.partitions]
+        assert (acquired.first_offset, acquired.last_offset) == (1, 2)
+        assert c.call(91, 0, alter).error_code == E.NON_EMPTY_GROUP
+
+        acked: Any = c.call(79, 1, ShareAcknowledgeRequest(
+            group_id=group, member_id="m", share_session_epoch=1,
+            topics=[AckTopic(topic_id=topic_id, partitions=[AckPartition(
+                partition_index=0, acknowledgement_batches=[AckBatch(1, 2, [1])])])]))
+        assert acked.error_code == E.NONE
+        assert acked.responses[0].partitions[0].error_code == E.NONE
+        [p] = described().topics[0].partitions
+        assert (p.start_offset, p.lag) == (3, 0)
+        [p0] = described(0).topics[0].partitions
+        assert (p0.start_offset, p0.lag) == (3, -1)
+
+        c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=-1))
+        deleted: Any = c.call(92, 0, DeleteShareGroupOffsetsRequest(
+            group_id=group, topics=[DeleteShareGroupOffsetsRequestTopic(topic_name=topic)]))
+        assert (deleted.error_code, deleted.responses[0].error_code) == (E.NONE, E.NONE)
+        [p] = described().topics[0].partitions
+        assert (p.error_code, p.start_offset) == (E.NONE, -1)

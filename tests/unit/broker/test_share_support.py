@@ -1,0 +1,51 @@
+"""Which offsets of a log read a share partition may deliver (broker/share_support.py): data
+batches only, and under read_committed none of an aborted transaction's."""
+
+from __future__ import annotations
+
+from broker.share_support import deliverable, records_for
+from coordinator.share.partition import AcquiredRecords
+from protocol import record_batch as rb
+from storage.engine import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransaction
+
+
+def _data(base: int, count: int, pid: int = -1) -> bytes:
+    records = [rb.Record(None, b"v", timestamp=0) for _ in range(count)]
+    if pid < 0:
+        return bytes(rb.build_batch(records, base_offset=base))
+    return bytes(rb.build_batch(records, base_offset=base, producer_id=pid, producer_epoch=0, base_sequence=0,
+                                transactional=True))
+
+
+def _marker(base: int, pid: int, kind: rb.ControlType) -> bytes:
+    return bytes(rb.build_control_batch(kind, producer_id=pid, producer_epoch=0, coordinator_epoch=0, timestamp=0,
+                                        base_offset=base))
+
+
+# 0-1 plain; 2-4 producer 7 aborted (marker 5); 6-7 producer 8 committed (marker 8); 9 plain.
+LOG = (_data(0, 2) + _data(2, 3, pid=7) + _marker(5, 7, rb.ControlType.ABORT) + _data(6, 2, pid=8)
+       + _marker(8, 8, rb.ControlType.COMMIT) + _data(9, 1))
+ABORTED = [AbortedTransaction(producer_id=7, first_offset=2)]
+
+
+def test_read_uncommitted_delivers_every_data_batch() -> None:
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    assert read.ranges == [(0, 1), (2, 4), (6, 7), (9, 9)]
+    assert read.read_until == 10
+
+
+def test_read_committed_skips_aborted_batches_and_markers() -> None:
+    read = deliverable(LOG, READ_COMMITTED, ABORTED)
+    assert read.ranges == [(0, 1), (6, 7), (9, 9)]
+    assert read.read_until == 10
+
+
+def test_records_for_sends_the_batches_holding_acquired_offsets() -> None:
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    out = records_for(read, [AcquiredRecords(3, 3, 1), AcquiredRecords(9, 9, 2)])
+    assert [(h.base_offset, h.last_offset) for _, h in rb.iter_batches(out)] == [(2, 4), (9, 9)]
+
+
+def test_an_empty_read_covers_nothing() -> None:
+    read = deliverable(b"", READ_COMMITTED, [])
+    assert (read.ranges, read.read_until, read.batches) == ([], None, [])

@@ -1,0 +1,77 @@
+"""The share coordinator: a member that leaves or times out has its records released (and
+its share session closed); records made available again wake waiting fetches."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from coordinator.log import MemoryCoordinatorLog
+from coordinator.share.config import SharePartitionConfig
+from coordinator.share.coordinator import ShareCoordinator
+from coordinator.share.group import ShareTopic
+from coordinator.share.heartbeat import ShareHeartbeat
+from coordinator.share.partition import AcquireMode
+from coordinator.share.record_state import RecordState
+from coordinator.share.records import SharePartitionKey
+from protocol.errors import ErrorCode
+from storage.clock import ManualClock
+
+TOPIC = ShareTopic(uuid.UUID(int=3), 1)
+KEY = SharePartitionKey("g", TOPIC.topic_id, 0)
+
+
+async def _coordinator() -> tuple[ManualClock, ShareCoordinator]:
+    clock = ManualClock()
+    share = ShareCoordinator(MemoryCoordinatorLog(), clock)
+    await share.load()
+    share.partition(KEY, lambda: 0, SharePartitionConfig())
+    return clock, share
+
+
+def _join(share: ShareCoordinator, member: str) -> None:
+    result = share.membership.heartbeat(ShareHeartbeat("g", member, 0, subscribed_topic_names=["t"]), {"t": TOPIC})
+    assert result.error is ErrorCode.NONE
+
+
+async def _settle(share: ShareCoordinator) -> None:
+    await share.stop()
+
+
+async def test_a_member_that_leaves_releases_its_records() -> None:
+    _, share = await _coordinator()
+    _join(share, "m1")
+    share.sessions.open("g", "m1")
+    got = await share.acquire(KEY, "m1", [(0, 4)], 10, AcquireMode.BATCH_OPTIMIZED, 5)
+    assert [(a.first_offset, a.last_offset) for a in got] == [(0, 4)]
+    woken = share.change_event()
+    leave = share.membership.heartbeat(ShareHeartbeat("g", "m1", -1), {"t": TOPIC})
+    assert leave.error is ErrorCode.NONE
+    await _settle(share)
+    assert share.partitions.partitions[KEY].state_of(0) == (RecordState.AVAILABLE, 1)
+    assert woken.is_set()
+    assert ("g", "m1") not in share.sessions.sessions
+
+
+async def test_a_member_whose_session_times_out_releases_its_records() -> None:
+    clock, share = await _coordinator()
+    _join(share, "m1")
+    await share.acquire(KEY, "m1", [(0, 1)], 10, AcquireMode.BATCH_OPTIMIZED, 2)
+    clock.advance(45_000)
+    await _settle(share)
+    assert share.partitions.partitions[KEY].state_of(1) == (RecordState.AVAILABLE, 1)
+
+
+async def test_acknowledging_where_nothing_was_acquired_is_an_invalid_record_state() -> None:
+    _, share = await _coordinator()
+    other = SharePartitionKey("g", TOPIC.topic_id, 5)
+    assert await share.acknowledge(other, "m", []) is ErrorCode.INVALID_RECORD_STATE
+
+
+async def test_a_lock_timeout_wakes_waiting_fetches() -> None:
+    clock, share = await _coordinator()
+    await share.acquire(KEY, "m1", [(0, 0)], 10, AcquireMode.BATCH_OPTIMIZED, 1)
+    woken = share.change_event()
+    clock.advance(30_000)
+    await asyncio.wait_for(woken.wait(), 1)
+    assert share.partitions.partitions[KEY].state_of(0) == (RecordState.AVAILABLE, 1)

@@ -1,0 +1,172 @@
+"""The durable state of share partitions in `__share_group_state`: written before a change is
+answered, a snapshot after N updates, replayed on load, and a failed append leaves the share
+partition (and the stored state) exactly as before."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from coordinator.log import CoordinatorLogError, MemoryCoordinatorLog
+from coordinator.share import records as rec
+from coordinator.share.config import SharePartitionConfig
+from coordinator.share.partition import Acknowledgement, AcquiredRecords, PersistedBatch, SharePartition
+from coordinator.share.partitions import SharePartitions
+from coordinator.share.record_state import AcknowledgeType, RecordState
+from coordinator.share.records import SharePartitionKey
+from coordinator.share.state_store import ShareStateStore, coordinator_key, merge_batches
+from protocol.errors import ErrorCode
+from storage.clock import ManualClock
+
+A = AcknowledgeType
+S = RecordState
+KEY = SharePartitionKey("g", uuid.UUID(int=7), 0)
+LOCK_MS = 30_000
+
+
+async def fresh(log: MemoryCoordinatorLog, clock: ManualClock, every: int = 500) -> SharePartitions:
+    store = ShareStateStore(log, clock, snapshot_every=every)
+    await store.load()
+    return SharePartitions(store, clock)
+
+
+def types_in(log: MemoryCoordinatorLog) -> list[int]:
+    return [rec.decode_key(r.key)[0] for p in log.partitions.values() for r in p if r.key is not None]
+
+
+def acquire(sp: SharePartition, member: str, first: int, last: int) -> list[AcquiredRecords]:
+    return sp.acquire(member, [(first, last)], 500)
+
+
+def test_merge_batches_newer_wins_offset_by_offset() -> None:
+    old = [PersistedBatch(0, 9, S.AVAILABLE, 1)]
+    new = [PersistedBatch(3, 4, S.ACKNOWLEDGED, 1), PersistedBatch(12, 12, S.ARCHIVED, 2)]
+    assert merge_batches(old, new, 2) == (
+        PersistedBatch(2, 2, S.AVAILABLE, 1),
+        PersistedBatch(3, 4, S.ACKNOWLEDGED, 1),
+        PersistedBatch(5, 9, S.AVAILABLE, 1),
+        PersistedBatch(12, 12, S.ARCHIVED, 2),
+    )
+
+
+def test_coordinator_key_is_kafkas() -> None:
+    assert coordinator_key(KEY) == f"g:{uuid.UUID(int=7)}:0"
+
+
+async def test_acquisition_and_acknowledgement_are_durable_before_answered() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    sp = parts.get(KEY, lambda: 0)
+    got = await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 9))
+    assert got == [AcquiredRecords(0, 9, 1)]
+    assert types_in(log) == [rec.SNAPSHOT]
+    await parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(0, 3, (A.ACCEPT,))]))
+    assert types_in(log) == [rec.SNAPSHOT, rec.UPDATE]
+    assert sp.start_offset == 4
+
+    # A restart: acknowledged stay acknowledged, what was acquired is delivered again.
+    clock2 = ManualClock()
+    parts2 = await fresh(log, clock2)
+    sp2 = parts2.get(KEY, lambda: 100)
+    assert sp2.start_offset == 4
+    assert sp2.state_of(4) == (S.AVAILABLE, 1)
+    assert await parts2.change(KEY, lambda sp: acquire(sp, "m2", 4, 9)) == [AcquiredRecords(4, 9, 2)]
+
+
+async def test_a_failed_append_leaves_no_trace() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    sp = parts.get(KEY, lambda: 0)
+    await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 4))
+    before = list(log.partitions[parts.store.partition_for(KEY)])
+    log.fail_next = 1
+    with pytest.raises(CoordinatorLogError) as err:
+        await parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(0, 4, (A.ACCEPT,))]))
+    assert err.value.error is ErrorCode.NOT_ENOUGH_REPLICAS
+    assert log.partitions[parts.store.partition_for(KEY)] == before
+    assert [sp.state_of(o) for o in range(5)] == [(S.ACQUIRED, 1)] * 5
+    assert sp.acquired_by(0) == "m1"
+    # The lock still runs: the records come back when it times out.
+    clock.advance(LOCK_MS)
+    assert sp.state_of(0) == (S.AVAILABLE, 1)
+
+
+async def test_a_failed_acquisition_write_cancels_its_lock() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    sp = parts.get(KEY, lambda: 0)
+    log.fail_next = 1
+    with pytest.raises(CoordinatorLogError):
+        await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 4))
+    assert sp.in_flight_count == 0
+    assert types_in(log) == []
+    clock.advance(LOCK_MS)
+    assert sp.in_flight_count == 0
+    assert await parts.change(KEY, lambda sp: acquire(sp, "m2", 0, 4)) == [AcquiredRecords(0, 4, 1)]
+
+
+async def test_a_rolled_back_release_rearms_the_lock() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    sp = parts.get(KEY, lambda: 0)
+    await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 0))
+    clock.advance(10_000)
+    log.fail_next = 1
+    with pytest.raises(CoordinatorLogError):
+        await parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(0, 0, (A.ACCEPT,))]))
+    assert sp.state_of(0) == (S.ACQUIRED, 1)
+    clock.advance(LOCK_MS - 10_000 - 1)
+    assert sp.state_of(0) == (S.ACQUIRED, 1)
+    clock.advance(1)
+    assert sp.state_of(0) == (S.AVAILABLE, 1)
+
+
+async def test_a_snapshot_after_n_updates_and_load_replays_them() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock, every=3)
+    parts.get(KEY, lambda: 0)
+    for o in range(6):
+        await parts.change(KEY, lambda sp, o=o: acquire(sp, "m", o, o))
+        await parts.change(KEY, lambda sp, o=o: sp.acknowledge("m", [Acknowledgement(o, o, (A.ACCEPT,))]))
+    assert types_in(log) == [0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1]
+    reloaded = ShareStateStore(log, clock)
+    await reloaded.load()
+    state = reloaded.states[KEY]
+    assert (state.start_offset, state.batches, state.snapshot_epoch) == (6, (), 2)
+
+
+async def test_an_unchanged_state_is_not_written_again() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    parts.get(KEY, lambda: 0)
+    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    await parts.change(KEY, lambda sp: sp.acquire("m", [], 10))
+    assert types_in(log) == [rec.SNAPSHOT]
+
+
+async def test_the_last_delivery_in_flight_at_a_crash_archives_on_restore() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    parts.get(KEY, lambda: 0, SharePartitionConfig(delivery_count_limit=2))
+    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    await parts.change(KEY, lambda sp: sp.acknowledge("m", [Acknowledgement(0, 1, (A.RELEASE,))]))
+    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    parts2 = await fresh(log, ManualClock())
+    sp2 = parts2.get(KEY, lambda: 0, SharePartitionConfig(delivery_count_limit=2))
+    assert sp2.start_offset == 2
+    assert sp2.in_flight_count == 0
+
+
+async def test_reset_and_delete() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    parts.get(KEY, lambda: 0)
+    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 4))
+    await parts.reset(KEY, 42)
+    assert parts.get(KEY, lambda: 0).start_offset == 42
+    await parts.delete(KEY)
+    assert KEY not in parts.store.states
+    parts2 = await fresh(log, ManualClock())
+    assert KEY not in parts2.store.states
+    assert parts2.get(KEY, lambda: 9).start_offset == 9
