@@ -10,11 +10,12 @@ acyclic contract)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from broker.config import Config, Listener
+    from broker.coordinator_leadership import LeaderEndpoint
     from broker.dataplane.types import (
         AppendEntry,
         FetchPartitionData,
@@ -189,6 +190,29 @@ class Cluster(Protocol):
 
     def advertised_listener(self, listener_name: str) -> Listener: ...
 
+    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None:
+        """The leader of a partition as clients on `listener_name` reach it; None when it
+        has none (FindCoordinator then answers COORDINATOR_NOT_AVAILABLE)."""
+        ...
+
+
+class PartitionLeaders(Protocol):
+    """Who leads each partition (broker/coordinator_leadership.py's SingleBrokerLeaders
+    while there is one broker; a cluster provides its own)."""
+
+    def leader_endpoint(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
+
+
+class CoordinatorLeadership(Protocol):
+    """What a cluster calls when this broker gains or loses the leadership of a partition
+    (broker/coordinator_leadership.py: the coordinators follow `__consumer_offsets` and
+    `__transaction_state`; other topics are ignored). Both take effect before returning;
+    the awaitable ends when the load or unload has finished."""
+
+    def on_election(self, topic: str, partition: int, leader_epoch: int) -> Awaitable[Any]: ...
+
+    def on_resignation(self, topic: str, partition: int, leader_epoch: int | None) -> Awaitable[Any]: ...
+
 
 class OpenConnection(Protocol):
     """What the broker does with its open connections (broker/connection.py): the idle
@@ -226,6 +250,8 @@ class BrokerPorts(Protocol):
     def cluster_id(self) -> str: ...
 
     def advertised_listener(self, listener_name: str) -> Listener: ...
+
+    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
 
     @property
     def config(self) -> Config: ...
