@@ -196,7 +196,10 @@ class TransactionStateManager:
     ) -> int:
         """Append prepared transitions (one record each, one batch) and apply them once they
         are durable; `then(error)` runs right after, in the same shielded step."""
-        return await self.durably(self._write(txn, transits, then), self.partition_for(txn.transactional_id))
+        try:
+            return await self.durably(self._write(txn, transits, then), self.partition_for(txn.transactional_id))
+        except ResignedError:
+            return ErrorCode.NOT_COORDINATOR
 
     def write_soon(
         self,
@@ -262,7 +265,10 @@ class TransactionStateManager:
     ) -> list[str]:
         """Append the Dead transitions of expired ids of one partition as tombstones and drop
         those ids; returns the ids dropped."""
-        return await self.durably(self._write_tombstones(partition, entries), partition)
+        try:
+            return await self.durably(self._write_tombstones(partition, entries), partition)
+        except ResignedError:
+            return []
 
     async def _write_tombstones(
         self, partition: int, entries: list[tuple[TransactionMetadata, TxnTransit]]
@@ -321,12 +327,18 @@ class TransactionStateManager:
             release(waiter)
 
 
+class ResignedError(Exception):
+    """The step was cancelled because its partition was resigned: its caller is answered
+    NOT_COORDINATOR, as Kafka fails the appends pending at unload."""
+
+
 async def _answering(step: Coroutine[Any, Any, _T], answer: asyncio.Future[_T]) -> _T:
     """Run `step`, handing its outcome to `answer` (unless its waiter is gone)."""
     try:
         result = await step
     except asyncio.CancelledError:
-        answer.cancel()
+        if not answer.done():
+            answer.set_exception(ResignedError())
         raise
     except BaseException as exc:
         if not answer.done():
