@@ -10,8 +10,8 @@ acyclic contract)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from broker.config import Config, Listener
@@ -201,17 +201,6 @@ class PartitionLeaders(Protocol):
     while there is one broker; a cluster provides its own)."""
 
     def leader_endpoint(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
-
-
-class CoordinatorLeadership(Protocol):
-    """What a cluster calls when this broker gains or loses the leadership of a partition
-    (broker/coordinator_leadership.py: the coordinators follow `__consumer_offsets` and
-    `__transaction_state`; other topics are ignored). Both take effect before returning;
-    the awaitable ends when the load or unload has finished."""
-
-    def on_election(self, topic: str, partition: int, leader_epoch: int) -> Awaitable[Any]: ...
-
-    def on_resignation(self, topic: str, partition: int, leader_epoch: int | None) -> Awaitable[Any]: ...
 
 
 class OpenConnection(Protocol):
