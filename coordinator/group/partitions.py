@@ -58,7 +58,8 @@ class GroupPartitions:
             log.info("ignored a stale election", partition=partition, epoch=epoch)
             return None
         if previous is not None:
-            self._unload(previous)
+            # Reloaded: the markers that reached it while it loaded wait for the new load.
+            self._unload(previous, keep_markers=True)
         log.info("loading group coordinator partition", partition=partition, epoch=epoch)
         return asyncio.get_running_loop().create_task(self.load(owned), name=f"load-consumer-offsets-{partition}")
 
@@ -94,7 +95,7 @@ class GroupPartitions:
         log.info("group coordinator partition loaded", partition=owned.partition, epoch=owned.epoch,
                  groups=len(groups) + len(consumer_groups))
 
-    def _unload(self, owned: OwnedPartition) -> None:
+    def _unload(self, owned: OwnedPartition, keep_markers: bool = False) -> None:
         partition = owned.partition
         rt = self.rt
 
@@ -106,7 +107,8 @@ class GroupPartitions:
             _unload_classic(rt.groups.pop(group_id), rt.clock.now_ms())
         for group_id in [g for g in rt.consumer_groups if ours(g)]:
             del rt.consumer_groups[group_id]
-        self.offsets.forget_partition(partition)
+        if not keep_markers:
+            self.offsets.forget_partition(partition)
 
 
 def _unload_classic(group: ClassicGroup, now_ms: int) -> None:

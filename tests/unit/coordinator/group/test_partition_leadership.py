@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from coordinator.group.api import CommitOffsets, LeavingMember, MemberHeartbeat
+from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
 from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.records import OFFSETS_TOPIC
@@ -171,6 +171,25 @@ async def test_a_write_in_flight_when_resigned_answers_not_coordinator() -> None
     assert task is not None
     await task
     assert again.fetch_offsets("g", [("t", 0)], False)[1][("t", 0)].offset == 4
+
+
+async def test_a_marker_reaching_a_partition_while_it_loads_decides_its_offsets_after() -> None:
+    a, b, _ = two_brokers()
+    p = a.coord.partition_for("g")
+    tp = ("t", 0)
+    await a.elect(p, 0)
+    assert await a.coord.commit_txn_offsets(CommitTxnOffsets("g", 7, 0, "", None, -1, {tp: om(5)})) == {tp: E.NONE}
+    a.coord.on_resignation(p, 1)
+    task = b.coord.on_election(p, 1)
+    assert task is not None
+    # The COMMIT marker lands while b replays (after the part of the log its replay reads).
+    await b.coord.on_txn_marker((OFFSETS_TOPIC, p), 7, True)
+    # a no longer owns the partition: the marker is not its business.
+    await a.coord.on_txn_marker((OFFSETS_TOPIC, p), 7, True)
+    await task
+    fetched = b.coord.fetch_offsets("g", [tp], True)[1][tp]
+    assert (fetched.offset, fetched.error) == (5, E.NONE)
+    assert a.coord.fetch_offsets("g", [tp], True)[0] == E.NOT_COORDINATOR
 
 
 async def test_single_broker_mode_owns_every_partition_at_epoch_zero() -> None:
