@@ -80,7 +80,8 @@ class GroupPartitions:
         except Exception:
             # Kafka's FAILED coordinator: NOT_COORDINATOR until elected again.
             log.exception("loading a __consumer_offsets partition failed", partition=owned.partition)
-            if self.rt.ownership.resign(owned.partition, None) is owned:
+            if self.rt.ownership.get(owned.partition) is owned:
+                self.rt.ownership.resign(owned.partition, None)
                 self._unload(owned)
             return
         if not self.rt.ownership.loaded(owned):

@@ -187,7 +187,8 @@ class TransactionCoordinator:
             except Exception:
                 # Kafka's failed load: NOT_COORDINATOR until elected again.
                 log.exception("loading a __transaction_state partition failed", partition=partition)
-                if self.state.ownership.resign(partition, None) is owned:
+                if self.state.ownership.get(partition) is owned:
+                    self.state.ownership.resign(partition, None)
                     await self._unload(partition)
                 return []
             if resumed is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from coordinator.log import StorageCoordinatorLog
+from coordinator.log import CoordinatorLogError, LogRecord, StorageCoordinatorLog
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction import CoordinatorStatus, InMemoryMarkerWriter, TransactionCoordinator
 from coordinator.transaction.records import TOPIC_CONFIGS, TRANSACTION_STATE_TOPIC
@@ -203,3 +203,21 @@ async def test_single_broker_mode_loads_every_partition_at_epoch_zero() -> None:
     assert await coord.end_txn("tx", pid, epoch, False) == E.NONE
     await coord.wait_for_markers()
     assert [c.coordinator_epoch for c in writer.calls] == [0]
+
+
+async def test_a_failed_load_answers_not_coordinator_until_elected_again() -> None:
+    """Kafka's failed coordinator load: the partition is not served at all."""
+    brokers = Brokers()
+    a = brokers.coordinator()
+    p = a.partition_for("tx")
+    replay = a.log_store.replay
+
+    async def failing_replay(partition: int) -> list[LogRecord]:
+        raise CoordinatorLogError(E.KAFKA_STORAGE_ERROR)
+
+    a.log_store.replay = failing_replay  # type: ignore[method-assign]
+    await elect(a, p, 1)
+    assert (await a.init_producer_id("tx", TIMEOUT_MS)).error_code == E.NOT_COORDINATOR
+    a.log_store.replay = replay  # type: ignore[method-assign]
+    await elect(a, p, 2)
+    assert (await a.init_producer_id("tx", TIMEOUT_MS)).error_code == E.NONE
