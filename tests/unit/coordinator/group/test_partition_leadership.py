@@ -18,6 +18,7 @@ from storage.clock import ManualClock
 from storage.memory import MemoryStorage
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.unit.coordinator.group.group_harness import Harness, group_config
+from tests.unit.coordinator.group.test_consumer_heartbeat import T_ID, beat, parts
 
 PARTITIONS = 4
 
@@ -199,3 +200,24 @@ async def test_single_broker_mode_owns_every_partition_at_epoch_zero() -> None:
     assert h.coord.rt.ownership.loaded_partitions() == set(range(h.log.num_partitions))
     assert {h.coord.rt.ownership.get(p).epoch for p in range(h.log.num_partitions)} == {0}  # type: ignore[union-attr]
     assert await commit(h.coord, "g", 3) == E.NONE
+
+
+async def test_consumer_groups_move_with_their_partition_sessions_and_all() -> None:
+    """A KIP-848 group: the old coordinator drops it with its member's session timer; the
+    new one rebuilds it from the log, the member keeping its epoch and assignment."""
+    a, b, clock = two_brokers()
+    p = a.coord.partition_for("g")
+    await a.elect(p, 0)
+    joined = await beat(a, "m", 0)
+    assert joined.error is E.NONE and parts(joined) == [0, 1, 2, 3]
+    assert a.coord.rt.timers._live  # the member's session
+    assert a.coord.on_resignation(p, 1)
+    assert a.coord.rt.consumer_groups == {} and a.coord.rt.timers._live == {}
+    assert (await beat(a, "m", joined.member_epoch)).error is E.NOT_COORDINATOR
+    await b.elect(p, 1)
+    again = await beat(b, "m", joined.member_epoch, owned={T_ID: [0, 1, 2, 3]})
+    assert (again.error, again.member_epoch) == (E.NONE, joined.member_epoch)
+    # Its session runs at the new coordinator from the load on: silence expires it there.
+    clock.advance(b.coord.config.consumer_session_timeout_ms + 1)
+    await b.settle()
+    assert "m" not in b.coord.rt.consumer_groups["g"].members
