@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from broker.config import Config, Listener
+    from broker.coordinator_leadership import LeaderEndpoint
     from broker.dataplane.types import (
         AppendEntry,
         FetchPartitionData,
@@ -190,6 +191,18 @@ class Cluster(Protocol):
 
     def advertised_listener(self, listener_name: str) -> Listener: ...
 
+    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None:
+        """The leader of a partition as clients on `listener_name` reach it; None when it
+        has none (FindCoordinator then answers COORDINATOR_NOT_AVAILABLE)."""
+        ...
+
+
+class PartitionLeaders(Protocol):
+    """Who leads each partition (broker/coordinator_leadership.py's SingleBrokerLeaders
+    while there is one broker; a cluster provides its own)."""
+
+    def leader_endpoint(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
+
 
 class OpenConnection(Protocol):
     """What the broker does with its open connections (broker/connection.py): the idle
@@ -230,6 +243,8 @@ class BrokerPorts(Protocol):
     def cluster_id(self) -> str: ...
 
     def advertised_listener(self, listener_name: str) -> Listener: ...
+
+    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
 
     @property
     def config(self) -> Config: ...

@@ -21,7 +21,7 @@ from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
-from broker.storage_setup import open_storage
+from broker.storage_setup import open_storage, producer_id_manager
 from broker.tls_gate import CountedTlsConnection
 from coordinator.group.service import start_group_coordinator
 from coordinator.share.service import start_share_coordinator
@@ -90,9 +90,14 @@ class Server:
             storage.flusher.failure_listeners.append(halt_on_failure(config.data_dir))
         # The group coordinator first: the transaction coordinator's marker writes tell it
         # of every marker reaching `__consumer_offsets` (pending transactional offsets).
-        groups = await start_group_coordinator(config, self.clock, storage)
+        # One broker leads every partition, so both coordinators own (and load) all of
+        # theirs now; a cluster passes False and drives them through
+        # `Services.coordinator_leadership` as leaderships move.
+        owns_all = self.leads_every_partition()
+        groups = await start_group_coordinator(config, self.clock, storage, owns_all)
         transactions = await start_transaction_coordinator(
-            config, self.clock, storage, marker_listeners=[groups.on_txn_marker]
+            config, self.clock, storage, marker_listeners=[groups.on_txn_marker],
+            producer_ids=producer_id_manager(config, storage), owns_all_partitions=owns_all,
         )
         share = await start_share_coordinator(config, self.clock, storage)
         self.services = Services(
@@ -139,6 +144,10 @@ class Server:
                 security_protocol=config.security_protocols[listener.name],
                 addresses=[f"{a[0]}:{a[1]}" for a in bound])
         log.info("broker started", node_id=config.node_id, cluster_id=cluster_id, data_dir=str(config.data_dir))
+
+    def leads_every_partition(self) -> bool:
+        """Whether this broker leads every partition from the start (no cluster)."""
+        return True
 
     async def _start_metrics(self, services: Services, storage: LogManager) -> None:
         metrics = services.metrics

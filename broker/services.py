@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
+from broker.coordinator_leadership import CoordinatorLeadership, LeaderEndpoint, SingleBrokerLeaders
 from broker.dataplane import ReplicaManager
 from broker.features import SHARE_VERSION, TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
@@ -19,7 +20,7 @@ from storage.engine import StorageEngine
 if TYPE_CHECKING:
     from broker.dynamic_config import DynamicConfigs
     from broker.fetch_sessions import FetchSessionCache
-    from broker.ports import OpenConnection
+    from broker.ports import OpenConnection, PartitionLeaders
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
@@ -52,9 +53,15 @@ class Services:
     quotas: ClientQuotas = field(init=False)
     # The data plane: appends, reads, offset lookups and deletions on the logs.
     replica_manager: ReplicaManager = field(init=False)
+    # Who leads each partition (FindCoordinator): this broker alone until a cluster sets its own.
+    partition_leaders: PartitionLeaders = field(init=False)
+    # What a cluster calls when this broker gains or loses an internal partition's leadership.
+    coordinator_leadership: CoordinatorLeadership = field(init=False)
 
     def __post_init__(self) -> None:
         self.replica_manager = ReplicaManager(self.storage, self.transactions, self.clock)
+        self.partition_leaders = SingleBrokerLeaders(self.config.node_id, self.advertised_listener)
+        self.coordinator_leadership = CoordinatorLeadership(self.group_coordinator, self.transactions)
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(
             self.config.data_dir,
@@ -82,3 +89,6 @@ class Services:
             if adv.name == listener_name:
                 return adv
         return self.config.advertised_listeners[0]
+
+    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None:
+        return self.partition_leaders.leader_endpoint(topic, partition, listener_name)

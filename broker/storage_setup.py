@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from broker.config import Config, ConfigError
 from broker.logging import get_logger
+from coordinator.producer_ids import ProducerIdManager
 from storage.clock import Clock
 from storage.errors import KafkaStorageError
 from storage.file_storage import FileStorage
@@ -56,3 +57,16 @@ async def open_storage(
     # The address only: the URL may hold the password.
     log.info("storage on PostgreSQL", address=address_of(engine), schema_version_found=storage.schema_version_found)
     return storage
+
+
+def producer_id_manager(config: Config, storage: LogManager) -> ProducerIdManager:
+    """Producer ids from the block file of the data directory, or, on PostgreSQL (which
+    several brokers may share), from a sequence of the database, starting above the block
+    file this broker used before, if any."""
+    if is_postgres_url(config.get_str("storage.engine").strip()):
+        from storage.postgres.engine import PostgresStorage
+
+        assert isinstance(storage, PostgresStorage)
+        floor = ProducerIdManager(config.data_dir).reserved_end
+        return ProducerIdManager(None, blocks=storage.producer_id_blocks(floor))
+    return ProducerIdManager(config.data_dir)

@@ -1,12 +1,15 @@
 """Producer ids handed out in blocks whose end is persisted before any id of the block is
 used, so an id never repeats, whatever the restart or crash (ids of a block cut short by
-a crash are skipped, never reused)."""
+a crash are skipped, never reused). A broker alone keeps its reservation in a file of its
+data directory; brokers sharing a PostgreSQL database take blocks from a sequence of it
+(storage/postgres/producer_ids.py), so no two brokers hand out one id."""
 
 from __future__ import annotations
 
 import asyncio
 import os
 from pathlib import Path
+from typing import Protocol
 
 BLOCK_FILE = "producer_id_block"
 DEFAULT_BLOCK_SIZE = 1000
@@ -17,14 +20,27 @@ class ProducerIdsExhaustedError(RuntimeError):
     pass
 
 
-class ProducerIdManager:
-    """`data_dir=None` keeps the reservation in memory only (unit tests)."""
+class ProducerIdBlocks(Protocol):
+    """Where blocks come from when several brokers hand out ids (Kafka's controller
+    allocating ProducerIdsBlock)."""
 
-    def __init__(self, data_dir: Path | None, block_size: int = DEFAULT_BLOCK_SIZE) -> None:
+    async def reserve(self) -> tuple[int, int]:
+        """A block [start, end) no broker was ever given, durably reserved."""
+        ...
+
+
+class ProducerIdManager:
+    """`data_dir=None` keeps the reservation in memory only (unit tests); `blocks` takes
+    them from a shared source instead of the file."""
+
+    def __init__(
+        self, data_dir: Path | None, block_size: int = DEFAULT_BLOCK_SIZE, *, blocks: ProducerIdBlocks | None = None
+    ) -> None:
         if block_size <= 0:
             raise ValueError("block_size must be positive")
-        self.path = None if data_dir is None else Path(data_dir) / BLOCK_FILE
+        self.path = None if data_dir is None or blocks is not None else Path(data_dir) / BLOCK_FILE
         self.block_size = block_size
+        self.blocks = blocks
         self._next = 0  # the next id to hand out
         self._end = 0  # the first id not covered by the persisted reservation
         self._lock = asyncio.Lock()
@@ -44,6 +60,12 @@ class ProducerIdManager:
             return pid
 
     async def _reserve_block(self) -> None:
+        if self.blocks is not None:
+            start, end = await self.blocks.reserve()
+            if end > MAX_PRODUCER_ID:
+                raise ProducerIdsExhaustedError("no producer ids left")
+            self._next, self._end = start, end
+            return
         new_end = self._end + self.block_size
         if new_end > MAX_PRODUCER_ID:
             raise ProducerIdsExhaustedError("no producer ids left")

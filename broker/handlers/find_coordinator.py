@@ -1,14 +1,20 @@
-"""FindCoordinator: this broker coordinates every group and transactional id."""
+"""FindCoordinator: the leader of the key's partition of `__consumer_offsets`,
+`__transaction_state` or `__share_group_state` is its coordinator (Kafka's
+KafkaApis.getCoordinator)."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed, cluster_allowed
+from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.partitioning import partition_for
+from coordinator.share.records import SHARE_GROUP_STATE_TOPIC
+from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.find_coordinator_response import Coordinator, FindCoordinatorResponse
+from storage.errors import UnknownTopicOrPartitionError
 
 API_KEY = 10
 
@@ -22,12 +28,22 @@ _PARTITION_COUNT_SETTING = {
     KEY_TYPE_TRANSACTION: "transaction.state.log.num.partitions",
     KEY_TYPE_SHARE: "share.coordinator.state.topic.num.partitions",
 }
+_TOPIC = {
+    KEY_TYPE_GROUP: OFFSETS_TOPIC,
+    KEY_TYPE_TRANSACTION: TRANSACTION_STATE_TOPIC,
+    KEY_TYPE_SHARE: SHARE_GROUP_STATE_TOPIC,
+}
 
 
 def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
     """The partition of __consumer_offsets / __transaction_state that owns `key`; its
-    leader is the coordinator (always this broker while there is one broker)."""
-    return partition_for(key, ctx.config.get_int(_PARTITION_COUNT_SETTING[key_type]))
+    leader is the coordinator. An existing topic keeps its partition count."""
+    topic = _TOPIC[key_type]
+    try:
+        count = ctx.topics.describe_topic(topic).num_partitions
+    except UnknownTopicOrPartitionError:
+        count = ctx.config.get_int(_PARTITION_COUNT_SETTING[key_type])
+    return partition_for(key, count)
 
 
 def _failed(key: str, code: ErrorCode) -> Coordinator:
@@ -51,9 +67,13 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type == KEY_TYPE_GROUP and await ctx.groups.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")
-    # One broker leads every partition, so the owner of coordinator_partition(...) is this broker.
-    listener = ctx.cluster.advertised_listener(ctx.connection.listener)
-    return Coordinator(key=key, node_id=ctx.cluster.node_id, host=listener.host, port=listener.port,
+    leader = ctx.cluster.partition_leader(
+        _TOPIC[key_type], coordinator_partition(ctx, key_type, key), ctx.connection.listener
+    )
+    if leader is None:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                           error_message="The coordinator is not available.")
+    return Coordinator(key=key, node_id=leader.node_id, host=leader.host, port=leader.port,
                        error_code=ErrorCode.NONE, error_message=None)
 
 

@@ -15,7 +15,10 @@ The work is done by its parts, one job each, in Kafka's layout:
   transactional, and their retention), `conversion` (between the two protocols) and `admin`
   (describe, list and delete groups, delete offsets).
 
-All state lives in memory and is rebuilt from `__consumer_offsets` on start. A state change
+All state lives in memory and is rebuilt from `__consumer_offsets`, one partition at a time:
+the coordinator serves the groups of the partitions it owns and has loaded (`partitions`:
+Kafka's onElection/onResignation, driven by the partition leadership; a single broker owns
+them all and loads them at start). A state change
 stands only once its records are durable: group writes go through `GroupRuntime.write`
 (consumer groups change by replaying their records, the replay of a load; a failed append
 changes nothing), and offsets by replaying theirs once appended (`OffsetStore.replay`). Timers
@@ -64,6 +67,7 @@ from coordinator.group.conversion import GroupConversion
 from coordinator.group.metadata_manager import GroupMetadataManager
 from coordinator.group.offset_manager import OffsetManager
 from coordinator.group.offsets import OffsetAndMetadata
+from coordinator.group.partitions import GroupPartitions
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
 from coordinator.log import CoordinatorLog, CoordinatorLogError, Record
@@ -75,8 +79,11 @@ log = structlog.get_logger("odradek.groups")
 
 
 class GroupCoordinator:
-    def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig) -> None:
-        self.rt = GroupRuntime(coordinator_log, clock, config)
+    def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig,
+                 owns_all_partitions: bool = True) -> None:
+        """`owns_all_partitions`: a single broker's coordinator, owning every partition
+        (loading until `load()`); otherwise it owns none until `on_election`."""
+        self.rt = GroupRuntime(coordinator_log, clock, config, owns_all_partitions)
         self.metadata = GroupMetadataManager(self.rt)
         self.rebalance = Rebalancer(self.rt)
         self.conversion = GroupConversion(self.rt, self.rebalance)
@@ -88,10 +95,10 @@ class GroupCoordinator:
         self.consumers.upgrade = self.conversion.upgrade
         self.consumers.downgrade = self.conversion.downgrade
         self.classic_members = ClassicMemberHandler(self.rt, self.consumers)
+        self.partitions = GroupPartitions(self.rt, self.metadata, self.rebalance, self.offsets,
+                                          self.consumers.loaded)
         self._runner: asyncio.Task[None] | None = None
         self._next_cleanup_ms = clock.monotonic_ms() + config.offsets_retention_check_interval_ms
-        # Wall time of the last load from the log (operators watch it; not a protocol timer).
-        self.load_seconds: float | None = None
 
     @property
     def groups(self) -> dict[str, ClassicGroup]:
@@ -110,19 +117,39 @@ class GroupCoordinator:
 
     # --- lifecycle --------------------------------------------------------------------------
 
+    @property
+    def load_seconds(self) -> float | None:
+        """Wall time of the last load from the log (operators watch it; not a protocol timer)."""
+        return self.partitions.last_load_seconds
+
     async def load(self) -> None:
-        """Rebuild every group from the log; requests get COORDINATOR_LOAD_IN_PROGRESS meanwhile."""
-        self.rt.status = CoordinatorStatus.LOADING
+        """Single-broker mode: (re)load every partition, at leader epoch 0 the first time;
+        requests get COORDINATOR_LOAD_IN_PROGRESS meanwhile."""
         started = time.perf_counter()
-        loaded = await self.metadata.load()
-        for group in loaded:
-            for member in group.members.values():
-                self.rebalance.schedule_heartbeat(group, member)
-        self.consumers.loaded(self.metadata.consumer_groups)
-        self.rt.status = CoordinatorStatus.ACTIVE
-        self.offsets.apply_markers_seen_while_loading()
-        self.load_seconds = time.perf_counter() - started
-        log.info("group coordinator loaded", groups=len(self.rt.groups))
+        tasks = [
+            task for p in range(self.rt.log.num_partitions)
+            if (task := self.on_election(p, self.rt.ownership.next_epoch(p))) is not None
+        ]
+        await asyncio.gather(*tasks)
+        self.partitions.last_load_seconds = time.perf_counter() - started
+        log.info("group coordinator loaded", groups=len(self.rt.groups) + len(self.rt.consumer_groups))
+
+    # --- leadership of the partitions (Kafka's onElection / onResignation) -----------------------
+
+    def on_election(self, partition: int, leader_epoch: int) -> asyncio.Task[None] | None:
+        """This broker leads `partition` of `__consumer_offsets` at `leader_epoch`: its
+        groups answer COORDINATOR_LOAD_IN_PROGRESS at once and are served once the task
+        returned (loading the partition) ends. An epoch not newer than the last one seen
+        for the partition is stale: ignored, None returned. A newer epoch of a partition
+        already owned reloads it."""
+        return self.partitions.elect(partition, leader_epoch)
+
+    def on_resignation(self, partition: int, leader_epoch: int | None) -> bool:
+        """This broker no longer leads `partition`: from now its groups answer
+        NOT_COORDINATOR, their timers are cancelled and waiting requests answered. Ignored
+        (False) when `leader_epoch` is older than the epoch the partition was elected at
+        (a late notification), or the partition is not owned; None resigns whatever the epoch."""
+        return self.partitions.resign(partition, leader_epoch)
 
     async def ensure_log(self) -> ErrorCode:
         """Create the log's topic if it is missing (FindCoordinator does, as in Kafka)."""
@@ -150,7 +177,7 @@ class GroupCoordinator:
             log.exception("loading __consumer_offsets failed")
 
     async def stop(self) -> None:
-        self.rt.status = CoordinatorStatus.STOPPED
+        self.rt.stopped = True
         if self._runner is not None:
             self._runner.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -168,7 +195,7 @@ class GroupCoordinator:
     def tick(self) -> None:
         """Start the offset-retention check if it is due (the deadlines fire on their own)."""
         now = self.rt.clock.monotonic_ms()
-        if now >= self._next_cleanup_ms and self.rt.status is CoordinatorStatus.ACTIVE:
+        if now >= self._next_cleanup_ms and not self.rt.stopped:
             self._next_cleanup_ms = now + self.rt.config.offsets_retention_check_interval_ms
             self.rt.spawn(self.offsets.cleanup_expired_offsets())
 

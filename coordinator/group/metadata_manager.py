@@ -1,5 +1,5 @@
 """Group metadata in `__consumer_offsets`: rebuilding every group and its offsets from the
-log on start (Kafka's GroupMetadataManager; a classic group's record is
+log, one partition at a time (Kafka's GroupMetadataManager; a classic group's record is
 `classic/metadata.py`'s, written by `classic/rebalance.py`)."""
 
 from __future__ import annotations
@@ -72,8 +72,6 @@ class _Replay:
 class GroupMetadataManager:
     def __init__(self, rt: GroupRuntime) -> None:
         self.rt = rt
-        # The consumer groups (KIP-848) the last load rebuilt.
-        self.consumer_groups: list[ConsumerGroup] = []
 
     async def ensure_log(self) -> ErrorCode:
         """Create the log's topic if it is missing (FindCoordinator does, as in Kafka)."""
@@ -83,12 +81,13 @@ class GroupMetadataManager:
             return exc.client_error(GROUP_METADATA)
         return ErrorCode.NONE
 
-    async def load(self) -> list[ClassicGroup]:
-        """Rebuild every group from the log into the runtime; returns them."""
+    async def load(self, partition: int) -> tuple[list[ClassicGroup], list[ConsumerGroup]]:
+        """Rebuild the groups of one partition from the log: the classic groups (with
+        every group's offsets) and the consumer groups. The caller installs them, if it
+        still owns the partition once the replay is done."""
         replay = _Replay(self.rt.topic_names())
-        for partition in range(self.rt.log.num_partitions):
-            for entry in await self.rt.log.replay(partition):
-                replay.apply(entry)
+        for entry in await self.rt.log.replay(partition):
+            replay.apply(entry)
         now = self.rt.clock.now_ms()
         loaded = []
         for group_id in replay.group_ids():
@@ -99,8 +98,6 @@ class GroupMetadataManager:
             group = group_from_record(group_id, value, now)
             if offsets is not None:
                 group.offsets = offsets
-            self.rt.groups[group_id] = group
             loaded.append(group)
         replay.consumer_check.finish(replay.consumer_groups)
-        self.consumer_groups = list(replay.consumer_groups.values())
-        return loaded
+        return loaded, list(replay.consumer_groups.values())

@@ -14,7 +14,7 @@ from coordinator.group.classic.group import CONSUMER_PROTOCOL_TYPE, ClassicGroup
 from coordinator.group.classic.rebalance import Rebalancer
 from coordinator.group.classic.states import GroupState
 from coordinator.group.offsets import OffsetAndMetadata
-from coordinator.group.runtime import CoordinatorStatus, GroupRuntime
+from coordinator.group.runtime import GroupRuntime
 from coordinator.log import OFFSET_COMMIT, TXN_OFFSET_COMMIT, CoordinatorLogError, Producer, Record
 from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
@@ -215,16 +215,27 @@ class OffsetManager:
         for (p, pid), seen in self.txn_appends.items():
             if p == partition and pid == producer_id:
                 seen.append(committed)
-        if self.rt.status is CoordinatorStatus.LOADING:
+        error = self.rt.ownership.error(partition)
+        if error is ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
             self._markers_while_loading.append((partition, producer_id, committed))
-            return
-        self.complete_txn(producer_id, committed, {partition})
-
-    def apply_markers_seen_while_loading(self) -> None:
-        # A marker replay already saw finds nothing pending: applying it again is harmless.
-        for partition, producer_id, committed in self._markers_while_loading:
+        elif error is None:
             self.complete_txn(producer_id, committed, {partition})
-        self._markers_while_loading.clear()
+        # Not owned: whoever loads the partition replays the marker.
+
+    def apply_markers_seen_while_loading(self, partition: int) -> None:
+        """The partition is loaded: the markers that reached it meanwhile decide its offsets.
+        A marker replay already saw finds nothing pending: applying it again is harmless."""
+        kept = []
+        for entry in self._markers_while_loading:
+            if entry[0] == partition:
+                self.complete_txn(entry[1], entry[2], {partition})
+            else:
+                kept.append(entry)
+        self._markers_while_loading = kept
+
+    def forget_partition(self, partition: int) -> None:
+        """The partition was resigned: markers held for its load are the next owner's."""
+        self._markers_while_loading = [e for e in self._markers_while_loading if e[0] != partition]
 
     # --- OffsetFetch -----------------------------------------------------------------------
 

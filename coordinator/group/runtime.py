@@ -33,6 +33,7 @@ from coordinator.group.consumer.group import ConsumerGroup, TopicImage
 from coordinator.group.snapshot import GroupSnapshot
 from coordinator.group.timers import NamedTimers, heartbeat_key, join_key, sync_key
 from coordinator.log import CoordinatorLog, CoordinatorLogError, Producer, Record
+from coordinator.ownership import Ownership
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from storage.clock import Clock
@@ -45,13 +46,14 @@ Operation = Callable[[], tuple[list[Record], _T]]
 
 
 class CoordinatorStatus(Enum):
-    LOADING = "loading"  # until load() finishes: COORDINATOR_LOAD_IN_PROGRESS
+    LOADING = "loading"  # while a partition loads: its groups get COORDINATOR_LOAD_IN_PROGRESS
     ACTIVE = "active"
     STOPPED = "stopped"  # after stop(): COORDINATOR_NOT_AVAILABLE
 
 
 class GroupRuntime:
-    def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig) -> None:
+    def __init__(self, coordinator_log: CoordinatorLog, clock: Clock, config: GroupConfig,
+                 owns_all_partitions: bool = True) -> None:
         self.log = coordinator_log
         self.clock = clock
         self.config = config
@@ -64,7 +66,9 @@ class GroupRuntime:
         # The topics by name, for assigning to classic members of consumer groups (set as above).
         self.topic_images: Callable[[], Mapping[str, TopicImage]] = dict
         self.timers = NamedTimers(clock)
-        self.status = CoordinatorStatus.LOADING
+        # The partitions of `__consumer_offsets` this coordinator serves (coordinator/ownership.py).
+        self.ownership = Ownership(coordinator_log.num_partitions, owns_all_partitions)
+        self.stopped = False
         self.tasks: set[asyncio.Task[Any]] = set()
         # Topic ids the consumer group records of this process named (the ones of deleted
         # topics too, so that replaying a write finds every partition it holds).
@@ -79,18 +83,23 @@ class GroupRuntime:
         for name, image in topics.items():
             self.topic_ids[image.topic_id] = name
 
+    @property
+    def status(self) -> CoordinatorStatus:
+        """STOPPED once stopped, LOADING while any owned partition loads, else ACTIVE."""
+        if self.stopped:
+            return CoordinatorStatus.STOPPED
+        return CoordinatorStatus.LOADING if self.ownership.any_loading() else CoordinatorStatus.ACTIVE
+
     def partition_for(self, group_id: str) -> int:
         return partition_for(group_id, self.log.num_partitions)
 
     def validate(self, group_id: str | None, allow_empty: bool) -> ErrorCode | None:
-        """Kafka's validateGroupStatus."""
+        """Kafka's validateGroupStatus: the group's partition must be owned and loaded."""
         if group_id is None or (not allow_empty and group_id == ""):
             return ErrorCode.INVALID_GROUP_ID
-        if self.status is CoordinatorStatus.STOPPED:
+        if self.stopped:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        if self.status is CoordinatorStatus.LOADING:
-            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
-        return None
+        return self.ownership.error(self.partition_for(group_id))
 
     # --- groups ------------------------------------------------------------------------
 
@@ -156,6 +165,10 @@ class GroupRuntime:
 
     async def _write_locked(self, group_id: str, operation: Operation[_T],
                             failed: Callable[[CoordinatorLogError], _T]) -> _T:
+        owned = self.ownership.active(self.partition_for(group_id))
+        if owned is None:
+            # Resigned while this write waited for the group's lock.
+            return failed(CoordinatorLogError(ErrorCode.NOT_LEADER_OR_FOLLOWER))
         snapshot = GroupSnapshot(group_id, self.groups.get(group_id), self.consumer_groups.get(group_id))
         effects: list[Callable[[], None]] = []
         self._effects = effects
@@ -186,12 +199,14 @@ class GroupRuntime:
                 await self.append(group_id, records)
             except CoordinatorLogError as exc:
                 log.warning("group write failed; the group is as it was", group=group_id, error=exc.error.name)
-                snapshot.restore_classic(self.groups, classic_now)
+                if self.ownership.holds(owned):  # else resigned: its groups are gone
+                    snapshot.restore_classic(self.groups, classic_now)
                 return failed(exc)
             except BaseException:
                 # Cancelled with the loop: whether the records are in is unknown, and the
                 # next load decides; until then nothing is served that may not be.
-                snapshot.restore_classic(self.groups, classic_now)
+                if self.ownership.holds(owned):
+                    snapshot.restore_classic(self.groups, classic_now)
                 raise
         self._replay(group_id, records, consumer_now, kept)
         for effect in effects:
@@ -217,12 +232,22 @@ class GroupRuntime:
             made.subscription_metadata, made.assignor_name = kept
 
     async def append(self, group_id: str, records: list[Record], producer: Producer | None = None) -> int:
+        """Append to the group's partition, which must be owned and loaded before and after:
+        what a resigned partition's append left is for whoever loads the partition next,
+        and the caller gets NOT_COORDINATOR (Kafka fails the writes pending at unload)."""
+        partition = self.partition_for(group_id)
+        owned = self.ownership.active(partition)
+        if owned is None:
+            raise CoordinatorLogError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "not the coordinator of this group")
         try:
-            return await self.log.append(self.partition_for(group_id), records, producer)
+            base = await self.log.append(partition, records, producer)
         except CoordinatorLogError:
             raise
         except Exception as exc:
             raise CoordinatorLogError(ErrorCode.KAFKA_STORAGE_ERROR, str(exc)) from exc
+        if not self.ownership.holds(owned):
+            raise CoordinatorLogError(ErrorCode.NOT_LEADER_OR_FOLLOWER, "resigned while appending")
+        return base
 
     def spawn(self, coro: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
         """Run in the background; stop() and settle() wait for it."""

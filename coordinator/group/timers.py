@@ -18,7 +18,8 @@ RETRY_BACKOFF_MS = 500
 
 
 # --- the timers' names (Kafka's classicGroupHeartbeatKey, consumerGroupSessionTimeoutKey...) ---
-# A key is a tuple, so that no group or member id can make two names collide.
+# A key is a tuple, so that no group or member id can make two names collide; its second
+# element is always the group id (`group_of`).
 
 def heartbeat_key(group_id: str, member_id: str) -> Hashable:
     """A classic member's session (or a pending member's wait for its second JoinGroup)."""
@@ -43,6 +44,13 @@ def consumer_session_key(group_id: str, member_id: str) -> Hashable:
 def consumer_revocation_key(group_id: str, member_id: str) -> Hashable:
     """A consumer group member's time to revoke (Kafka's consumerGroupRebalanceTimeoutKey)."""
     return ("consumer-revoke", group_id, member_id)
+
+
+def group_of(key: Hashable) -> str | None:
+    """The group a timer named by one of the functions above belongs to."""
+    if isinstance(key, tuple) and len(key) >= 2 and isinstance(key[1], str):
+        return key[1]
+    return None
 
 
 class NamedTimers:
@@ -73,6 +81,11 @@ class NamedTimers:
         timer = self._live.pop(key, None)
         if timer is not None:
             timer.cancel()
+
+    def cancel_matching(self, wanted: Callable[[Hashable], bool]) -> None:
+        """Cancel every timer whose name `wanted` picks (those of an unloaded partition)."""
+        for key in [k for k in self._live if wanted(k)]:
+            self.cancel(key)
 
     def cancel_all(self) -> None:
         for key in list(self._live):

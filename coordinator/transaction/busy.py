@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from coordinator.transaction.completion import Completions, Phase
-from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
+from coordinator.transaction.state_manager import TransactionStateManager
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ class BusyIds:
         """Whether something already under way will change this id's state by itself: a
         transition being appended, or the markers and CompleteX of a prepared transaction."""
         txn = self.state.get(transactional_id)
-        if txn is None or self.state.status is not CoordinatorStatus.ACTIVE:
+        if txn is None or self.state.status_error(transactional_id):
             return False
         return txn.pending or (txn.state.is_prepare and self.completions.get(transactional_id) is not None)
 

@@ -170,7 +170,7 @@ class TransactionCompletion:
                 results = await owner.marker_writer.write_markers(
                     pid,
                     epoch,
-                    owner.coordinator_epoch(),
+                    owner.coordinator_epoch(tid),
                     committed,
                     list(remaining),
                     transaction_version=txn.client_transaction_version,
@@ -233,7 +233,7 @@ class Completions:
         marker_writer: MarkerWriter,
         clock: Clock,
         config: TransactionConfig,
-        coordinator_epoch: Callable[[], int],
+        coordinator_epoch: Callable[[str], int],
     ) -> None:
         self.manager = manager
         self.marker_writer = marker_writer
@@ -278,6 +278,17 @@ class Completions:
         while self._by_id:
             completions = list(self._by_id.values())
             await asyncio.gather(*(c.wait() for c in completions), return_exceptions=True)
+
+    def cancel_partition(self, partition: int, partition_for: Callable[[str], int]) -> list[asyncio.Task[None]]:
+        """Cancel the completions of the partition's ids (it was resigned); returns their
+        tasks, which end soon."""
+        tids = [tid for tid in self._by_id if partition_for(tid) == partition]
+        tasks = []
+        for tid in tids:
+            completion = self._by_id.pop(tid)
+            completion.task.cancel()
+            tasks.append(completion.task)
+        return tasks
 
     async def cancel_all(self) -> None:
         completions = list(self._by_id.values())

@@ -16,6 +16,7 @@ from the injected clock.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -86,20 +87,21 @@ class TransactionCoordinator:
         producer_ids: ProducerIdManager,
         clock: Clock,
         config: TransactionConfig,
-        coordinator_epoch: int = 0,
+        owns_all_partitions: bool = True,
     ) -> None:
+        """`owns_all_partitions`: a single broker's coordinator, owning every partition
+        (loading until `load()`); otherwise it owns none until `on_election`."""
         self.log_store = log_store
         self.marker_writer = marker_writer
         self.producer_ids = producer_ids
         self.clock = clock
         self.config = config
-        # Stamped on every marker; the leader epoch of the __transaction_state partition.
-        self.coordinator_epoch = coordinator_epoch
-        self.state = TransactionStateManager(log_store, clock)
+        self.state = TransactionStateManager(log_store, clock, owns_all_partitions)
         # Wall time of the last load from the log (operators watch it; not a protocol timer).
         self.load_seconds: float | None = None
+        # Stamped on every marker: the leader epoch of the id's __transaction_state partition.
         self.completions = Completions(
-            self.state, marker_writer, clock, self.config, lambda: self.coordinator_epoch
+            self.state, marker_writer, clock, self.config, self.state.epoch_of
         )
         self.expiry = TransactionExpiry(self.state, clock, self.config, self._abort_with_epoch_fence)
         self.busy = BusyIds(self.state, self.completions, clock, self.config)
@@ -116,12 +118,25 @@ class TransactionCoordinator:
     def partition_for(self, transactional_id: str) -> int:
         return self.state.partition_for(transactional_id)
 
+    @property
+    def coordinator_epoch(self) -> int:
+        """The newest leader epoch among the partitions this coordinator owns (a single
+        broker loads them all at one epoch); markers carry their own partition's."""
+        return max((max(o.epoch, 0) for p in self.state.ownership.partitions()
+                    if (o := self.state.ownership.get(p)) is not None), default=0)
+
     async def load(self, *, after_unclean_shutdown: bool = False) -> None:
-        """Replay `__transaction_state`, start serving, and finish every transaction the log
-        left in PrepareCommit/PrepareAbort. After an unclean shutdown the transactions left
+        """Single-broker mode: (re)load every partition of `__transaction_state`, at leader
+        epoch 0 the first time, start serving, and finish every transaction the log left
+        in PrepareCommit/PrepareAbort. After an unclean shutdown the transactions left
         Ongoing are aborted too (see `defers_data_durability`)."""
         started = time.perf_counter()
-        resumed = await self.state.load()
+        ownership = self.state.ownership
+        tasks = [
+            task for p in range(self.log_store.num_partitions)
+            if (task := self._elect(p, ownership.next_epoch(p), complete=False)) is not None
+        ]
+        resumed = [txn for found in await asyncio.gather(*tasks) for txn in found]
         self.load_seconds = time.perf_counter() - started
         self.expiry.schedule()
         for txn in resumed:
@@ -129,6 +144,72 @@ class TransactionCoordinator:
         aborted = await self.expiry.abort_left_open() if after_unclean_shutdown else []
         log.info("transaction state loaded", transactions=len(self.state), completing=len(resumed),
                  aborted_after_unclean_shutdown=len(aborted))
+
+    # --- leadership of the partitions (Kafka's onElection / onResignation) -----------------------
+
+    def on_election(self, partition: int, leader_epoch: int) -> asyncio.Task[list[TransactionMetadata]] | None:
+        """This broker leads `partition` of `__transaction_state` at `leader_epoch`, which
+        becomes the coordinator epoch of its ids' markers: they answer
+        COORDINATOR_LOAD_IN_PROGRESS at once, and are served once the task returned ends
+        (loading the partition; it then completes the transactions the log left in
+        PrepareCommit/PrepareAbort, as after a restart). An epoch not newer than the last
+        seen for the partition is stale: ignored, None returned. A newer epoch of a
+        partition already owned reloads it (Kafka's loadTransactionsForTxnTopicPartition)."""
+        return self._elect(partition, leader_epoch, complete=True)
+
+    def on_resignation(self, partition: int, leader_epoch: int | None) -> asyncio.Future[list[Any]] | None:
+        """This broker no longer leads `partition`: from now its ids answer NOT_COORDINATOR,
+        and their completions and durable steps in flight are cancelled (the task returned
+        ends when they have). Ignored (None) when `leader_epoch` is older than the epoch the
+        partition was elected at (a late notification), or the partition is not owned;
+        None as the epoch resigns whatever it is (Kafka's removeTransactionsForTxnTopicPartition)."""
+        owned = self.state.ownership.resign(partition, leader_epoch)
+        if owned is None:
+            return None
+        log.info("unloading transaction state partition", partition=partition, epoch=leader_epoch)
+        return self._unload(partition)
+
+    def _elect(
+        self, partition: int, epoch: int, *, complete: bool
+    ) -> asyncio.Task[list[TransactionMetadata]] | None:
+        previous, owned = self.state.ownership.elect(partition, epoch)
+        if owned is None:
+            log.info("ignored a stale election", partition=partition, epoch=epoch)
+            return None
+        unloading = None if previous is None else self._unload(partition)
+
+        async def load() -> list[TransactionMetadata]:
+            if unloading is not None:
+                await unloading
+            started = time.perf_counter()
+            try:
+                resumed = await self.state.load_partition(owned)
+            except Exception:
+                # Kafka's failed load: NOT_COORDINATOR until elected again.
+                log.exception("loading a __transaction_state partition failed", partition=partition)
+                if self.state.ownership.get(partition) is owned:
+                    self.state.ownership.resign(partition, None)
+                    await self._unload(partition)
+                return []
+            if resumed is None:
+                return []  # resigned (or elected again) while replaying
+            self.load_seconds = time.perf_counter() - started
+            if complete:
+                self.expiry.schedule_once()
+                for txn in resumed:
+                    self.completions.start(txn)
+            log.info("transaction state partition loaded", partition=partition, epoch=epoch,
+                     completing=len(resumed))
+            return resumed
+
+        return asyncio.get_running_loop().create_task(load(), name=f"load-transaction-state-{partition}")
+
+    def _unload(self, partition: int) -> asyncio.Future[list[Any]]:
+        """Drop the partition's ids and work at once; the awaitable ends once the cancelled
+        work has."""
+        completions = self.completions.cancel_partition(partition, self.state.partition_for)
+        steps = self.state.unload_partition(partition)
+        return asyncio.gather(*completions, *steps, return_exceptions=True)
 
     def defers_data_durability(self, transactional_id: str | None) -> bool:
         """Whether a Produce of this id's transaction is answered before its data is
@@ -147,7 +228,7 @@ class TransactionCoordinator:
 
     async def shutdown(self) -> None:
         """Resign: drop the cache and the work in flight; callers get NOT_COORDINATOR."""
-        self.state.status = CoordinatorStatus.STOPPED
+        self.state.stopped = True
         await self.completions.cancel_all()
         await self.state.resign()
 
@@ -250,7 +331,7 @@ class TransactionCoordinator:
     ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
-        if err := self.state.status_error():
+        if err := self.state.status_error(transactional_id):
             return err
         try:
             txn = self._check_producer(transactional_id, producer_id, producer_epoch)
@@ -331,7 +412,7 @@ class TransactionCoordinator:
         of the producer's ongoing transaction? No I/O, so the produce path may call it
         in-process. A request-level problem is answered for every partition."""
         wanted = list(partitions)
-        err = ErrorCode.INVALID_REQUEST if not transactional_id else self.state.status_error()
+        err = ErrorCode.INVALID_REQUEST if not transactional_id else self.state.status_error(transactional_id)
         if not err:
             txn = self.state.get(transactional_id)
             if txn is None or txn.producer_id != producer_id:
@@ -382,7 +463,7 @@ class TransactionCoordinator:
     ) -> int:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST
-        if err := self.state.status_error():
+        if err := self.state.status_error(transactional_id):
             return err
         txn = self.state.get(transactional_id)
         # EndTxn checks the producer id before the pending state, as Kafka's handleEndTransaction.
@@ -416,7 +497,7 @@ class TransactionCoordinator:
         a late EndTxn of an earlier transaction (KAFKA-17754), is fenced."""
         if not transactional_id:
             return EndTxnResult(ErrorCode.INVALID_REQUEST)
-        if err := self.state.status_error():
+        if err := self.state.status_error(transactional_id):
             return EndTxnResult(err)
         txn = self.state.get(transactional_id)
         if txn is None:
@@ -491,7 +572,7 @@ class TransactionCoordinator:
     def describe(self, transactional_id: str) -> tuple[int, TransactionDescription | None]:
         if not transactional_id:
             return ErrorCode.INVALID_REQUEST, None
-        if err := self.state.status_error():
+        if err := self.state.status_error(transactional_id):
             return err, None
         txn = self.state.get(transactional_id)
         if txn is None or not is_described(txn):

@@ -13,7 +13,7 @@ import structlog
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.transaction.metadata import TransactionMetadata, TxnTransit
 from coordinator.transaction.state import TransactionState
-from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
+from coordinator.transaction.state_manager import TransactionStateManager
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -38,16 +38,25 @@ class TransactionExpiry:
         self._abort = abort
         self._next_abort_check = 0
         self._next_expire_check = 0
+        self._scheduled = False
 
     def schedule(self) -> None:
         """Both jobs first run one interval from now (after a load)."""
         now = self.clock.now_ms()
         self._next_abort_check = now + self.config.abort_timed_out_interval_ms
         self._next_expire_check = now + self.config.remove_expired_interval_ms
+        self._scheduled = True
+
+    def schedule_once(self) -> None:
+        """`schedule` after the first partition loaded, not after every later one: the jobs
+        cover every loaded partition, and a stream of elections must not postpone them."""
+        if not self._scheduled:
+            self.schedule()
 
     async def tick(self) -> None:
-        """Run the jobs that are due (the broker calls this every second of its clock)."""
-        if self.manager.status is not CoordinatorStatus.ACTIVE:
+        """Run the jobs that are due (the broker calls this every second of its clock);
+        they cover the partitions loaded (their ids are the only ones held)."""
+        if self.manager.stopped or not self._scheduled:
             return
         now = self.clock.now_ms()
         if now >= self._next_abort_check:

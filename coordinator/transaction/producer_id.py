@@ -119,7 +119,7 @@ class InitProducerId:
             transaction_timeout_ms = TWO_PHASE_COMMIT_TIMEOUT_MS
         elif not 0 < transaction_timeout_ms <= self.config.max_timeout_ms:
             return InitProducerIdResult(ErrorCode.INVALID_TRANSACTION_TIMEOUT)
-        if err := self.state.status_error():
+        if err := self.state.status_error(transactional_id):
             return InitProducerIdResult(err)
         expected = expected_producer(expected_producer_id, expected_producer_epoch)
 
@@ -127,7 +127,7 @@ class InitProducerId:
         txn = self.state.get(transactional_id)
         if txn is None:
             new_pid = await self.producer_ids.generate()
-            if err := self.state.status_error():
+            if err := self.state.status_error(transactional_id):
                 return InitProducerIdResult(err)
             txn = self.state.get(transactional_id)
             if txn is None:

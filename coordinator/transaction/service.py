@@ -30,10 +30,14 @@ async def start_transaction_coordinator(
     marker_writer: MarkerWriter | None = None,
     *,
     marker_listeners: Sequence[MarkerListener] = (),
+    producer_ids: ProducerIdManager | None = None,
+    owns_all_partitions: bool = True,
 ) -> TransactionCoordinator:
-    """A coordinator over `__transaction_state` in `storage`, loaded and serving.
-    `marker_listeners` are told of each marker it writes once durable (the group
-    coordinator's `on_txn_marker`); they apply to the default marker writer."""
+    """A coordinator over `__transaction_state` in `storage`. `marker_listeners` are told
+    of each marker it writes once durable (the group coordinator's `on_txn_marker`); they
+    apply to the default marker writer. `producer_ids` defaults to the data directory's
+    block file. With `owns_all_partitions` (a single broker) it is loaded and serving on
+    return; otherwise it owns no partition until `on_election`."""
     txn_config = TransactionConfig.from_broker_config(config)
     log_store = StorageCoordinatorLog(
         storage, TRANSACTION_STATE_TOPIC, txn_config.num_partitions, clock, TOPIC_CONFIGS
@@ -43,11 +47,13 @@ async def start_transaction_coordinator(
     coordinator = TransactionCoordinator(
         log_store,
         marker_writer or EngineMarkerWriter(storage, clock, list(marker_listeners)),
-        ProducerIdManager(config.data_dir),
+        producer_ids or ProducerIdManager(config.data_dir),
         clock,
         txn_config,
+        owns_all_partitions,
     )
-    await coordinator.load(after_unclean_shutdown=not storage.clean_start)
+    if owns_all_partitions:
+        await coordinator.load(after_unclean_shutdown=not storage.clean_start)
     return coordinator
 
 

@@ -1,5 +1,8 @@
 """The metadata of every transactional id this coordinator owns and its durable home,
-`__transaction_state` (Kafka's `TransactionStateManager`).
+`__transaction_state` (Kafka's `TransactionStateManager`). It serves the ids of the
+partitions it owns and has loaded (coordinator/ownership.py): Kafka's
+loadTransactionsForTxnTopicPartition and removeTransactionsForTxnTopicPartition are
+`load_partition` and `unload_partition`.
 
 Every state change is prepared on the metadata (pending state), appended durably, and
 only then applied. The append and the application run as one shielded task: a request
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import structlog
 
 from coordinator.log import TRANSACTION_STATE, CoordinatorLog, CoordinatorLogError
+from coordinator.ownership import OwnedPartition, Ownership
 from coordinator.partitioning import partition_for
 from coordinator.transaction.metadata import TransactionMetadata, TxnTransit
 from coordinator.transaction.records import decode_key, decode_value, encode_key, encode_value
@@ -39,15 +43,24 @@ class CoordinatorStatus(Enum):
 
 
 class TransactionStateManager:
-    def __init__(self, log_store: CoordinatorLog, clock: Clock) -> None:
+    def __init__(self, log_store: CoordinatorLog, clock: Clock, owns_all_partitions: bool = True) -> None:
         self.log_store = log_store
         self.clock = clock
-        self.status = CoordinatorStatus.LOADING
+        self.ownership = Ownership(log_store.num_partitions, owns_all_partitions)
+        self.stopped = False
         self._txns: dict[str, TransactionMetadata] = {}
         # Requests waiting for an id's state to change (see wait_change).
         self._waiters: dict[str, list[asyncio.Future[None]]] = {}
-        # Durable steps in flight; shielded from their callers, cancelled only on resignation.
-        self._steps: set[asyncio.Task[Any]] = set()
+        # Durable steps in flight -> their partition; shielded from their callers,
+        # cancelled only on resignation.
+        self._steps: dict[asyncio.Task[Any], int] = {}
+
+    @property
+    def status(self) -> CoordinatorStatus:
+        """STOPPED once shut down, LOADING while any owned partition loads, else ACTIVE."""
+        if self.stopped:
+            return CoordinatorStatus.STOPPED
+        return CoordinatorStatus.LOADING if self.ownership.any_loading() else CoordinatorStatus.ACTIVE
 
     # --- the cache ---------------------------------------------------------------------------
 
@@ -64,7 +77,12 @@ class TransactionStateManager:
 
     def is_current(self, txn: TransactionMetadata) -> bool:
         """Serving, and `txn` is still the metadata of its id (not resigned or reloaded)."""
-        return self.status is CoordinatorStatus.ACTIVE and self._txns.get(txn.transactional_id) is txn
+        tid = txn.transactional_id
+        return (
+            not self.stopped
+            and self._txns.get(tid) is txn
+            and self.ownership.active(self.partition_for(tid)) is not None
+        )
 
     def __iter__(self) -> Iterator[TransactionMetadata]:
         return iter(list(self._txns.values()))
@@ -75,43 +93,69 @@ class TransactionStateManager:
     def ids(self) -> list[str]:
         return list(self._txns)
 
-    def status_error(self) -> int:
-        if self.status is CoordinatorStatus.LOADING:
-            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
-        if self.status is CoordinatorStatus.STOPPED:
+    def status_error(self, transactional_id: str | None = None) -> int:
+        """What a request for the id is answered before anything else: NOT_COORDINATOR
+        when its partition is not this coordinator's, COORDINATOR_LOAD_IN_PROGRESS while
+        it loads (Kafka's getTransactionState). Without an id (ListTransactions): load in
+        progress while any partition loads."""
+        if self.stopped:
             return ErrorCode.NOT_COORDINATOR
-        return ErrorCode.NONE
+        if transactional_id is None:
+            return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.ownership.any_loading() else ErrorCode.NONE
+        error = self.ownership.error(self.partition_for(transactional_id))
+        return ErrorCode.NONE if error is None else error
 
     def partition_for(self, transactional_id: str) -> int:
         return _placement(transactional_id, self.log_store.num_partitions)[0]
 
+    def epoch_of(self, transactional_id: str) -> int:
+        """The coordinator epoch of the id: the leader epoch its partition was elected at."""
+        owned = self.ownership.get(self.partition_for(transactional_id))
+        return 0 if owned is None else max(owned.epoch, 0)
+
     # --- load and resign ---------------------------------------------------------------------
 
-    async def load(self) -> list[TransactionMetadata]:
-        """Replay `__transaction_state` (last record per id wins, tombstones delete) and
-        start serving. Returns the transactions the log left in PrepareCommit/PrepareAbort."""
-        self.status = CoordinatorStatus.LOADING
+    async def load_partition(self, owned: OwnedPartition) -> list[TransactionMetadata] | None:
+        """Replay one partition of `__transaction_state` (last record per id wins,
+        tombstones delete) and serve its ids. Returns the transactions the log left in
+        PrepareCommit/PrepareAbort, or None when the partition was resigned meanwhile."""
         loaded: dict[str, TransactionMetadata] = {}
-        for partition in range(self.log_store.num_partitions):
-            for record in await self.log_store.replay(partition):
-                if record.key is None:
-                    continue  # a marker
-                try:
-                    tid = decode_key(record.key)
-                except ValueError:
-                    continue  # another record type; Kafka skips unknown keys too
-                if record.value is None:
-                    loaded.pop(tid, None)
-                else:
-                    loaded[tid] = TransactionMetadata.from_transit(tid, decode_value(record.value))
-        self._txns = loaded
-        self.status = CoordinatorStatus.ACTIVE
+        for record in await self.log_store.replay(owned.partition):
+            if record.key is None:
+                continue  # a marker
+            try:
+                tid = decode_key(record.key)
+            except ValueError:
+                continue  # another record type; Kafka skips unknown keys too
+            if record.value is None:
+                loaded.pop(tid, None)
+            else:
+                loaded[tid] = TransactionMetadata.from_transit(tid, decode_value(record.value))
+        if not self.ownership.loaded(owned):
+            return None
+        self._txns.update(loaded)
+        for tid in loaded:
+            self.notify(tid)
         return [t for t in loaded.values() if t.state.is_prepare]
 
+    def unload_partition(self, partition: int) -> list[asyncio.Task[Any]]:
+        """Stop serving the partition's ids at once: their durable steps in flight are
+        cancelled (the log is the truth for whoever loads it next; the tasks returned end
+        soon) and every waiter on them looks again, to be told NOT_COORDINATOR."""
+        steps = [task for task, p in self._steps.items() if p == partition]
+        for step in steps:
+            step.cancel()
+        for tid in [t for t in self._txns if self.partition_for(t) == partition]:
+            del self._txns[tid]
+        for tid in [t for t in self._waiters if self.partition_for(t) == partition]:
+            self.notify(tid)
+        return steps
+
     async def resign(self) -> None:
-        """Stop serving: the durable steps in flight are dropped (the log is the truth for
-        whoever loads it next) and every waiter looks again, to be told NOT_COORDINATOR."""
-        self.status = CoordinatorStatus.STOPPED
+        """Stop serving every partition: the durable steps in flight are dropped (the log is
+        the truth for whoever loads it next) and every waiter looks again, to be told
+        NOT_COORDINATOR."""
+        self.stopped = True
         steps = list(self._steps)
         for step in steps:
             step.cancel()
@@ -122,24 +166,24 @@ class TransactionStateManager:
 
     # --- durable steps -----------------------------------------------------------------------
 
-    async def durably(self, step: Coroutine[Any, Any, _T]) -> _T:
+    async def durably(self, step: Coroutine[Any, Any, _T], partition: int) -> _T:
         """Run `step` to its end even if the caller is cancelled: what it appends is applied,
         and what it prepared is released, whether or not anyone waits for the answer."""
         # The caller waits on a future of its own that the step resolves as it ends: a
         # cancelled caller leaves the step running, as a shield would, and a caller that
         # stays resumes a turn of the loop sooner than through one.
         answer: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
-        self._start(_answering(step, answer))
+        self._start(_answering(step, answer), partition)
         return await answer
 
-    def _start(self, step: Coroutine[Any, Any, _T]) -> asyncio.Task[_T]:
+    def _start(self, step: Coroutine[Any, Any, _T], partition: int) -> asyncio.Task[_T]:
         task = asyncio.get_running_loop().create_task(step)
-        self._steps.add(task)
+        self._steps[task] = partition
         task.add_done_callback(self._step_done)
         return task
 
     def _step_done(self, task: asyncio.Task[Any]) -> None:
-        self._steps.discard(task)
+        self._steps.pop(task, None)
         if not task.cancelled() and (exc := task.exception()) is not None:
             # Read here so that a step whose caller left is not reported as never retrieved.
             log.error("transaction state step failed", error=repr(exc))
@@ -152,7 +196,10 @@ class TransactionStateManager:
     ) -> int:
         """Append prepared transitions (one record each, one batch) and apply them once they
         are durable; `then(error)` runs right after, in the same shielded step."""
-        return await self.durably(self._write(txn, transits, then))
+        try:
+            return await self.durably(self._write(txn, transits, then), self.partition_for(txn.transactional_id))
+        except ResignedError:
+            return ErrorCode.NOT_COORDINATOR
 
     def write_soon(
         self,
@@ -163,7 +210,7 @@ class TransactionStateManager:
         """`write` without waiting for it: the append and its fsync round run while the
         caller answers, and the transitions are applied once durable as with `write`. Until
         then the id is pending, so whoever must see the result waits for it (`settle`)."""
-        self._start(self._write(txn, transits, then))
+        self._start(self._write(txn, transits, then), self.partition_for(txn.transactional_id))
 
     async def settle(self, transactional_id: str, timeout_ms: int) -> bool:
         """Until no transition of the id is being appended, at most `timeout_ms` of the
@@ -171,7 +218,7 @@ class TransactionStateManager:
         deadline = self.clock.monotonic_ms() + timeout_ms
         while (txn := self._txns.get(transactional_id)) is not None and txn.pending:
             remaining = deadline - self.clock.monotonic_ms()
-            if remaining <= 0 or self.status is not CoordinatorStatus.ACTIVE:
+            if remaining <= 0 or self.status_error(transactional_id):
                 return False
             await self.wait_change(transactional_id, remaining)
         return True
@@ -218,7 +265,10 @@ class TransactionStateManager:
     ) -> list[str]:
         """Append the Dead transitions of expired ids of one partition as tombstones and drop
         those ids; returns the ids dropped."""
-        return await self.durably(self._write_tombstones(partition, entries))
+        try:
+            return await self.durably(self._write_tombstones(partition, entries), partition)
+        except ResignedError:
+            return []
 
     async def _write_tombstones(
         self, partition: int, entries: list[tuple[TransactionMetadata, TxnTransit]]
@@ -277,12 +327,18 @@ class TransactionStateManager:
             release(waiter)
 
 
+class ResignedError(Exception):
+    """The step was cancelled because its partition was resigned: its caller is answered
+    NOT_COORDINATOR, as Kafka fails the appends pending at unload."""
+
+
 async def _answering(step: Coroutine[Any, Any, _T], answer: asyncio.Future[_T]) -> _T:
     """Run `step`, handing its outcome to `answer` (unless its waiter is gone)."""
     try:
         result = await step
     except asyncio.CancelledError:
-        answer.cancel()
+        if not answer.done():
+            answer.set_exception(ResignedError())
         raise
     except BaseException as exc:
         if not answer.done():

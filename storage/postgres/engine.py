@@ -39,6 +39,7 @@ from ..producer_state import MemorySnapshotStore, ProducerStateManager
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
 from .group_commit import ChangeQueue, Columns, Connector, PostgresFlusher, PostgresStore, insert
+from .producer_ids import PostgresProducerIdBlocks
 from .schema import migrate
 
 logger = logging.getLogger(__name__)
@@ -205,6 +206,10 @@ class PostgresStorage(LogManager):
         if self._password is not None and urlsplit(self.url).password is None:
             kwargs["password"] = self._password
         return await asyncpg.connect(self.url, **kwargs)
+
+    def producer_id_blocks(self, floor: int = 0) -> PostgresProducerIdBlocks:
+        """Producer id blocks shared by every broker on this database (never below `floor`)."""
+        return PostgresProducerIdBlocks(self._connect, floor)
 
     @classmethod
     async def open(

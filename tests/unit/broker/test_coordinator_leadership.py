@@ -1,0 +1,56 @@
+"""The door a cluster drives the coordinators through (broker/coordinator_leadership.py),
+over real coordinators on a real storage engine."""
+
+from __future__ import annotations
+
+from broker.config import Config, Listener
+from broker.coordinator_leadership import CoordinatorLeadership, LeaderEndpoint, SingleBrokerLeaders
+from coordinator.group.api import CommitOffsets
+from coordinator.group.offsets import OffsetAndMetadata
+from coordinator.group.service import start_group_coordinator
+from coordinator.transaction.service import start_transaction_coordinator
+from protocol.errors import ErrorCode as E
+from storage.clock import ManualClock
+from storage.memory import MemoryStorage
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+
+
+async def test_elections_and_resignations_reach_the_coordinator_of_the_topic(tmp_path: object) -> None:
+    config = Config({"offsets.topic.num.partitions": 3, "transaction.state.log.num.partitions": 3,
+                     "log.dirs": str(tmp_path)})
+    clock = ManualClock()
+    storage = MemoryStorage(producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    groups = await start_group_coordinator(config, clock, storage, owns_all_partitions=False)
+    txns = await start_transaction_coordinator(config, clock, storage, owns_all_partitions=False)
+    leadership = CoordinatorLeadership(groups, txns)
+    try:
+        gp, tp = groups.partition_for("g"), txns.partition_for("tx")
+        commit = CommitOffsets("g", "", None, -1, {("t", 0): OffsetAndMetadata(1, commit_timestamp=0)})
+        assert (await groups.commit_offsets(commit))[("t", 0)] == E.NOT_COORDINATOR
+        assert (await txns.init_producer_id("tx", 60_000)).error_code == E.NOT_COORDINATOR
+        # Other topics' leadership changes are not the coordinators' business.
+        await leadership.on_election("orders", gp, 1)
+        await leadership.on_resignation("orders", tp, 1)
+        assert groups.rt.ownership.partitions() == [] and txns.state.ownership.partitions() == []
+        await leadership.on_election("__consumer_offsets", gp, 1)
+        await leadership.on_election("__transaction_state", tp, 2)
+        assert (await groups.commit_offsets(commit))[("t", 0)] == E.NONE
+        assert (await txns.init_producer_id("tx", 60_000)).error_code == E.NONE
+        assert txns.state.epoch_of("tx") == 2
+        await leadership.on_resignation("__consumer_offsets", gp, 2)
+        await leadership.on_resignation("__transaction_state", tp, 3)
+        assert (await groups.commit_offsets(commit))[("t", 0)] == E.NOT_COORDINATOR
+        assert (await txns.init_producer_id("tx", 60_000)).error_code == E.NOT_COORDINATOR
+        # A stale one is ignored, and still awaitable.
+        await leadership.on_election("__transaction_state", tp, 3)
+        assert (await txns.init_producer_id("tx", 60_000)).error_code == E.NOT_COORDINATOR
+    finally:
+        await txns.shutdown()
+        await groups.stop()
+
+
+def test_a_single_broker_leads_every_partition_on_the_listener_asked() -> None:
+    listeners = {"A": Listener("A", "a.example", 9092), "B": Listener("B", "b.example", 9093)}
+    leaders = SingleBrokerLeaders(7, lambda name: listeners[name])
+    assert leaders.leader_endpoint("__consumer_offsets", 12, "B") == LeaderEndpoint(7, "b.example", 9093)
+    assert leaders.leader_endpoint("__transaction_state", 0, "A") == LeaderEndpoint(7, "a.example", 9092)
