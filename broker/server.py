@@ -6,7 +6,9 @@ import asyncio
 import functools
 import signal
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from broker.cluster_setup import start_cluster
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
 from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
@@ -28,6 +30,9 @@ from coordinator.transaction.service import run_ticks, start_transaction_coordin
 from storage.clock import Clock, SystemClock
 from storage.file_storage import FileStorage
 from storage.log_manager import LogManager
+
+if TYPE_CHECKING:
+    from storage.postgres.cluster.node import ClusterNode
 
 log = get_logger("odradek.server")
 
@@ -65,6 +70,7 @@ class Server:
         self.background: list[asyncio.Task[None]] = []
         self.metrics_endpoint: MetricsEndpoint | None = None
         self.metrics_port: int | None = None
+        self.cluster_node: ClusterNode | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -83,6 +89,12 @@ class Server:
                 "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
+        cluster_node = None
+        if config.get("cluster.enable"):
+            cluster_node = await start_cluster(config, storage)
+            self.cluster_node = cluster_node
+            # One id for the whole cluster: the first broker's.
+            cluster_id = await cluster_node.claim_cluster_id(cluster_id)
         if isinstance(storage, FileStorage):
             # A failed fsync halts the broker, as Kafka on a log dir failure; a PostgreSQL
             # round that fails is retried (storage/postgres/group_commit.py).
@@ -105,6 +117,7 @@ class Server:
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
             authorizer=build_authorizer(config),
+            cluster_node=cluster_node,
         )
         # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
         dynamic.listeners.append(
@@ -165,6 +178,9 @@ class Server:
             await self.services.transactions.shutdown()
             await self.services.group_coordinator.stop()
             await self.services.storage.close()
+        if self.cluster_node is not None:
+            # After the last round: the partitions move once everything written is in PostgreSQL.
+            await self.cluster_node.stop()
         if self.metrics_endpoint is not None:
             await self.metrics_endpoint.stop()
         log.info("broker stopped")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -10,9 +11,11 @@ from broker.connection_limits import ConnectionLimits
 from broker.dataplane import ReplicaManager
 from broker.features import TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
+from broker.ports import BrokerAddress
 from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
 from broker.router import Router
+from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.engine import StorageEngine
 
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
     from coordinator.transaction import TransactionCoordinator
+    from storage.postgres.cluster.node import ClusterNode
 
 
 @dataclass
@@ -42,6 +46,8 @@ class Services:
     sasl_servers: SaslServers
     # None without `authorizer.class.name`: every request is allowed (broker/security/authorization.py).
     authorizer: StandardAuthorizer | None
+    # Cluster mode (`cluster.enable`): membership and leadership; None for a single broker.
+    cluster_node: ClusterNode | None = None
     connections: set[OpenConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
@@ -52,7 +58,10 @@ class Services:
     replica_manager: ReplicaManager = field(init=False)
 
     def __post_init__(self) -> None:
-        self.replica_manager = ReplicaManager(self.storage, self.transactions, self.clock)
+        self.replica_manager = ReplicaManager(
+            self.storage, self.transactions, self.clock,
+            leadership=self.cluster_node.leadership if self.cluster_node is not None else None,
+        )
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(
             self.config.data_dir,
@@ -76,3 +85,38 @@ class Services:
             if adv.name == listener_name:
                 return adv
         return self.config.advertised_listeners[0]
+
+    def live_brokers(self, listener_name: str) -> list[BrokerAddress]:
+        node = self.cluster_node
+        if node is None:
+            listener = self.advertised_listener(listener_name)
+            return [BrokerAddress(self.node_id, listener.host, listener.port, None)]
+        out = []
+        for broker in node.brokers:
+            # As Kafka: a broker without the client's listener is left out.
+            endpoint = next((e for e in broker.endpoints if e.listener == listener_name), None)
+            if endpoint is None and broker.node_id == self.node_id:
+                endpoint = broker.endpoints[0] if broker.endpoints else None
+            if endpoint is not None:
+                out.append(BrokerAddress(broker.node_id, endpoint.host, endpoint.port, broker.rack))
+        return out
+
+    @property
+    def controller_id(self) -> int:
+        node = self.cluster_node
+        if node is None:
+            return self.node_id
+        return node.controller if node.controller is not None else -1
+
+    def partition_leader(self, topic_id: uuid.UUID, partition: int) -> tuple[int, int]:
+        node = self.cluster_node
+        if node is None:
+            return self.node_id, 0
+        leader, epoch = node.leadership.leader_of((topic_id, partition))
+        return (leader if leader is not None else -1), epoch
+
+    def leader_epoch_error(self, topic_id: uuid.UUID, partition: int, current_leader_epoch: int) -> ErrorCode | None:
+        node = self.cluster_node
+        if node is None:
+            return None
+        return node.leadership.check((topic_id, partition), current_leader_epoch)

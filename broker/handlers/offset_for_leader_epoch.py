@@ -68,10 +68,19 @@ def _answer(ctx: RequestContext, topic: str, p: OffsetForLeaderPartition) -> Epo
         log = ctx.topics.log(topic, p.partition)
     except StorageError as exc:
         return EpochEndOffset(partition=p.partition, error_code=exc.error_code)
-    error = _check_current_epoch(p.current_leader_epoch)
+    topic_id = ctx.topics.describe_topic(topic).topic_id
+    cluster_error = ctx.cluster.leader_epoch_error(topic_id, p.partition, p.current_leader_epoch)
+    error = _check_current_epoch(p.current_leader_epoch) if cluster_error is None else cluster_error
     if error != ErrorCode.NONE:
         return EpochEndOffset(partition=p.partition, error_code=error)
-    epoch, end = end_offset_for(p.leader_epoch, [(LEADER_EPOCH, log.log_start_offset)], log.log_end_offset)
+    epochs = [(LEADER_EPOCH, log.log_start_offset)]
+    _, current = ctx.cluster.partition_leader(topic_id, p.partition)
+    if current > LEADER_EPOCH:
+        # Cluster mode: batches still carry LEADER_EPOCH, so that epoch ends at the log
+        # end, where the current one starts (no leader change ever truncates: PostgreSQL
+        # holds the one copy).
+        epochs.append((current, log.log_end_offset))
+    epoch, end = end_offset_for(p.leader_epoch, epochs, log.log_end_offset)
     return EpochEndOffset(partition=p.partition, error_code=ErrorCode.NONE, leader_epoch=epoch, end_offset=end)
 
 

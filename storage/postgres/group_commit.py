@@ -38,6 +38,8 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
+# Given the (topic_id, partition) keys a round writes; raises to fail the round.
+Fence = Callable[[asyncpg.Connection, set[tuple[Any, int]]], Awaitable[None]]
 
 _INSERT = """
 INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base, base_timestamp,
@@ -135,6 +137,12 @@ class PostgresStore(MemoryStore):
     def truncate(self, size: int) -> None:
         raise NotImplementedError("a PostgreSQL log is never truncated")
 
+    def abandon(self) -> None:
+        """Its partition is no longer led here (cluster mode): what no round committed is
+        never written, nor does a round in flight move the high watermark."""
+        self.live = False
+        self._pending.clear()
+
     def delete(self) -> None:
         super().delete()
         self.live = False
@@ -186,6 +194,9 @@ class PostgresFlusher(GroupCommitFlusher):
         self._tasks: set[asyncio.Task[None]] = set()
         self.failing = False  # since a round failed, until one commits
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
+        # Cluster mode: checks in the round's transaction, before its batches, that this
+        # broker still leads their partitions (storage/postgres/cluster/leadership.py).
+        self.fence: Fence | None = None
 
     def queue_change(self, change: Change) -> None:
         """A change made in the log or the catalog, committed by the next round, started
@@ -215,6 +226,8 @@ class PostgresFlusher(GroupCommitFlusher):
                 await asyncio.to_thread(other.sync)
             conn = await self._connector.get()
             async with conn.transaction():
+                if rows.count and self.fence is not None:
+                    await self.fence(conn, set(zip(rows.columns[0], rows.columns[1], strict=True)))
                 if rows.count:
                     await insert(conn, rows, again=self.failing)
                 for change in changes:
