@@ -38,7 +38,7 @@ from ..log_manager import LogManager
 from ..producer_state import MemorySnapshotStore, ProducerStateManager
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
-from .cluster.leadership import Leadership
+from .cluster.leadership import FencedError, Leadership
 from .cluster.notify import CLUSTER_CHANNEL
 from .group_commit import ChangeQueue, Columns, Connector, PostgresFlusher, PostgresStore, insert
 from .schema import migrate
@@ -528,14 +528,20 @@ class PostgresStorage(LogManager):
 
 
 def _abandon(log: Log) -> None:
-    """Close a log no longer served, dropping the batches no round took yet."""
+    """Close a log no longer served, dropping the batches no round took yet; the round their
+    writers wait for fails (they must not be acknowledged)."""
     log.closed = True
     log._changed()
+    dropped = 0
     for segment in log._segments:
         store = segment.store
         if isinstance(store, PostgresStore):
-            store.abandon()
+            dropped += store.abandon()
         log._flusher.discard(store)
+    if dropped and isinstance(log._flusher, PostgresFlusher):
+        log._flusher.fail_next_round(
+            FencedError([(uuid.UUID(int=0), log.partition)], f"no longer the leader of {log.topic}-{log.partition}")
+        )
 
 
 def _delete_partition_change(topic_id: uuid.UUID, partition: int) -> Any:

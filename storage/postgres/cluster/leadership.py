@@ -24,10 +24,12 @@ PartitionKey = tuple[uuid.UUID, int]
 # current_leader_epoch absent (Kafka's RecordBatch.NO_PARTITION_LEADER_EPOCH).
 NO_EPOCH = -1
 
+# Rows locked in key order, as the controller updates them (controller._UPSERT): no deadlock.
 _LOCK_LEADERS = """
 SELECT l.topic_id, l.partition, l.leader_id, l.leader_epoch
 FROM partition_leaders l JOIN unnest($1::uuid[], $2::integer[]) AS u(topic_id, partition)
     USING (topic_id, partition)
+ORDER BY l.topic_id, l.partition
 FOR SHARE OF l
 """
 
@@ -35,8 +37,8 @@ FOR SHARE OF l
 class FencedError(KafkaStorageError):
     """A round wrote partitions this broker no longer leads at the epoch it served."""
 
-    def __init__(self, partitions: Collection[PartitionKey]) -> None:
-        super().__init__(f"fenced: no longer the leader of {len(partitions)} partition(s)")
+    def __init__(self, partitions: Collection[PartitionKey], message: str | None = None) -> None:
+        super().__init__(message or f"fenced: no longer the leader of {len(partitions)} partition(s)")
         self.partitions = set(partitions)
 
 

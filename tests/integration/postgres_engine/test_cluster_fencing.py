@@ -106,3 +106,31 @@ async def test_the_epoch_bump_waits_for_a_round_in_flight(postgres_url: str) -> 
         await round_conn.close()
         await controller_conn.close()
         await storage.close()
+
+
+async def test_batches_dropped_on_losing_a_partition_are_never_acknowledged(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        # Written, and lost before its round committed (whether a round took it already,
+        # then fenced, or not yet, then failed).
+        storage.log("t", 0).append_nowait(make_batch(2))
+        leadership.serving.pop(key)
+        storage.release({key})
+        try:
+            await storage.sync()
+            raise AssertionError("a dropped batch was acknowledged")
+        except errors.KafkaStorageError as exc:
+            assert "no longer the leader of" in str(exc)
+        # The next rounds carry on.
+        await storage.sync()
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 0
+    finally:
+        await sql.close()
+        await storage.close()
