@@ -1,19 +1,23 @@
-"""FindCoordinator: this broker coordinates every group and transactional id."""
+"""FindCoordinator: the leader of the key's partition of `__consumer_offsets` or
+`__transaction_state` (coordinator/partitioning.py); this broker outside a cluster."""
 
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.ports import BrokerAddress
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
 from coordinator.partitioning import partition_for
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.find_coordinator_response import Coordinator, FindCoordinatorResponse
+from storage.errors import StorageError
 
 API_KEY = 10
 
 KEY_TYPE_GROUP = 0
 KEY_TYPE_TRANSACTION = 1
+_TOPIC = {KEY_TYPE_GROUP: "__consumer_offsets", KEY_TYPE_TRANSACTION: "__transaction_state"}
 _PARTITION_COUNT_SETTING = {
     KEY_TYPE_GROUP: "offsets.topic.num.partitions",
     KEY_TYPE_TRANSACTION: "transaction.state.log.num.partitions",
@@ -22,7 +26,7 @@ _PARTITION_COUNT_SETTING = {
 
 def coordinator_partition(ctx: RequestContext, key_type: int, key: str) -> int:
     """The partition of __consumer_offsets / __transaction_state that owns `key`; its
-    leader is the coordinator (always this broker while there is one broker)."""
+    leader is the coordinator."""
     return partition_for(key, ctx.config.get_int(_PARTITION_COUNT_SETTING[key_type]))
 
 
@@ -42,10 +46,30 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type == KEY_TYPE_GROUP and await ctx.groups.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")
-    # One broker leads every partition, so the owner of coordinator_partition(...) is this broker.
-    listener = ctx.cluster.advertised_listener(ctx.connection.listener)
-    return Coordinator(key=key, node_id=ctx.cluster.node_id, host=listener.host, port=listener.port,
+    leader = _leader(ctx, key_type, key)
+    if leader is None:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                           error_message="The coordinator is not available.")
+    return Coordinator(key=key, node_id=leader.node_id, host=leader.host, port=leader.port,
                        error_code=ErrorCode.NONE, error_message=None)
+
+
+def _leader(ctx: RequestContext, key_type: int, key: str) -> BrokerAddress | None:
+    """The live broker leading the key's partition of the coordinator's topic: this broker
+    while it is the only one, or before the topic exists (the coordinator creates it)."""
+    cluster = ctx.cluster
+    brokers = cluster.live_brokers(ctx.connection.listener)
+    try:
+        topic_id = ctx.topics.describe_topic(_TOPIC[key_type]).topic_id
+    except StorageError:
+        leader_id = cluster.node_id
+    else:
+        leader_id, _ = cluster.partition_leader(topic_id, coordinator_partition(ctx, key_type, key))
+    found = next((b for b in brokers if b.node_id == leader_id), None)
+    if found is None and leader_id == cluster.node_id:
+        listener = cluster.advertised_listener(ctx.connection.listener)
+        return BrokerAddress(cluster.node_id, listener.host, listener.port, None)
+    return found
 
 
 async def handle(ctx: RequestContext, request: FindCoordinatorRequest) -> FindCoordinatorResponse:

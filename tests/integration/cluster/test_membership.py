@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import subprocess
 from collections import Counter
+from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
+from coordinator.partitioning import partition_for
 from odradek.testing import OdradekBroker, OdradekCluster
+from protocol.errors import ErrorCode
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from tests.kafka_wire import WireClient
 from tests.names import unique
 from tests.polling import wait_until
+
+OFFSETS_PARTITIONS = 50  # offsets.topic.num.partitions
 
 
 def create_topic(admin: AdminClient, name: str, partitions: int) -> None:
@@ -65,3 +72,26 @@ def test_a_second_broker_with_a_taken_node_id_refuses_to_start(cluster: OdradekC
     # The first one is untouched.
     admin = AdminClient({"bootstrap.servers": first.bootstrap})
     assert 2 in admin.list_topics(timeout=10).brokers
+
+
+def test_find_coordinator_answers_the_leader_of_the_groups_partition(cluster: OdradekCluster) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    wait_until(lambda: len(admin.list_topics(timeout=10).brokers) == 3, timeout=30, what="three live brokers")
+    groups = [unique("group") for _ in range(6)]
+    with WireClient(cluster.broker(1).bootstrap) as first:
+        # The first lookup creates __consumer_offsets; the controller then gives it leaders.
+        first.call(10, 3, FindCoordinatorRequest(key=groups[0], key_type=0))
+    def offsets_topic_led() -> bool:
+        found = leaders(admin, "__consumer_offsets")
+        return len(found) == OFFSETS_PARTITIONS and set(found.values()) <= {1, 2, 3}
+
+    wait_until(offsets_topic_led, timeout=30, what="leaders of __consumer_offsets")
+    offsets_leaders = leaders(admin, "__consumer_offsets")
+    assert set(offsets_leaders.values()) == {1, 2, 3}
+    for group in groups:
+        expected = offsets_leaders[partition_for(group, OFFSETS_PARTITIONS)]
+        for broker in cluster.brokers.values():
+            with WireClient(broker.bootstrap) as client:
+                answer: Any = client.call(10, 3, FindCoordinatorRequest(key=group, key_type=0))
+            assert (answer.error_code, answer.node_id) == (ErrorCode.NONE, expected)
+            assert answer.port == cluster.broker(expected).port
