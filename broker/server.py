@@ -163,6 +163,9 @@ class Server:
 
     async def stop(self) -> None:
         log.info("broker stopping")
+        if self.cluster_node is not None:
+            # Its partitions move to the other brokers first, while it still answers.
+            await self.cluster_node.shut_down(SHUTDOWN_GRACE_SECONDS)
         for server in self.servers:
             server.close()
         if self.services is not None:

@@ -92,7 +92,7 @@ INSERT INTO brokers (node_id, listeners, rack, incarnation, registered_at, heart
 VALUES ($1, $2::jsonb, $3, $4, clock_timestamp(), clock_timestamp(), $5)
 ON CONFLICT (node_id) DO UPDATE SET listeners = excluded.listeners, rack = excluded.rack,
     incarnation = excluded.incarnation, registered_at = excluded.registered_at,
-    heartbeat = excluded.heartbeat, session_timeout_ms = excluded.session_timeout_ms
+    heartbeat = excluded.heartbeat, session_timeout_ms = excluded.session_timeout_ms, shutting_down = false
 """
 
 # Sessions of brokers silent past their session timeout (never our own).
@@ -108,6 +108,7 @@ SELECT b.node_id, b.listeners, b.rack FROM brokers b
 JOIN pg_locks l ON l.locktype = 'advisory' AND l.classid = $1::oid AND l.objid = b.node_id::oid
     AND l.objsubid = 2 AND l.granted
 WHERE extract(epoch FROM clock_timestamp() - b.heartbeat) * 1000 <= b.session_timeout_ms
+    AND NOT b.shutting_down
 ORDER BY b.node_id
 """
 
@@ -146,6 +147,13 @@ async def heartbeat(conn: asyncpg.Connection, node_id: int, incarnation: str) ->
         raise NodeIdInUseError(f"node.id {node_id} was registered again by another broker")
     rows = await conn.fetch(_END_EXPIRED, node_id, APPLICATION_PREFIX)
     return sorted({r["node_id"] for r in rows if r["pg_terminate_backend"]})
+
+
+async def begin_shutdown(conn: asyncpg.Connection, node_id: int, incarnation: str) -> None:
+    """No longer live for the controller, which moves this broker's partitions away."""
+    await conn.execute(
+        "UPDATE brokers SET shutting_down = true WHERE node_id = $1 AND incarnation = $2", node_id, incarnation
+    )
 
 
 async def live_brokers(conn: asyncpg.Connection, spaces: LockSpaces) -> list[BrokerInfo]:

@@ -25,6 +25,7 @@ from .membership import (
     BrokerInfo,
     LockSpaces,
     NodeIdInUseError,
+    begin_shutdown,
     controller_id,
     heartbeat,
     live_brokers,
@@ -37,6 +38,7 @@ from .notify import CLUSTER_CHANNEL
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
+SHUTDOWN_POLL_SECONDS = 0.05
 
 
 class ClusterStorage(Protocol):
@@ -108,6 +110,26 @@ class ClusterNode:
                 "INSERT INTO cluster_identity (id, cluster_id) VALUES (0, $1) ON CONFLICT DO NOTHING", local
             )
             return str(await conn.fetchval("SELECT cluster_id FROM cluster_identity WHERE id = 0"))
+
+    async def shut_down(self, timeout: float) -> None:
+        """Kafka's controlled shutdown: leave the live brokers and wait (at most `timeout`
+        seconds) until the controller has moved every partition away, serving meanwhile, so
+        that clients move to the new leaders on NOT_LEADER_OR_FOLLOWER, not on errors."""
+        try:
+            async with self._lock:
+                conn = await self._connection()
+                await begin_shutdown(conn, self.node_id, self.incarnation)
+                await conn.execute("SELECT pg_notify($1, 'brokers')", CLUSTER_CHANNEL)
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            logger.warning("controlled shutdown not possible: %s", exc)
+            return
+        self._wake.set()
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.leadership.serving and asyncio.get_running_loop().time() < deadline:
+            self._wake.set()
+            await asyncio.sleep(SHUTDOWN_POLL_SECONDS)
+        if self.leadership.serving:
+            logger.warning("controlled shutdown: %d partition(s) still led here", len(self.leadership.serving))
 
     async def stop(self) -> None:
         if self._task is not None:

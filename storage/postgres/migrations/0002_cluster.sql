@@ -19,7 +19,10 @@ CREATE TABLE brokers (
     incarnation text NOT NULL,
     registered_at timestamptz NOT NULL,
     heartbeat timestamptz NOT NULL,
-    session_timeout_ms integer NOT NULL
+    session_timeout_ms integer NOT NULL,
+    -- Stopping (SIGTERM): the controller moves its partitions away first (Kafka's
+    -- controlled shutdown).
+    shutting_down boolean NOT NULL DEFAULT false
 );
 
 -- The leader of each partition and its epoch, written by the controller. Every round of a

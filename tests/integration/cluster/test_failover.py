@@ -202,3 +202,45 @@ def test_a_paused_leader_loses_its_partitions_and_its_late_appends_are_refused(c
             fetched: Any = fetch_partition(new, topic, committed=False)
     values = [r.value for b in rb.decode_batches(fetched.records or b"") for r in b.records]
     assert values == [b"v0", b"v1", b"v2", b"v3", b"v4"]
+
+
+def test_sigterm_of_a_leader_hands_its_partitions_over_without_a_client_error(cluster: OdradekCluster) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("handover")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, {1, 2, 3})
+    leaving = led[0]
+    acks = Acks()
+    p = producer(cluster.bootstrap)
+    stop = threading.Event()
+
+    def load() -> None:
+        i = 0
+        while not stop.is_set():
+            p.produce(topic, b"v%d" % i, partition=i % 3, on_delivery=acks)
+            i += 1
+            p.poll(0)
+            if i % 50 == 0:
+                time.sleep(0.01)
+        p.flush(90)
+
+    worker = threading.Thread(target=load)
+    worker.start()
+    try:
+        wait_until(lambda: acks.count() >= 300, timeout=30, what="acknowledged records before the stop")
+        assert cluster.broker(leaving).stop() == 0
+        survivors = {1, 2, 3} - {leaving}
+        survivor_admin = AdminClient({"bootstrap.servers": ",".join(cluster.broker(n).bootstrap for n in survivors)})
+        wait_for_leaders(survivor_admin, topic, 3, survivors)
+        before = acks.count()
+        wait_until(lambda: acks.count() >= before + 300, timeout=60, what="acknowledged records after the stop")
+    finally:
+        stop.set()
+        worker.join(120)
+    assert acks.errors == []
+    total = acks.count()
+    got = consume_all(",".join(cluster.broker(n).bootstrap for n in survivors), topic, 3, total)
+    for part in range(3):
+        assert got[part] == acks.acked.get(part, []), f"partition {part}"
+    log = cluster.broker(leaving).log()
+    assert "controlled shutdown" not in log  # every partition moved before it stopped
