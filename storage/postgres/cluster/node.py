@@ -38,6 +38,11 @@ from .notify import CLUSTER_CHANNEL
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT_SECONDS = 5.0
+# The controller looks for dead brokers this often (a killed broker sends no NOTIFY).
+CONTROLLER_CHECK_SECONDS = 0.25
+# The catalog is read again every so many passes even without a NOTIFY (one sent while
+# the membership connection was down is lost).
+CATALOG_PASSES = 20
 SHUTDOWN_POLL_SECONDS = 0.05
 
 
@@ -155,6 +160,7 @@ class ClusterNode:
             raise
         self._conn = conn
         self.is_controller = False
+        self._catalog_changed = True
         logger.info("joined the cluster as node %d", self.node_id)
 
     async def _connection(self) -> asyncpg.Connection:
@@ -184,10 +190,15 @@ class ClusterNode:
 
     async def _run(self) -> None:
         interval = self.heartbeat_interval_ms / 1000
+        passes = 0
         while True:
+            wait = min(interval, CONTROLLER_CHECK_SECONDS) if self.is_controller else interval
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), interval)
+                await asyncio.wait_for(self._wake.wait(), wait)
             self._wake.clear()
+            passes += 1
+            if passes % CATALOG_PASSES == 0:
+                self._catalog_changed = True
             try:
                 await self._pass()
             except NodeIdInUseError as exc:

@@ -9,6 +9,12 @@ from collections import Counter
 from protocol.errors import ErrorCode
 from storage.postgres.cluster.assignment import assign
 from storage.postgres.cluster.leadership import Leadership, fenced
+from storage.postgres.cluster.membership import (
+    application_name,
+    incarnation_of,
+    lock_spaces,
+    node_of_application,
+)
 
 T1 = uuid.UUID(int=1)
 T2 = uuid.UUID(int=2)
@@ -83,3 +89,16 @@ def test_current_leader_epoch_checks_as_kafkas_partition() -> None:
     assert leadership.check(key, 3) == ErrorCode.NONE
     assert leadership.check(key, 2) == ErrorCode.FENCED_LEADER_EPOCH
     assert leadership.check(key, 4) == ErrorCode.UNKNOWN_LEADER_EPOCH
+
+
+def test_a_brokers_sessions_are_named_for_its_node_and_process() -> None:
+    name = application_name(12, "abc123")
+    assert (node_of_application(name), incarnation_of(name)) == (12, "abc123")
+    assert node_of_application("psql") is None
+    assert node_of_application(None) is None
+
+
+def test_lock_keys_differ_per_schema_and_fit_an_int4() -> None:
+    one, two = lock_spaces("public"), lock_spaces("t1")
+    assert one != two and one.nodes != one.controller
+    assert all(0 <= key < 2**31 for key in (one.nodes, one.controller, two.nodes, two.controller))
