@@ -220,6 +220,11 @@ class Cluster(Protocol):
         (or NONE) for a request on the partition; None outside a cluster."""
         ...
 
+    def leader_epochs(self, topic_id: uuid.UUID, partition: int) -> list[tuple[int, int]] | None:
+        """Cluster mode: the served partition's (leader epoch, start offset) history; None
+        outside a cluster."""
+        ...
+
 
 class OpenConnection(Protocol):
     """What the broker does with its open connections (broker/connection.py): the idle
@@ -268,6 +273,8 @@ class BrokerPorts(Protocol):
     def leader_epoch_error(
         self, topic_id: uuid.UUID, partition: int, current_leader_epoch: int
     ) -> ErrorCode | None: ...
+
+    def leader_epochs(self, topic_id: uuid.UUID, partition: int) -> list[tuple[int, int]] | None: ...
 
     @property
     def config(self) -> Config: ...

@@ -120,3 +120,9 @@ class Services:
         if node is None:
             return None
         return node.leadership.check((topic_id, partition), current_leader_epoch)
+
+    def leader_epochs(self, topic_id: uuid.UUID, partition: int) -> list[tuple[int, int]] | None:
+        node = self.cluster_node
+        if node is None:
+            return None
+        return node.leadership.epochs.get((topic_id, partition), [])

@@ -148,7 +148,9 @@ class ReplicaManager:
                     return PartitionAppend(code), False
             lazy = deferred and header is not None and header.is_transactional
             try:
-                result = await partition_log.append(entry.records, lazy=lazy)
+                result = await partition_log.append(
+                    entry.records, lazy=lazy, leader_epoch=self._leader_epoch(entry.topic, entry.partition)
+                )
             except StorageError as exc:
                 code = ErrorCode(exc.error_code)
                 log.info("produce refused", topic=entry.topic, partition=entry.partition, error=code.name,
@@ -170,6 +172,15 @@ class ReplicaManager:
         except StorageError as exc:
             return ErrorCode(exc.error_code)
         return self.leadership.check((topic_id, partition), current_leader_epoch)
+
+    def _leader_epoch(self, topic: str, partition: int) -> int:
+        """The epoch a client batch is stamped with: the served one (0 outside a cluster)."""
+        if self.leadership is None:
+            return 0
+        try:
+            return self.leadership.served_epoch((self.storage.describe_topic(topic).topic_id, partition))
+        except StorageError:
+            return 0
 
     # -- WriteTxnMarkers --------------------------------------------------------------
 

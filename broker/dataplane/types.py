@@ -45,6 +45,8 @@ class LeadershipCheck(Protocol):
 
     def check(self, key: tuple[uuid.UUID, int], current_leader_epoch: int = -1) -> ErrorCode: ...
 
+    def served_epoch(self, key: tuple[uuid.UUID, int]) -> int: ...
+
 
 class TransactionSupportedOperation(Enum):
     """What a Produce's version lets the data plane do about a transaction, as Kafka's

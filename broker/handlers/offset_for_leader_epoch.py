@@ -5,7 +5,8 @@ This broker has always led every partition in epoch `LEADER_EPOCH` (every batch 
 it), so a partition's leader epoch cache, as Kafka's `LeaderEpochFileCache` would hold it,
 is one entry: that epoch, starting at the log start offset. The lookup below is that
 class's `endOffsetFor` over such a cache; the epoch check is `Partition`'s
-`checkCurrentLeaderEpoch`."""
+`checkCurrentLeaderEpoch`. In a cluster (docs/cluster.md) both come from the partition's
+real leader epochs, kept in PostgreSQL."""
 
 from __future__ import annotations
 
@@ -73,13 +74,8 @@ def _answer(ctx: RequestContext, topic: str, p: OffsetForLeaderPartition) -> Epo
     error = _check_current_epoch(p.current_leader_epoch) if cluster_error is None else cluster_error
     if error != ErrorCode.NONE:
         return EpochEndOffset(partition=p.partition, error_code=error)
-    epochs = [(LEADER_EPOCH, log.log_start_offset)]
-    _, current = ctx.cluster.partition_leader(topic_id, p.partition)
-    if current > LEADER_EPOCH:
-        # Cluster mode: batches still carry LEADER_EPOCH, so that epoch ends at the log
-        # end, where the current one starts (no leader change ever truncates: PostgreSQL
-        # holds the one copy).
-        epochs.append((current, log.log_end_offset))
+    # Cluster mode: the partition's real epoch history (storage/postgres/cluster/).
+    epochs = ctx.cluster.leader_epochs(topic_id, p.partition) or [(LEADER_EPOCH, log.log_start_offset)]
     epoch, end = end_offset_for(p.leader_epoch, epochs, log.log_end_offset)
     return EpochEndOffset(partition=p.partition, error_code=ErrorCode.NONE, leader_epoch=epoch, end_offset=end)
 

@@ -423,14 +423,16 @@ class PostgresStorage(LogManager):
             if log is not None:
                 _abandon(log)
 
-    async def reload_partition(self, key: PartitionKey) -> bool:
+    async def reload_partition(self, key: PartitionKey, epoch: int) -> list[tuple[int, int]] | None:
         """Read a partition back from PostgreSQL as at start (its previous leader wrote
-        there): segments, producer state, aborted transactions, LSO and high watermark.
-        False when its topic is unknown here."""
+        there): segments, producer state, aborted transactions, LSO and high watermark;
+        then begin leader epoch `epoch` at its log end. Returns the partition's epochs and
+        their start offsets (Kafka's LeaderEpochFileCache); None when its topic is unknown
+        here or the epoch is no longer this broker's."""
         topic_id, partition = key
         conn = await self._reader.get()
         entry = _Loaded()
-        async with conn.transaction(readonly=True, isolation="repeatable_read"):
+        async with conn.transaction(isolation="repeatable_read"):
             row = await conn.fetchrow(
                 "SELECT log_start_offset, cleaner_checkpoint, active_segment_base FROM partitions "
                 "WHERE topic_id = $1 AND partition = $2", topic_id, partition,
@@ -444,12 +446,13 @@ class PostgresStorage(LogManager):
                 "ORDER BY base_offset", topic_id, partition,
             ):
                 entry.batches.append((r["segment_base"], r["payload"]))
+            epochs = await _begin_epoch(conn, key, epoch, self.leadership, _log_end(entry))
         name = self._by_id.get(topic_id)
-        if name is None or self._closed:
-            return False
+        if name is None or self._closed or epochs is None:
+            return None
         info = self._topics[name]
         if partition >= info.num_partitions:
-            return False
+            return None
         old = self._logs.get((name, partition))
         if old is not None:
             _abandon(old)
@@ -464,7 +467,7 @@ class PostgresStorage(LogManager):
             self._logs[(name, partition)] = self._open_log(info, partition)
         finally:
             self._loaded = {}
-        return True
+        return epochs
 
     async def reload_catalog(self) -> bool:
         """Take the topics other brokers created, changed or deleted; True if any did."""
@@ -525,6 +528,44 @@ class PostgresStorage(LogManager):
         # Only the logs served: another broker leads the others (cluster mode).
         self._check_open()
         return sum(log.enforce_retention() for log in list(self._logs.values()) if not log.closed)
+
+
+def _log_end(entry: _Loaded) -> int:
+    if not entry.batches:
+        return max(entry.log_start, entry.active_segment_base)
+    return BatchHeader.parse(entry.batches[-1][1]).next_offset
+
+
+async def _begin_epoch(
+    conn: asyncpg.Connection, key: PartitionKey, epoch: int, leadership: Leadership | None, log_end: int
+) -> list[tuple[int, int]] | None:
+    """Within the reload's transaction: record that `epoch` starts at `log_end`, as Kafka's
+    LeaderEpochFileCache.assign (entries starting there or later had no records and go),
+    only while the partition's row still names this broker at `epoch` (FOR SHARE, as a
+    round's fence); the epochs after it, or None when fenced."""
+    topic_id, partition = key
+    if leadership is not None:
+        row = await conn.fetchrow(
+            "SELECT leader_id, leader_epoch FROM partition_leaders WHERE topic_id = $1 AND partition = $2 FOR SHARE",
+            topic_id, partition,
+        )
+        if row is None or (row["leader_id"], row["leader_epoch"]) != (leadership.node_id, epoch):
+            return None
+    await conn.execute(
+        "DELETE FROM leader_epochs WHERE topic_id = $1 AND partition = $2 AND (start_offset >= $3 OR leader_epoch >= $4)",
+        topic_id, partition, log_end, epoch,
+    )
+    await conn.execute(
+        "INSERT INTO leader_epochs (topic_id, partition, leader_epoch, start_offset) VALUES ($1, $2, $3, $4)",
+        topic_id, partition, epoch, log_end,
+    )
+    return [
+        (r["leader_epoch"], r["start_offset"])
+        for r in await conn.fetch(
+            "SELECT leader_epoch, start_offset FROM leader_epochs WHERE topic_id = $1 AND partition = $2 "
+            "ORDER BY leader_epoch", topic_id, partition,
+        )
+    ]
 
 
 def _abandon(log: Log) -> None:

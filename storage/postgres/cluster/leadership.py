@@ -60,12 +60,18 @@ class Leadership:
         self.node_id = node_id
         self.leaders: dict[PartitionKey, tuple[int | None, int]] = {}
         self.serving: dict[PartitionKey, int] = {}
+        # Of each partition served: its leader epochs and their start offsets, ascending.
+        self.epochs: dict[PartitionKey, list[tuple[int, int]]] = {}
         # Told of partitions a round found fenced (the engine drops their unwritten batches).
         self.on_fenced: Callable[[set[PartitionKey]], None] = lambda keys: None
 
     def leader_of(self, key: PartitionKey) -> tuple[int | None, int]:
         """(leader node id or None, leader epoch)."""
         return self.leaders.get(key, (None, 0))
+
+    def served_epoch(self, key: PartitionKey) -> int:
+        """The epoch appends to a served partition are stamped with."""
+        return self.serving.get(key, 0)
 
     def check(self, key: PartitionKey, current_leader_epoch: int = NO_EPOCH) -> ErrorCode:
         """Kafka's Partition.checkCurrentLeaderEpoch, then leadership: whether this broker

@@ -53,7 +53,7 @@ class ClusterStorage(Protocol):
 
     def release(self, keys: set[PartitionKey]) -> None: ...
 
-    async def reload_partition(self, key: PartitionKey) -> bool: ...
+    async def reload_partition(self, key: PartitionKey, epoch: int) -> list[tuple[int, int]] | None: ...
 
     async def reload_catalog(self) -> bool: ...
 
@@ -242,17 +242,20 @@ class ClusterNode:
         lost = {k: e for k, e in leadership.serving.items() if leaders.get(k) != (self.node_id, e)}
         for key in lost:
             del leadership.serving[key]
+            leadership.epochs.pop(key, None)
         if lost:
             self.storage.release(set(lost))
         won: dict[PartitionKey, int] = {}
         for key, (leader, epoch) in sorted(leaders.items()):
             if leader != self.node_id or leadership.serving.get(key) == epoch:
                 continue
-            if not await self.storage.reload_partition(key):
+            epochs = await self.storage.reload_partition(key, epoch)
+            if epochs is None:
                 self._catalog_changed = True  # a topic not known here yet: read it next pass
                 continue
             if leadership.leaders.get(key) == (leader, epoch):
                 leadership.serving[key] = epoch
+                leadership.epochs[key] = epochs
                 won[key] = epoch
         if won or lost:
             logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))

@@ -35,3 +35,14 @@ CREATE TABLE partition_leaders (
     leader_epoch integer NOT NULL DEFAULT 0,
     PRIMARY KEY (topic_id, partition)
 );
+
+-- Each partition's leader epochs and the offset each began at (Kafka's
+-- LeaderEpochFileCache), written by a new leader once it has loaded the partition: what
+-- OffsetForLeaderEpoch answers from.
+CREATE TABLE leader_epochs (
+    topic_id uuid NOT NULL,
+    partition integer NOT NULL,
+    leader_epoch integer NOT NULL,
+    start_offset bigint NOT NULL,
+    PRIMARY KEY (topic_id, partition, leader_epoch)
+);

@@ -188,9 +188,16 @@ def test_a_paused_leader_loses_its_partitions_and_its_late_appends_are_refused(c
         assert time.monotonic() - paused_at >= SESSION_TIMEOUT_MS / 1000 * 0.9
         successor = cluster.broker(moved[0])
         with WireClient(successor.bootstrap) as new:
-            # The producer carries on at the successor with the next sequence.
-            second = _produce(new, topic, producer_batch(pid, epoch, 2, n=3))
-            assert (second.error_code, second.base_offset) == (ErrorCode.NONE, 2)
+            # The producer carries on at the successor with the next sequence, retrying
+            # NOT_LEADER_OR_FOLLOWER while the successor reads the partition back.
+            answers: list[Any] = []
+
+            def accepted() -> bool:
+                answers.append(_produce(new, topic, producer_batch(pid, epoch, 2, n=3)))
+                return bool(answers[-1].error_code != ErrorCode.NOT_LEADER_OR_FOLLOWER)
+
+            wait_until(accepted, timeout=15, what="the successor serving")
+            assert (answers[-1].error_code, answers[-1].base_offset) == (ErrorCode.NONE, 2)
             zombie.resume()
             _, late = old.recv(PRODUCE, 9)
             late_answer: Any = late

@@ -10,16 +10,22 @@ from typing import Any
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from odradek.testing import OdradekCluster
+from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.offset_for_leader_epoch_request import (
+    OffsetForLeaderEpochRequest,
+    OffsetForLeaderPartition,
+    OffsetForLeaderTopic,
+)
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
-from tests.kafka_wire import WireClient, producer_batch
+from tests.kafka_wire import WireClient, fetch_partition, producer_batch
 from tests.names import unique
 from tests.polling import wait_until
 
-PRODUCE, FETCH, LIST_OFFSETS, METADATA = 0, 1, 2, 3
+PRODUCE, FETCH, LIST_OFFSETS, METADATA, OFFSET_FOR_LEADER_EPOCH = 0, 1, 2, 3, 23
 
 
 def leader_and_epoch(client: WireClient, topic: str) -> tuple[int, int]:
@@ -50,6 +56,14 @@ def list_offsets(client: WireClient, topic: str, epoch: int) -> int:
         ListOffsetsTopic(name=topic, partitions=[
             ListOffsetsPartition(partition_index=0, current_leader_epoch=epoch, timestamp=-1)])]))
     return int(resp.topics[0].partitions[0].error_code)
+
+
+def offset_for_epoch(client: WireClient, topic: str, current: int, wanted: int) -> tuple[int, int, int]:
+    resp: Any = client.call(OFFSET_FOR_LEADER_EPOCH, 3, OffsetForLeaderEpochRequest(replica_id=-1, topics=[
+        OffsetForLeaderTopic(topic=topic, partitions=[
+            OffsetForLeaderPartition(partition=0, current_leader_epoch=current, leader_epoch=wanted)])]))
+    answer = resp.topics[0].partitions[0]
+    return answer.error_code, answer.leader_epoch, answer.end_offset
 
 
 def test_leadership_errors_as_kafka_answers_them(cluster: OdradekCluster) -> None:
@@ -84,6 +98,13 @@ def test_leadership_errors_as_kafka_answers_them(cluster: OdradekCluster) -> Non
         assert fetch(client, topic, epoch) == ErrorCode.FENCED_LEADER_EPOCH
         assert list_offsets(client, topic, epoch) == ErrorCode.FENCED_LEADER_EPOCH
         assert produce(client, topic) == ErrorCode.NONE
+        # The epoch history: the old epoch ends where the new one began (after the one
+        # record written before), the new one at the log end; batches carry their epoch.
+        assert offset_for_epoch(client, topic, new_epoch, epoch) == (ErrorCode.NONE, epoch, 1)
+        assert offset_for_epoch(client, topic, new_epoch, new_epoch) == (ErrorCode.NONE, new_epoch, 2)
+        assert offset_for_epoch(client, topic, epoch, new_epoch)[0] == ErrorCode.FENCED_LEADER_EPOCH
+        fetched: Any = fetch_partition(client, topic, committed=False)
+        assert [h.partition_leader_epoch for _, h in rb.iter_batches(fetched.records)] == [epoch, new_epoch]
 
 
 def test_a_topic_deleted_on_one_broker_is_gone_from_the_others(cluster: OdradekCluster) -> None:

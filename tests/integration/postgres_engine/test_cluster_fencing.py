@@ -24,7 +24,7 @@ async def open_engine(url: str) -> PostgresStorage:
 
 
 async def lead(storage: PostgresStorage, leadership: Leadership, key: tuple, epoch: int) -> None:
-    assert await storage.reload_partition(key)
+    assert await storage.reload_partition(key, epoch) is not None
     leadership.serving[key] = epoch
 
 
