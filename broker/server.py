@@ -93,6 +93,7 @@ class Server:
         if config.get("cluster.enable"):
             cluster_node = await start_cluster(config, storage)
             self.cluster_node = cluster_node
+            cluster_node.on_fatal = lambda exc: self.stopping.set()
             # One id for the whole cluster: the first broker's.
             cluster_id = await cluster_node.claim_cluster_id(cluster_id)
         if isinstance(storage, FileStorage):

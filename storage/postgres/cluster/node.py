@@ -95,7 +95,9 @@ class ClusterNode:
         self._catalog_changed = True
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one user of the membership connection at a time
-        self.fatal: BaseException | None = None
+        # Told when this broker can no longer be a member (its node id taken by another
+        # broker while it was cut off): the broker stops.
+        self.on_fatal: Callable[[BaseException], None] = lambda exc: None
 
     # --- life -------------------------------------------------------------------------
 
@@ -203,12 +205,14 @@ class ClusterNode:
                 await self._pass()
             except NodeIdInUseError as exc:
                 logger.error("%s", exc)
-                self.fatal = exc
                 self._lost()
+                self.on_fatal(exc)
                 return
             except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 logger.warning("cluster pass failed: %s", exc)
                 self._lost()
+            except Exception:  # the next pass tries again
+                logger.exception("cluster pass failed")
 
     # --- one pass ---------------------------------------------------------------------
 
