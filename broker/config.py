@@ -71,6 +71,25 @@ _SETTINGS = [
     ),
     Setting("storage.engine.password.file", str, "", "A file whose first line is the PostgreSQL password.",
             kafka=False),
+    Setting(
+        "cluster.enable",
+        _bool,
+        False,
+        "Run as one broker of a cluster over the PostgreSQL `storage.engine` (docs/cluster.md): "
+        "each broker its own `node.id`, partitions led by one broker each.",
+        kafka=False,
+    ),
+    # Kafka's names and defaults; DescribeConfigs keeps reporting them from Kafka's table
+    # (broker/kafka_broker_configs.py), as before they were settings here.
+    Setting("broker.rack", str, "", "The rack of this broker, shown in Metadata and DescribeCluster.", kafka=False),
+    Setting(
+        "broker.session.timeout.ms",
+        int,
+        9000,
+        "Cluster mode: a broker silent for this long loses its membership and its partitions.",
+        kafka=False,
+    ),
+    Setting("broker.heartbeat.interval.ms", int, 2000, "Cluster mode: how often a broker heartbeats.", kafka=False),
     Setting("num.partitions", int, 1, "Partitions of an auto-created topic."),
     Setting("default.replication.factor", int, 1, "Replication factor of an auto-created topic."),
     Setting("auto.create.topics.enable", _bool, True, "Create unknown topics on Metadata or Produce."),

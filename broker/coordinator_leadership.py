@@ -1,6 +1,6 @@
 """Where a broker learns that it gained or lost the leadership of a partition of
 `__consumer_offsets` or `__transaction_state`, and who leads a coordinator's partition
-(issue 26, item 5: coordinators follow partition leadership).
+(coordinators follow partition leadership).
 
 `CoordinatorLeadership` is the door the cluster's leadership changes come in by (Kafka's
 GroupCoordinator/TransactionCoordinator onElection and onResignation, which its
@@ -11,45 +11,25 @@ COORDINATOR_LOAD_IN_PROGRESS, then NOT_COORDINATOR) and return what to await for
 or unload to be finished. A stale epoch (older than the coordinator saw for the partition)
 is ignored.
 
-`SingleBrokerLeaders` answers FindCoordinator while there is one broker: it leads every
-partition. A cluster puts its own `PartitionLeaders` in `Services.partition_leaders`.
+Who leads a coordinator's partition (FindCoordinator) is the cluster's answer
+(`Services.partition_leader`): this broker while there is no cluster.
 """
 
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from coordinator.group.records import OFFSETS_TOPIC
 from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
-    from broker.config import Listener
     from coordinator.group import GroupCoordinator
     from coordinator.transaction import TransactionCoordinator
 
-
-@dataclass(frozen=True, slots=True)
-class LeaderEndpoint:
-    """A partition leader as a client on one listener reaches it."""
-
-    node_id: int
-    host: str
-    port: int
-
-
-class SingleBrokerLeaders:
-    """One broker leads every partition: this one, at the address of the listener asked on."""
-
-    def __init__(self, node_id: int, advertised_listener: Callable[[str], Listener]) -> None:
-        self._node_id = node_id
-        self._advertised_listener = advertised_listener
-
-    def leader_endpoint(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None:
-        listener = self._advertised_listener(listener_name)
-        return LeaderEndpoint(self._node_id, listener.host, listener.port)
+PartitionKey = tuple[uuid.UUID, int]
 
 
 class CoordinatorLeadership:
@@ -85,6 +65,27 @@ class CoordinatorLeadership:
             if unloading is not None:
                 return unloading
         return _done()
+
+
+def following(
+    leadership: CoordinatorLeadership, topic_name: Callable[[uuid.UUID], str | None]
+) -> Callable[[dict[PartitionKey, int], dict[PartitionKey, int]], Awaitable[None]]:
+    """A cluster node's leadership listener (storage/postgres/cluster/node.py) that hands
+    every partition won or lost to the coordinators: lost first, so that a partition moving
+    away and back within one pass is dropped before it is loaded again. The loads run on;
+    the coordinators answer COORDINATOR_LOAD_IN_PROGRESS meanwhile."""
+
+    async def follow(won: dict[PartitionKey, int], lost: dict[PartitionKey, int]) -> None:
+        for (topic_id, partition), epoch in lost.items():
+            name = topic_name(topic_id)
+            if name is not None:
+                leadership.on_resignation(name, partition, epoch)
+        for (topic_id, partition), epoch in won.items():
+            name = topic_name(topic_id)
+            if name is not None:
+                leadership.on_election(name, partition, epoch)
+
+    return follow
 
 
 def _done() -> asyncio.Future[None]:

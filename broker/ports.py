@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from broker.config import Config, Listener
-    from broker.coordinator_leadership import LeaderEndpoint
     from broker.dataplane.types import (
         AppendEntry,
         FetchPartitionData,
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import InitProducerIdResult, ListTransactionsResult, TransactionDescription
     from coordinator.transaction.coordinator import EndTxnResult
+    from protocol.errors import ErrorCode
     from storage.clock import Clock
     from storage.engine import OffsetAndTimestamp, PartitionLog, StorageEngine, TopicInfo
     from storage.topic_config import ConfigEntry
@@ -65,7 +66,8 @@ class DataPlane(Protocol):
     ) -> list[FetchPartitionData]: ...
 
     async def offset_for_timestamp(
-        self, topic: str, partition: int, timestamp: int, isolation_level: int | None
+        self, topic: str, partition: int, timestamp: int, isolation_level: int | None,
+        current_leader_epoch: int = -1,
     ) -> tuple[OffsetAndTimestamp | None, int]: ...
 
     async def delete_records(self, topic: str, partition: int, offset: int) -> tuple[int, int]: ...
@@ -180,6 +182,16 @@ class ApiCatalog(Protocol):
     def advertised(self) -> list[tuple[int, int, int]]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class BrokerAddress:
+    """A live broker as a listener advertises it (Metadata, DescribeCluster)."""
+
+    node_id: int
+    host: str
+    port: int
+    rack: str | None
+
+
 class Cluster(Protocol):
     """Who this broker is and where clients reach it (Metadata, DescribeCluster, ...)."""
 
@@ -191,17 +203,28 @@ class Cluster(Protocol):
 
     def advertised_listener(self, listener_name: str) -> Listener: ...
 
-    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None:
-        """The leader of a partition as clients on `listener_name` reach it; None when it
-        has none (FindCoordinator then answers COORDINATOR_NOT_AVAILABLE)."""
+    def live_brokers(self, listener_name: str) -> list[BrokerAddress]:
+        """The live brokers with an address on this listener (this broker alone outside a cluster)."""
         ...
 
+    @property
+    def controller_id(self) -> int:
+        """The controller's node id, -1 when none is known."""
+        ...
 
-class PartitionLeaders(Protocol):
-    """Who leads each partition (broker/coordinator_leadership.py's SingleBrokerLeaders
-    while there is one broker; a cluster provides its own)."""
+    def partition_leader(self, topic_id: uuid.UUID, partition: int) -> tuple[int, int]:
+        """(leader node id or -1, leader epoch) of a partition."""
+        ...
 
-    def leader_endpoint(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
+    def leader_epoch_error(self, topic_id: uuid.UUID, partition: int, current_leader_epoch: int) -> ErrorCode | None:
+        """Cluster mode: NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH
+        (or NONE) for a request on the partition; None outside a cluster."""
+        ...
+
+    def leader_epochs(self, topic_id: uuid.UUID, partition: int) -> list[tuple[int, int]] | None:
+        """Cluster mode: the served partition's (leader epoch, start offset) history; None
+        outside a cluster."""
+        ...
 
 
 class OpenConnection(Protocol):
@@ -244,7 +267,18 @@ class BrokerPorts(Protocol):
 
     def advertised_listener(self, listener_name: str) -> Listener: ...
 
-    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None: ...
+    def live_brokers(self, listener_name: str) -> list[BrokerAddress]: ...
+
+    @property
+    def controller_id(self) -> int: ...
+
+    def partition_leader(self, topic_id: uuid.UUID, partition: int) -> tuple[int, int]: ...
+
+    def leader_epoch_error(
+        self, topic_id: uuid.UUID, partition: int, current_leader_epoch: int
+    ) -> ErrorCode | None: ...
+
+    def leader_epochs(self, topic_id: uuid.UUID, partition: int) -> list[tuple[int, int]] | None: ...
 
     @property
     def config(self) -> Config: ...

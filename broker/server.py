@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import signal
+import uuid
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from broker.cluster_setup import start_cluster
 from broker.config import Config, load_or_create_cluster_id
 from broker.connection import KafkaConnection
+from broker.coordinator_leadership import following
 from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
@@ -27,8 +31,12 @@ from coordinator.group.service import start_group_coordinator
 from coordinator.share.service import start_share_coordinator
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
+from storage.errors import UnknownTopicOrPartitionError
 from storage.file_storage import FileStorage
 from storage.log_manager import LogManager
+
+if TYPE_CHECKING:
+    from storage.postgres.cluster.node import ClusterNode
 
 log = get_logger("odradek.server")
 
@@ -66,6 +74,7 @@ class Server:
         self.background: list[asyncio.Task[None]] = []
         self.metrics_endpoint: MetricsEndpoint | None = None
         self.metrics_port: int | None = None
+        self.cluster_node: ClusterNode | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -84,6 +93,13 @@ class Server:
                 "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
+        cluster_node = None
+        if config.get("cluster.enable"):
+            cluster_node = await start_cluster(config, storage)
+            self.cluster_node = cluster_node
+            cluster_node.on_fatal = lambda exc: self.stopping.set()
+            # One id for the whole cluster: the first broker's.
+            cluster_id = await cluster_node.claim_cluster_id(cluster_id)
         if isinstance(storage, FileStorage):
             # A failed fsync halts the broker, as Kafka on a log dir failure; a PostgreSQL
             # round that fails is retried (storage/postgres/group_commit.py).
@@ -113,7 +129,13 @@ class Server:
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
             authorizer=build_authorizer(config),
+            cluster_node=cluster_node,
         )
+        if cluster_node is not None:
+            follow = following(self.services.coordinator_leadership, lambda topic_id: _topic_name(storage, topic_id))
+            cluster_node.listeners.append(follow)
+            # The partitions won by the node's first pass, before the coordinators existed.
+            await follow(dict(cluster_node.leadership.serving), {})
         # Dynamic topic defaults (log.retention.ms, message.max.bytes, ...) apply at once.
         dynamic.listeners.append(
             lambda: storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
@@ -147,7 +169,7 @@ class Server:
 
     def leads_every_partition(self) -> bool:
         """Whether this broker leads every partition from the start (no cluster)."""
-        return True
+        return not self.config.get("cluster.enable")
 
     async def _start_metrics(self, services: Services, storage: LogManager) -> None:
         metrics = services.metrics
@@ -163,6 +185,9 @@ class Server:
 
     async def stop(self) -> None:
         log.info("broker stopping")
+        if self.cluster_node is not None:
+            # Its partitions move to the other brokers first, while it still answers.
+            await self.cluster_node.shut_down(SHUTDOWN_GRACE_SECONDS)
         for server in self.servers:
             server.close()
         if self.services is not None:
@@ -179,6 +204,9 @@ class Server:
             await self.services.group_coordinator.stop()
             await self.services.share_coordinator.stop()
             await self.services.storage.close()
+        if self.cluster_node is not None:
+            # After the last round: the partitions move once everything written is in PostgreSQL.
+            await self.cluster_node.stop()
         if self.metrics_endpoint is not None:
             await self.metrics_endpoint.stop()
         log.info("broker stopped")
@@ -220,3 +248,10 @@ class Server:
             loop.add_signal_handler(sig, self.stopping.set)
         await self.stopping.wait()
         await self.stop()
+
+
+def _topic_name(storage: LogManager, topic_id: uuid.UUID) -> str | None:
+    try:
+        return storage.describe_topic(topic_id).name
+    except UnknownTopicOrPartitionError:
+        return None

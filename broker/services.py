@@ -2,30 +2,34 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
-from broker.coordinator_leadership import CoordinatorLeadership, LeaderEndpoint, SingleBrokerLeaders
+from broker.coordinator_leadership import CoordinatorLeadership
 from broker.dataplane import ReplicaManager
 from broker.features import SHARE_VERSION, TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
+from broker.ports import BrokerAddress
 from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
 from broker.router import Router
+from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.engine import StorageEngine
 
 if TYPE_CHECKING:
     from broker.dynamic_config import DynamicConfigs
     from broker.fetch_sessions import FetchSessionCache
-    from broker.ports import OpenConnection, PartitionLeaders
+    from broker.ports import OpenConnection
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
     from coordinator.group import GroupCoordinator
     from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
+    from storage.postgres.cluster.node import ClusterNode
 
 
 @dataclass
@@ -45,6 +49,8 @@ class Services:
     sasl_servers: SaslServers
     # None without `authorizer.class.name`: every request is allowed (broker/security/authorization.py).
     authorizer: StandardAuthorizer | None
+    # Cluster mode (`cluster.enable`): membership and leadership; None for a single broker.
+    cluster_node: ClusterNode | None = None
     connections: set[OpenConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
@@ -54,13 +60,14 @@ class Services:
     # The data plane: appends, reads, offset lookups and deletions on the logs.
     replica_manager: ReplicaManager = field(init=False)
     # Who leads each partition (FindCoordinator): this broker alone until a cluster sets its own.
-    partition_leaders: PartitionLeaders = field(init=False)
     # What a cluster calls when this broker gains or loses an internal partition's leadership.
     coordinator_leadership: CoordinatorLeadership = field(init=False)
 
     def __post_init__(self) -> None:
-        self.replica_manager = ReplicaManager(self.storage, self.transactions, self.clock)
-        self.partition_leaders = SingleBrokerLeaders(self.config.node_id, self.advertised_listener)
+        self.replica_manager = ReplicaManager(
+            self.storage, self.transactions, self.clock,
+            leadership=self.cluster_node.leadership if self.cluster_node is not None else None,
+        )
         self.coordinator_leadership = CoordinatorLeadership(self.group_coordinator, self.transactions)
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(
@@ -90,5 +97,43 @@ class Services:
                 return adv
         return self.config.advertised_listeners[0]
 
-    def partition_leader(self, topic: str, partition: int, listener_name: str) -> LeaderEndpoint | None:
-        return self.partition_leaders.leader_endpoint(topic, partition, listener_name)
+    def live_brokers(self, listener_name: str) -> list[BrokerAddress]:
+        node = self.cluster_node
+        if node is None:
+            listener = self.advertised_listener(listener_name)
+            return [BrokerAddress(self.node_id, listener.host, listener.port, None)]
+        out = []
+        for broker in node.brokers:
+            # As Kafka: a broker without the client's listener is left out.
+            endpoint = next((e for e in broker.endpoints if e.listener == listener_name), None)
+            if endpoint is None and broker.node_id == self.node_id:
+                endpoint = broker.endpoints[0] if broker.endpoints else None
+            if endpoint is not None:
+                out.append(BrokerAddress(broker.node_id, endpoint.host, endpoint.port, broker.rack))
+        return out
+
+    @property
+    def controller_id(self) -> int:
+        node = self.cluster_node
+        if node is None:
+            return self.node_id
+        return node.controller if node.controller is not None else -1
+
+    def partition_leader(self, topic_id: uuid.UUID, partition: int) -> tuple[int, int]:
+        node = self.cluster_node
+        if node is None:
+            return self.node_id, 0
+        leader, epoch = node.leadership.leader_of((topic_id, partition))
+        return (leader if leader is not None else -1), epoch
+
+    def leader_epoch_error(self, topic_id: uuid.UUID, partition: int, current_leader_epoch: int) -> ErrorCode | None:
+        node = self.cluster_node
+        if node is None:
+            return None
+        return node.leadership.check((topic_id, partition), current_leader_epoch)
+
+    def leader_epochs(self, topic_id: uuid.UUID, partition: int) -> list[tuple[int, int]] | None:
+        node = self.cluster_node
+        if node is None:
+            return None
+        return node.leadership.epochs.get((topic_id, partition), [])

@@ -33,6 +33,8 @@ async def open_storage(
     internal_segment_bytes: Mapping[str, int],
 ) -> LogManager:
     engine = config.get_str("storage.engine").strip()
+    if config.get("cluster.enable") and not is_postgres_url(engine):
+        raise ConfigError("cluster.enable: a cluster needs a postgresql:// URL as storage.engine")
     if engine == "file":
         return await FileStorage.open(
             config.data_dir, clock=clock, broker_defaults=broker_defaults,
@@ -40,6 +42,7 @@ async def open_storage(
         )
     if not is_postgres_url(engine):
         raise ConfigError("storage.engine: expected `file` or a postgresql://user@host:port/db URL")
+    from storage.postgres.cluster.membership import application_name, new_incarnation
     from storage.postgres.engine import PostgresStorage, address_of, read_password_file
 
     password_file = config.get_str("storage.engine.password.file")
@@ -51,6 +54,9 @@ async def open_storage(
         storage = await PostgresStorage.open(
             engine, password=password, clock=clock, broker_defaults=broker_defaults,
             producer_id_expiration_ms=producer_id_expiration_ms, internal_segment_bytes=internal_segment_bytes,
+            application_name=(
+                application_name(config.node_id, new_incarnation()) if config.get("cluster.enable") else None
+            ),
         )
     except KafkaStorageError as exc:
         raise StorageUnavailableError(str(exc)) from None

@@ -309,3 +309,46 @@ def running_broker(
     )
     with OdradekBroker(data_dir, props, port) as broker:
         yield broker
+
+
+class OdradekCluster:
+    """Brokers of one cluster over a PostgreSQL database (`cluster.enable`, docs/cluster.md),
+    each a process of its own on a free loopback port with node ids 1..`size`. `overrides`
+    apply to every broker (a short `broker.session.timeout.ms` for a test, say)."""
+
+    def __init__(
+        self, postgres_url: str, base_dir: Path, size: int = 3, overrides: Mapping[str, str] | None = None
+    ) -> None:
+        self.postgres_url = postgres_url
+        common = {"storage.engine": postgres_url, "cluster.enable": "true", **(overrides or {})}
+        self.brokers = {
+            node_id: OdradekBroker(base_dir / f"broker-{node_id}", {**common, "node.id": str(node_id)})
+            for node_id in range(1, size + 1)
+        }
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(b.bootstrap for b in self.brokers.values())
+
+    def broker(self, node_id: int) -> OdradekBroker:
+        return self.brokers[node_id]
+
+    def start(self, timeout: float = 60.0) -> None:
+        for broker in self.brokers.values():
+            broker.start(timeout)
+
+    def close(self) -> None:
+        for broker in self.brokers.values():
+            try:
+                broker.kill()
+            finally:
+                broker.close()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -30,6 +30,7 @@ from broker.dataplane.types import (
     AppendEntry,
     FetchPartitionData,
     FetchTarget,
+    LeadershipCheck,
     PartitionAppend,
     TransactionSupportedOperation,
     TransactionVerifier,
@@ -64,10 +65,20 @@ log = get_logger("odradek.produce")
 class ReplicaManager:
     """Appends, reads, deletions and offset lookups on this broker's partitions."""
 
-    def __init__(self, storage: StorageEngine, transactions: TransactionVerifier, clock: Clock) -> None:
+    def __init__(
+        self,
+        storage: StorageEngine,
+        transactions: TransactionVerifier,
+        clock: Clock,
+        *,
+        leadership: LeadershipCheck | None = None,
+    ) -> None:
         self.storage = storage
         self.transactions = transactions
         self.clock = clock
+        # Cluster mode: only the partitions this broker leads are served (Kafka's
+        # ReplicaManager.getPartitionOrError); None for a single broker, which leads all.
+        self.leadership = leadership
         self._producer_order = verification.ProducerOrder()
 
     # -- Produce ---------------------------------------------------------------------
@@ -116,6 +127,9 @@ class ReplicaManager:
             partition_log = self.storage.log(entry.topic, entry.partition)
         except StorageError as exc:
             return PartitionAppend(ErrorCode(exc.error_code), log_missing=True), False
+        refused = self._not_leader(entry.topic, entry.partition)
+        if refused != ErrorCode.NONE:
+            return PartitionAppend(refused), False
         header = _peek_header(entry.records)
         verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
         # The implicit add, and the verification of a partition whose add is still being
@@ -134,7 +148,9 @@ class ReplicaManager:
                     return PartitionAppend(code), False
             lazy = deferred and header is not None and header.is_transactional
             try:
-                result = await partition_log.append(entry.records, lazy=lazy)
+                result = await partition_log.append(
+                    entry.records, lazy=lazy, leader_epoch=self._leader_epoch(entry.topic, entry.partition)
+                )
             except StorageError as exc:
                 code = ErrorCode(exc.error_code)
                 log.info("produce refused", topic=entry.topic, partition=entry.partition, error=code.name,
@@ -146,6 +162,25 @@ class ReplicaManager:
                 message = None if stale_txn else str(exc)
                 return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False
         return PartitionAppend(result=result), lazy
+
+    def _not_leader(self, topic: str, partition: int, current_leader_epoch: int = -1) -> ErrorCode:
+        """NONE when this broker serves the partition (always, outside a cluster)."""
+        if self.leadership is None:
+            return ErrorCode.NONE
+        try:
+            topic_id = self.storage.describe_topic(topic).topic_id
+        except StorageError as exc:
+            return ErrorCode(exc.error_code)
+        return self.leadership.check((topic_id, partition), current_leader_epoch)
+
+    def _leader_epoch(self, topic: str, partition: int) -> int:
+        """The epoch a client batch is stamped with: the served one (0 outside a cluster)."""
+        if self.leadership is None:
+            return 0
+        try:
+            return self.leadership.served_epoch((self.storage.describe_topic(topic).topic_id, partition))
+        except StorageError:
+            return 0
 
     # -- WriteTxnMarkers --------------------------------------------------------------
 
@@ -247,6 +282,11 @@ class ReplicaManager:
                 out.error = exc.error_code
                 has_error = True
                 continue
+            refused = self._not_leader(target.topic.name, target.partition, target.current_leader_epoch)
+            if refused != ErrorCode.NONE:
+                out.error = refused
+                has_error = True
+                continue
             upper = partition_log.last_stable_offset if read_committed else partition_log.high_watermark
             try:
                 result = await partition_log.read(
@@ -284,13 +324,17 @@ class ReplicaManager:
     # -- ListOffsets -----------------------------------------------------------------
 
     async def offset_for_timestamp(
-        self, topic: str, partition: int, timestamp: int, isolation_level: int | None
+        self, topic: str, partition: int, timestamp: int, isolation_level: int | None,
+        current_leader_epoch: int = -1,
     ) -> tuple[OffsetAndTimestamp | None, ErrorCode]:
         """The offset of `timestamp` (or a special timestamp) below the last fetchable
         offset of `isolation_level` (storage.log.Log.list_offset); None when there is none."""
         try:
             # Looked up per partition: the topic may be deleted under a concurrent request.
             partition_log = self.storage.log(topic, partition)
+            refused = self._not_leader(topic, partition, current_leader_epoch)
+            if refused != ErrorCode.NONE:
+                return None, refused
             if timestamp == LATEST_TIERED_TIMESTAMP:
                 # Nothing is tiered: Kafka answers "no such offset".
                 return None, ErrorCode.NONE
@@ -307,6 +351,9 @@ class ReplicaManager:
             return INVALID_LOW_WATERMARK, ErrorCode.INVALID_TOPIC_EXCEPTION
         try:
             partition_log = self.storage.log(topic, partition)
+            refused = self._not_leader(topic, partition)
+            if refused != ErrorCode.NONE:
+                return INVALID_LOW_WATERMARK, refused
             config = self.storage.describe_topic(topic).config
             if config.compact and not config.delete:
                 # Deleting a prefix would break compaction's per-key guarantee.

@@ -3,6 +3,7 @@ it makes (KIP-890 verification)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -37,6 +38,14 @@ class TransactionVerifier(Protocol):
         *,
         answer_before_durable: bool = False,
     ) -> int: ...
+
+
+class LeadershipCheck(Protocol):
+    """Cluster mode: whether this broker serves a partition (storage/postgres/cluster/leadership.py)."""
+
+    def check(self, key: tuple[uuid.UUID, int], current_leader_epoch: int = -1) -> ErrorCode: ...
+
+    def served_epoch(self, key: tuple[uuid.UUID, int]) -> int: ...
 
 
 class TransactionSupportedOperation(Enum):
@@ -80,6 +89,8 @@ class FetchTarget:
     fetch_offset: int
     max_bytes: int
     error: ErrorCode | None = None
+    # Fetch v9+ (KIP-320): checked against the leader's epoch in cluster mode.
+    current_leader_epoch: int = -1
 
 
 @dataclass(slots=True)

@@ -1,4 +1,5 @@
-"""DescribeCluster: this broker, as the listener the client came in on advertises it."""
+"""DescribeCluster: the live brokers (this one alone outside a cluster), as the listener the
+client came in on advertises them, and the controller."""
 
 from __future__ import annotations
 
@@ -33,15 +34,13 @@ async def handle(ctx: RequestContext, request: DescribeClusterRequest) -> Descri
             + ENDPOINT_NAMES[endpoint_type],
         )
     cluster = ctx.cluster
-    listener = cluster.advertised_listener(ctx.connection.listener)
     return DescribeClusterResponse(
         endpoint_type=ENDPOINT_BROKER,
         cluster_id=cluster.cluster_id,
-        controller_id=cluster.node_id,
+        controller_id=cluster.controller_id,
         brokers=[
-            DescribeClusterBroker(
-                broker_id=cluster.node_id, host=listener.host, port=listener.port, rack=None, is_fenced=False
-            )
+            DescribeClusterBroker(broker_id=b.node_id, host=b.host, port=b.port, rack=b.rack, is_fenced=False)
+            for b in cluster.live_brokers(ctx.connection.listener)
         ],
         cluster_authorized_operations=(
             # Kafka's AuthHelper.computeDescribeClusterResponse: 0 without DESCRIBE on the cluster.

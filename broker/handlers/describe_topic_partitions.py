@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
-from broker.handlers.metadata import LEADER_EPOCH
+from broker.ports import Cluster
 from broker.security.acl.model import AclOperation
 from broker.security.authorization import allowed
 from protocol.codec import ZERO_UUID
@@ -29,22 +29,26 @@ from storage.errors import StorageError, UnknownTopicOrPartitionError
 API_KEY = 75
 
 
-def _partitions(info: TopicInfo, start: int, stop: int, node_id: int) -> list[DescribeTopicPartitionsResponsePartition]:
-    return [
-        DescribeTopicPartitionsResponsePartition(
-            error_code=ErrorCode.NONE,
-            partition_index=p,
-            leader_id=node_id,
-            leader_epoch=LEADER_EPOCH,
-            replica_nodes=[node_id],
-            isr_nodes=[node_id],
-            # No eligible leader replicas (KIP-966's ELR) without a second replica.
-            eligible_leader_replicas=[],
-            last_known_elr=[],
-            offline_replicas=[],
+def _partitions(info: TopicInfo, start: int, stop: int, cluster: Cluster) -> list[DescribeTopicPartitionsResponsePartition]:
+    out = []
+    for p in range(start, stop):
+        leader, epoch = cluster.partition_leader(info.topic_id, p)
+        replicas = [leader] if leader >= 0 else []
+        out.append(
+            DescribeTopicPartitionsResponsePartition(
+                error_code=ErrorCode.NONE if leader >= 0 else ErrorCode.LEADER_NOT_AVAILABLE,
+                partition_index=p,
+                leader_id=leader,
+                leader_epoch=epoch,
+                replica_nodes=replicas,
+                isr_nodes=list(replicas),
+                # No eligible leader replicas (KIP-966's ELR) without a second replica.
+                eligible_leader_replicas=[],
+                last_known_elr=[],
+                offline_replicas=[],
+            )
         )
-        for p in range(start, stop)
-    ]
+    return out
 
 
 def _missing(name: str) -> DescribeTopicPartitionsResponseTopic:
@@ -107,7 +111,7 @@ async def handle(ctx: RequestContext, request: DescribeTopicPartitionsRequest) -
                 name=name,
                 topic_id=info.topic_id,
                 is_internal=info.internal,
-                partitions=_partitions(info, start, stop, ctx.cluster.node_id),
+                partitions=_partitions(info, start, stop, ctx.cluster),
             )
         )
         if stop < info.num_partitions:

@@ -57,7 +57,9 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
                 # As Kafka's KafkaApis: an unknown id is UNKNOWN_TOPIC_ID, a known topic
                 # without the partition UNKNOWN_TOPIC_OR_PARTITION.
                 error = ErrorCode.UNKNOWN_TOPIC_ID if use_ids and info is None else ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            targets.append(FetchTarget(info, p.partition, p.fetch_offset, p.partition_max_bytes, error))
+            targets.append(
+                FetchTarget(info, p.partition, p.fetch_offset, p.partition_max_bytes, error, p.current_leader_epoch)
+            )
     max_bytes = request.max_bytes
     quota_bytes = fetch_max_bytes(ctx)
     if quota_bytes is not None:

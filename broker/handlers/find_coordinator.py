@@ -5,6 +5,7 @@ KafkaApis.getCoordinator)."""
 from __future__ import annotations
 
 from broker.context import RequestContext
+from broker.ports import BrokerAddress
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed, cluster_allowed
 from coordinator.group.records import OFFSETS_TOPIC
@@ -14,7 +15,7 @@ from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.find_coordinator_response import Coordinator, FindCoordinatorResponse
-from storage.errors import UnknownTopicOrPartitionError
+from storage.errors import StorageError, UnknownTopicOrPartitionError
 
 API_KEY = 10
 
@@ -67,14 +68,30 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type == KEY_TYPE_GROUP and await ctx.groups.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")
-    leader = ctx.cluster.partition_leader(
-        _TOPIC[key_type], coordinator_partition(ctx, key_type, key), ctx.connection.listener
-    )
+    leader = _leader(ctx, key_type, key)
     if leader is None:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")
     return Coordinator(key=key, node_id=leader.node_id, host=leader.host, port=leader.port,
                        error_code=ErrorCode.NONE, error_message=None)
+
+
+def _leader(ctx: RequestContext, key_type: int, key: str) -> BrokerAddress | None:
+    """The live broker leading the key's partition of the coordinator's topic: this broker
+    while it is the only one, or before the topic exists (the coordinator creates it)."""
+    cluster = ctx.cluster
+    brokers = cluster.live_brokers(ctx.connection.listener)
+    try:
+        topic_id = ctx.topics.describe_topic(_TOPIC[key_type]).topic_id
+    except StorageError:
+        leader_id = cluster.node_id
+    else:
+        leader_id, _ = cluster.partition_leader(topic_id, coordinator_partition(ctx, key_type, key))
+    found = next((b for b in brokers if b.node_id == leader_id), None)
+    if found is None and leader_id == cluster.node_id:
+        listener = cluster.advertised_listener(ctx.connection.listener)
+        return BrokerAddress(cluster.node_id, listener.host, listener.port, None)
+    return found
 
 
 async def handle(ctx: RequestContext, request: FindCoordinatorRequest) -> FindCoordinatorResponse:

@@ -51,7 +51,7 @@ async def handle(ctx: RequestContext, request: ListOffsetsRequest) -> ListOffset
                 out.error_code = ErrorCode.UNSUPPORTED_VERSION
                 continue
             found, code = await ctx.data_plane.offset_for_timestamp(
-                info.name, p.partition_index, p.timestamp, isolation_level
+                info.name, p.partition_index, p.timestamp, isolation_level, p.current_leader_epoch
             )
             if code != ErrorCode.NONE:
                 out.error_code = code

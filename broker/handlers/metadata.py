@@ -1,4 +1,5 @@
-"""Metadata: this single broker, and the topics it holds (auto-created where asked)."""
+"""Metadata: the live brokers (this one alone outside a cluster), and the topics (auto-created
+where asked) with each partition's leader."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import uuid
 
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
+from broker.ports import Cluster
 from broker.security.acl.model import AclOperation
 from broker.security.acl.model import ResourceType as AclResource
 from broker.security.authorization import allowed, cluster_allowed
@@ -22,6 +24,7 @@ from protocol.messages.metadata_response import (
 from storage.engine import TopicInfo
 
 API_KEY = 3
+# Outside a cluster this broker has always led every partition in this epoch.
 LEADER_EPOCH = 0
 # Before v4 a client could not ask us not to auto-create.
 ALLOW_AUTO_CREATE_MIN_VERSION = 4
@@ -32,24 +35,32 @@ CLUSTER_OPERATIONS_MAX_VERSION = 10
 CLUSTER_NAME = "kafka-cluster"
 
 
-def describe_topic(info: TopicInfo, node_id: int) -> MetadataResponseTopic:
+def describe_topic(info: TopicInfo, cluster: Cluster) -> MetadataResponseTopic:
     return MetadataResponseTopic(
         error_code=ErrorCode.NONE,
         name=info.name,
         topic_id=info.topic_id,
         is_internal=info.internal,
-        partitions=[
-            MetadataResponsePartition(
-                error_code=ErrorCode.NONE,
-                partition_index=p,
-                leader_id=node_id,
-                leader_epoch=LEADER_EPOCH,
-                replica_nodes=[node_id],
-                isr_nodes=[node_id],
-                offline_replicas=[],
-            )
-            for p in range(info.num_partitions)
-        ],
+        partitions=[_partition(cluster, info, p) for p in range(info.num_partitions)],
+    )
+
+
+def _partition(cluster: Cluster, info: TopicInfo, partition: int) -> MetadataResponsePartition:
+    # PostgreSQL holds the copies: the leader is the only replica (docs/cluster.md).
+    leader, epoch = cluster.partition_leader(info.topic_id, partition)
+    if leader < 0:
+        return MetadataResponsePartition(
+            error_code=ErrorCode.LEADER_NOT_AVAILABLE, partition_index=partition, leader_id=-1,
+            leader_epoch=epoch, replica_nodes=[], isr_nodes=[], offline_replicas=[],
+        )
+    return MetadataResponsePartition(
+        error_code=ErrorCode.NONE,
+        partition_index=partition,
+        leader_id=leader,
+        leader_epoch=epoch,
+        replica_nodes=[leader],
+        isr_nodes=[leader],
+        offline_replicas=[],
     )
 
 
@@ -78,19 +89,21 @@ async def handle(ctx: RequestContext, request: MetadataRequest) -> MetadataRespo
 
 
 async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataResponse:
-    node_id = ctx.cluster.node_id
-    listener = ctx.cluster.advertised_listener(ctx.connection.listener)
+    cluster = ctx.cluster
     response = MetadataResponse(
-        brokers=[MetadataResponseBroker(node_id=node_id, host=listener.host, port=listener.port, rack=None)],
-        cluster_id=ctx.cluster.cluster_id,
-        controller_id=node_id,
+        brokers=[
+            MetadataResponseBroker(node_id=b.node_id, host=b.host, port=b.port, rack=b.rack)
+            for b in cluster.live_brokers(ctx.connection.listener)
+        ],
+        cluster_id=cluster.cluster_id,
+        controller_id=cluster.controller_id,
     )
     # v0 asks for every topic with an empty array; v1+ with a null one.
     all_topics = request.topics is None or (ctx.api_version == 0 and not request.topics)
     if all_topics:
         # Topics the principal may not describe are left out, as if they did not exist.
         response.topics = [
-            describe_topic(info, node_id)
+            describe_topic(info, cluster)
             for info in ctx.topics.list_topics()
             if allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, info.name)
         ]
@@ -115,7 +128,7 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
             elif not allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, info.name):
                 response.topics.append(_unauthorized(None, wanted.topic_id))
             else:
-                response.topics.append(describe_topic(info, node_id))
+                response.topics.append(describe_topic(info, cluster))
             continue
         if not allowed(ctx, AclOperation.DESCRIBE, AclResource.TOPIC, wanted.name):
             response.topics.append(_unauthorized(wanted.name, ZERO_UUID))
@@ -133,5 +146,5 @@ async def _describe(ctx: RequestContext, request: MetadataRequest) -> MetadataRe
             code = error or ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             response.topics.append(MetadataResponseTopic(error_code=code, name=wanted.name, topic_id=ZERO_UUID))
         else:
-            response.topics.append(describe_topic(info, node_id))
+            response.topics.append(describe_topic(info, cluster))
     return response

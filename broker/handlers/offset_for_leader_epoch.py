@@ -5,7 +5,8 @@ This broker has always led every partition in epoch `LEADER_EPOCH` (every batch 
 it), so a partition's leader epoch cache, as Kafka's `LeaderEpochFileCache` would hold it,
 is one entry: that epoch, starting at the log start offset. The lookup below is that
 class's `endOffsetFor` over such a cache; the epoch check is `Partition`'s
-`checkCurrentLeaderEpoch`."""
+`checkCurrentLeaderEpoch`. In a cluster (docs/cluster.md) both come from the partition's
+real leader epochs, kept in PostgreSQL."""
 
 from __future__ import annotations
 
@@ -68,10 +69,14 @@ def _answer(ctx: RequestContext, topic: str, p: OffsetForLeaderPartition) -> Epo
         log = ctx.topics.log(topic, p.partition)
     except StorageError as exc:
         return EpochEndOffset(partition=p.partition, error_code=exc.error_code)
-    error = _check_current_epoch(p.current_leader_epoch)
+    topic_id = ctx.topics.describe_topic(topic).topic_id
+    cluster_error = ctx.cluster.leader_epoch_error(topic_id, p.partition, p.current_leader_epoch)
+    error = _check_current_epoch(p.current_leader_epoch) if cluster_error is None else cluster_error
     if error != ErrorCode.NONE:
         return EpochEndOffset(partition=p.partition, error_code=error)
-    epoch, end = end_offset_for(p.leader_epoch, [(LEADER_EPOCH, log.log_start_offset)], log.log_end_offset)
+    # Cluster mode: the partition's real epoch history (storage/postgres/cluster/).
+    epochs = ctx.cluster.leader_epochs(topic_id, p.partition) or [(LEADER_EPOCH, log.log_start_offset)]
+    epoch, end = end_offset_for(p.leader_epoch, epochs, log.log_end_offset)
     return EpochEndOffset(partition=p.partition, error_code=ErrorCode.NONE, leader_epoch=epoch, end_offset=end)
 
 

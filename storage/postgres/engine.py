@@ -21,7 +21,7 @@ import logging
 import os
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,6 +38,8 @@ from ..log_manager import LogManager
 from ..producer_state import MemorySnapshotStore, ProducerStateManager
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
+from .cluster.leadership import FencedError, Leadership
+from .cluster.notify import CLUSTER_CHANNEL
 from .group_commit import ChangeQueue, Columns, Connector, PostgresFlusher, PostgresStore, insert
 from .producer_ids import PostgresProducerIdBlocks
 from .schema import migrate
@@ -187,6 +189,7 @@ class PostgresStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        application_name: str | None = None,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
                          internal_segment_bytes=internal_segment_bytes)
@@ -198,11 +201,27 @@ class PostgresStorage(LogManager):
         self.flusher: PostgresFlusher = PostgresFlusher(self._connector, ChangeQueue())
         self._loaded: dict[PartitionKey, _Loaded] = {}
         self.schema_version_found = 0
+        # The catalog as this broker last wrote it (or read it): what `_persist_catalog`
+        # changes, so that it never touches a topic another broker of the cluster made.
+        self._persisted: dict[uuid.UUID, tuple[str, int, str]] = {}
+        # Cluster mode (storage/postgres/cluster/): the sessions are named after the broker
+        # (so that the others can end a silent broker's sessions), and the logs served are
+        # the partitions this broker leads; the others are closed, reloaded when led.
+        self.application_name = application_name
+        self.leadership: Leadership | None = None
+        self._reader = Connector(self._connect)  # reloads, beside the rounds' connection
+        self._seen_in_db: set[uuid.UUID] = set()
+
+    def connect(self) -> Awaitable[asyncpg.Connection]:
+        """A new connection as the engine's own (the cluster's membership session)."""
+        return self._connect()
 
     async def _connect(self) -> asyncpg.Connection:
         # The password from the URL, else `password` (a file's, given by the broker), else
         # PGPASSWORD / ~/.pgpass as libpq reads them (asyncpg does the same).
         kwargs: dict[str, Any] = {}
+        if self.application_name is not None:
+            kwargs["server_settings"] = {"application_name": self.application_name}
         if self._password is not None and urlsplit(self.url).password is None:
             kwargs["password"] = self._password
         return await asyncpg.connect(self.url, **kwargs)
@@ -222,12 +241,13 @@ class PostgresStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        application_name: str | None = None,
     ) -> PostgresStorage:
         """Connect, migrate the schema and load every partition."""
         storage = cls(url, password=password, clock=clock, broker_defaults=broker_defaults,
                       segment_bytes_override=segment_bytes_override,
                       producer_id_expiration_ms=producer_id_expiration_ms,
-                      internal_segment_bytes=internal_segment_bytes)
+                      internal_segment_bytes=internal_segment_bytes, application_name=application_name)
         try:
             conn = await storage._connector.get()
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
@@ -265,6 +285,8 @@ class PostgresStorage(LogManager):
             ):
                 loaded[(r["topic_id"], r["partition"])].batches.append((r["segment_base"], r["payload"]))
         self._loaded = loaded
+        self._seen_in_db = {r.topic_id for r in records}
+        self._persisted = {r.topic_id: (r.name, r.num_partitions, json.dumps(r.configs)) for r in records}
         for record in records:
             info = self._install(record)
             for p in range(info.num_partitions):
@@ -278,16 +300,28 @@ class PostgresStorage(LogManager):
     # --- hooks ------------------------------------------------------------------------
 
     async def _persist_catalog(self) -> None:
-        records = [(r.topic_id, r.name, r.num_partitions, json.dumps(r.configs)) for r in self._records.values()]
+        # Only what changed since the last write: other brokers of a cluster write theirs.
+        now = {r.topic_id: (r.name, r.num_partitions, json.dumps(r.configs)) for r in self._records.values()}
+        gone = [topic_id for topic_id in self._persisted if topic_id not in now]
+        records = [(topic_id, *row) for topic_id, row in now.items() if self._persisted.get(topic_id) != row]
+        self._persisted = now
+        cluster = self.leadership is not None
 
         async def change(conn: asyncpg.Connection) -> None:
-            await conn.execute("DELETE FROM topics WHERE NOT (topic_id = ANY($1::uuid[]))", [r[0] for r in records])
+            if gone:
+                await conn.execute("DELETE FROM topics WHERE topic_id = ANY($1::uuid[])", gone)
+            # A name another broker took first stays its (the catalog reload then
+            # replaces ours).
             await conn.executemany(
-                "INSERT INTO topics (topic_id, name, num_partitions, configs) VALUES ($1, $2, $3, $4::jsonb) "
+                "INSERT INTO topics (topic_id, name, num_partitions, configs) "
+                "SELECT $1, $2, $3, $4::jsonb WHERE NOT EXISTS "
+                "(SELECT 1 FROM topics WHERE name = $2 AND topic_id <> $1) "
                 "ON CONFLICT (topic_id) DO UPDATE SET name = excluded.name, "
                 "num_partitions = excluded.num_partitions, configs = excluded.configs",
                 records,
             )
+            if cluster:
+                await conn.execute("SELECT pg_notify($1, 'catalog')", CLUSTER_CHANNEL)
 
         self.flusher.queue_change(change)
         await self.flusher.sync()
@@ -362,6 +396,7 @@ class PostgresStorage(LogManager):
             logger.warning("PostgreSQL at %s: cannot mark the shutdown clean: %s", self.address, exc)
         finally:
             await self._connector.close()
+            await self._reader.close()
 
     async def abort(self) -> None:
         """Drop everything without marking the shutdown clean (tests simulate crashes):
@@ -371,6 +406,188 @@ class PostgresStorage(LogManager):
         for log in self.logs():
             log.closed = True
         self._connector.drop()
+        self._reader.drop()
+
+    # --- cluster mode -------------------------------------------------------------------
+
+    def enable_cluster(self, leadership: Leadership) -> None:
+        """Serve only the partitions `leadership` says this broker leads: until then every
+        log is closed, and the rounds are fenced (storage/postgres/cluster/leadership.py)."""
+        self.leadership = leadership
+        self.flusher.fence = leadership.fence
+        leadership.on_fenced = self.release
+        for log in self.logs():
+            _abandon(log)
+
+    def release(self, keys: set[PartitionKey]) -> None:
+        """Stop serving these partitions at once: their logs close and their batches that no
+        round committed are dropped (they were never acknowledged)."""
+        for topic_id, partition in keys:
+            name = self._by_id.get(topic_id)
+            log = self._logs.get((name, partition)) if name is not None else None
+            if log is not None:
+                _abandon(log)
+
+    async def reload_partition(self, key: PartitionKey, epoch: int) -> list[tuple[int, int]] | None:
+        """Read a partition back from PostgreSQL as at start (its previous leader wrote
+        there): segments, producer state, aborted transactions, LSO and high watermark;
+        then begin leader epoch `epoch` at its log end. Returns the partition's epochs and
+        their start offsets (Kafka's LeaderEpochFileCache); None when its topic is unknown
+        here or the epoch is no longer this broker's."""
+        topic_id, partition = key
+        conn = await self._reader.get()
+        entry = _Loaded()
+        async with conn.transaction(isolation="repeatable_read"):
+            row = await conn.fetchrow(
+                "SELECT log_start_offset, cleaner_checkpoint, active_segment_base FROM partitions "
+                "WHERE topic_id = $1 AND partition = $2", topic_id, partition,
+            )
+            if row is not None:
+                entry.log_start = row["log_start_offset"]
+                entry.cleaner_checkpoint = row["cleaner_checkpoint"]
+                entry.active_segment_base = row["active_segment_base"]
+            for r in await conn.fetch(
+                "SELECT segment_base, payload FROM batches WHERE topic_id = $1 AND partition = $2 "
+                "ORDER BY base_offset", topic_id, partition,
+            ):
+                entry.batches.append((r["segment_base"], r["payload"]))
+            epochs = await _begin_epoch(conn, key, epoch, self.leadership, _log_end(entry))
+        name = self._by_id.get(topic_id)
+        if name is None or self._closed or epochs is None:
+            return None
+        info = self._topics[name]
+        if partition >= info.num_partitions:
+            return None
+        old = self._logs.get((name, partition))
+        if old is not None:
+            _abandon(old)
+        unopened = self._unopened.get(name)
+        if unopened is not None:
+            unopened.discard(partition)
+            if not unopened:
+                del self._unopened[name]
+        # No suspension from here: `_open_log` reads `_loaded`.
+        self._loaded = {key: entry}
+        try:
+            self._logs[(name, partition)] = self._open_log(info, partition)
+        finally:
+            self._loaded = {}
+        return epochs
+
+    async def reload_catalog(self) -> bool:
+        """Take the topics other brokers created, changed or deleted; True if any did."""
+        conn = await self._reader.get()
+        rows = await conn.fetch("SELECT topic_id, name, num_partitions, configs FROM topics")
+        if self._closed:
+            return False
+        records = {
+            r["topic_id"]: TopicRecord(r["name"], r["topic_id"], r["num_partitions"], json.loads(r["configs"]))
+            for r in rows
+        }
+        changed = False
+        for topic_id in self._seen_in_db - records.keys():
+            name = self._by_id.get(topic_id)
+            if name is not None:
+                self._drop_local(name)
+                changed = True
+            self._persisted.pop(topic_id, None)
+        for record in records.values():
+            local = self._records.get(record.name)
+            if local is not None and local.topic_id != record.topic_id:
+                # Ours lost the name to another broker's (created at the same time).
+                self._drop_local(record.name)
+                self._persisted.pop(local.topic_id, None)
+                local = None
+            if local == record:
+                continue
+            old_count = local.num_partitions if local is not None else 0
+            stale_name = self._by_id.get(record.topic_id)
+            if stale_name is not None and stale_name != record.name:
+                self._drop_local(stale_name)
+                old_count = 0
+            info = self._install(record)
+            for p in range(min(old_count, info.num_partitions)):
+                log = self._logs.get((info.name, p))
+                if log is not None:
+                    log.config = info.config
+            if info.num_partitions > old_count:
+                self._unopened.setdefault(info.name, set()).update(range(old_count, info.num_partitions))
+            self._persisted[record.topic_id] = (record.name, record.num_partitions, json.dumps(record.configs))
+            changed = True
+        self._seen_in_db = set(records)
+        return changed
+
+    def _drop_local(self, name: str) -> None:
+        """Forget a topic another broker deleted (its data is that broker's to delete)."""
+        record = self._records.pop(name)
+        del self._topics[name]
+        self._by_id.pop(record.topic_id, None)
+        for p in range(record.num_partitions):
+            log = self._logs.pop((name, p), None)
+            if log is not None:
+                _abandon(log)
+        for p in self._unopened.pop(name, ()):
+            self.appended.notify(name, p)
+
+    async def enforce_retention(self) -> int:
+        # Only the logs served: another broker leads the others (cluster mode).
+        self._check_open()
+        return sum(log.enforce_retention() for log in list(self._logs.values()) if not log.closed)
+
+
+def _log_end(entry: _Loaded) -> int:
+    if not entry.batches:
+        return max(entry.log_start, entry.active_segment_base)
+    return BatchHeader.parse(entry.batches[-1][1]).next_offset
+
+
+async def _begin_epoch(
+    conn: asyncpg.Connection, key: PartitionKey, epoch: int, leadership: Leadership | None, log_end: int
+) -> list[tuple[int, int]] | None:
+    """Within the reload's transaction: record that `epoch` starts at `log_end`, as Kafka's
+    LeaderEpochFileCache.assign (entries starting there or later had no records and go),
+    only while the partition's row still names this broker at `epoch` (FOR SHARE, as a
+    round's fence); the epochs after it, or None when fenced."""
+    topic_id, partition = key
+    if leadership is not None:
+        row = await conn.fetchrow(
+            "SELECT leader_id, leader_epoch FROM partition_leaders WHERE topic_id = $1 AND partition = $2 FOR SHARE",
+            topic_id, partition,
+        )
+        if row is None or (row["leader_id"], row["leader_epoch"]) != (leadership.node_id, epoch):
+            return None
+    await conn.execute(
+        "DELETE FROM leader_epochs WHERE topic_id = $1 AND partition = $2 AND (start_offset >= $3 OR leader_epoch >= $4)",
+        topic_id, partition, log_end, epoch,
+    )
+    await conn.execute(
+        "INSERT INTO leader_epochs (topic_id, partition, leader_epoch, start_offset) VALUES ($1, $2, $3, $4)",
+        topic_id, partition, epoch, log_end,
+    )
+    return [
+        (r["leader_epoch"], r["start_offset"])
+        for r in await conn.fetch(
+            "SELECT leader_epoch, start_offset FROM leader_epochs WHERE topic_id = $1 AND partition = $2 "
+            "ORDER BY leader_epoch", topic_id, partition,
+        )
+    ]
+
+
+def _abandon(log: Log) -> None:
+    """Close a log no longer served, dropping the batches no round took yet; the round their
+    writers wait for fails (they must not be acknowledged)."""
+    log.closed = True
+    log._changed()
+    dropped = 0
+    for segment in log._segments:
+        store = segment.store
+        if isinstance(store, PostgresStore):
+            dropped += store.abandon()
+        log._flusher.discard(store)
+    if dropped and isinstance(log._flusher, PostgresFlusher):
+        log._flusher.fail_next_round(
+            FencedError([(uuid.UUID(int=0), log.partition)], f"no longer the leader of {log.topic}-{log.partition}")
+        )
 
 
 def _delete_partition_change(topic_id: uuid.UUID, partition: int) -> Any:

@@ -38,6 +38,8 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
+# Given the (topic_id, partition) keys a round writes; raises to fail the round.
+Fence = Callable[[asyncpg.Connection, set[tuple[Any, int]]], Awaitable[None]]
 
 _INSERT = """
 INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base, base_timestamp,
@@ -102,7 +104,7 @@ class PostgresStore(MemoryStore):
     batches no round has committed yet. `on_durable` is told the offset below which the
     segment's batches are committed."""
 
-    __slots__ = ("_pending", "base_offset", "key", "live", "on_durable", "tracking")
+    __slots__ = ("_pending", "_taken", "base_offset", "key", "live", "on_durable", "tracking")
 
     def __init__(self, key: tuple[Any, int], base_offset: int, on_durable: Callable[[int], None]) -> None:
         super().__init__()
@@ -110,6 +112,7 @@ class PostgresStore(MemoryStore):
         self.base_offset = base_offset
         self.on_durable = on_durable
         self._pending: list[tuple[int, BatchHeader]] = []  # (position, header)
+        self._taken = 0  # of `_pending`, the batches the last round took
         self.tracking = False  # off while a load fills the store from PostgreSQL
         self.live = True
 
@@ -123,17 +126,28 @@ class PostgresStore(MemoryStore):
         """Adds the uncommitted batches to `rows`; returns how many (for `committed`)."""
         for position, header in self._pending:
             rows.add(self.key, self.base_offset, header, self.read(position, header.size))
-        return len(self._pending)
+        self._taken = len(self._pending)
+        return self._taken
 
     def committed(self, count: int) -> None:
         if not self.live or count == 0:
             return
         end = self._pending[count - 1][1].next_offset
         del self._pending[:count]
+        self._taken = max(0, self._taken - count)
         self.on_durable(end)
 
     def truncate(self, size: int) -> None:
         raise NotImplementedError("a PostgreSQL log is never truncated")
+
+    def abandon(self) -> int:
+        """Its partition is no longer led here (cluster mode): what no round took is never
+        written, nor does a round in flight move the high watermark. Returns how many
+        batches no round took (the last round's writers learn its outcome from it)."""
+        self.live = False
+        untaken = max(0, len(self._pending) - self._taken)
+        self._pending.clear()
+        return untaken
 
     def delete(self) -> None:
         super().delete()
@@ -186,6 +200,11 @@ class PostgresFlusher(GroupCommitFlusher):
         self._tasks: set[asyncio.Task[None]] = set()
         self.failing = False  # since a round failed, until one commits
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
+        # Cluster mode: checks in the round's transaction, before its batches, that this
+        # broker still leads their partitions (storage/postgres/cluster/leadership.py).
+        self.fence: Fence | None = None
+        # Fails the next round: batches whose writers wait for it were dropped (`abandon`).
+        self._fail_next: Exception | None = None
 
     def queue_change(self, change: Change) -> None:
         """A change made in the log or the catalog, committed by the next round, started
@@ -194,7 +213,18 @@ class PostgresFlusher(GroupCommitFlusher):
         self.mark_dirty(self._changes)
         self.request_round()
 
+    def fail_next_round(self, exc: Exception) -> None:
+        """The next round answers `exc` to its waiters (and commits nothing): some of them
+        wrote batches that were dropped before any round took them."""
+        self._fail_next = exc
+        self.request_round()
+
     def _submit(self, targets: list[Syncable], done: RoundDone) -> None:
+        if self._fail_next is not None:
+            exc, self._fail_next = self._fail_next, None
+            done(exc, 0.0)  # its targets are dirty again (GroupCommitFlusher._finish_round)
+            self._schedule_retry()
+            return
         rows = Columns()
         taken = [(t, t.take(rows)) for t in targets if isinstance(t, PostgresStore)]
         changes: list[Change] = []
@@ -215,6 +245,8 @@ class PostgresFlusher(GroupCommitFlusher):
                 await asyncio.to_thread(other.sync)
             conn = await self._connector.get()
             async with conn.transaction():
+                if rows.count and self.fence is not None:
+                    await self.fence(conn, set(zip(rows.columns[0], rows.columns[1], strict=True)))
                 if rows.count:
                     await insert(conn, rows, again=self.failing)
                 for change in changes:
@@ -268,4 +300,7 @@ class PostgresFlusher(GroupCommitFlusher):
         if self._dirty:
             with contextlib.suppress(Exception):
                 await self.sync()
+        for task in list(self._tasks):  # a round a retry started meanwhile
+            with contextlib.suppress(Exception):
+                await task
         await super().close()

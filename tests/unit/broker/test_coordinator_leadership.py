@@ -3,8 +3,8 @@ over real coordinators on a real storage engine."""
 
 from __future__ import annotations
 
-from broker.config import Config, Listener
-from broker.coordinator_leadership import CoordinatorLeadership, LeaderEndpoint, SingleBrokerLeaders
+from broker.config import Config
+from broker.coordinator_leadership import CoordinatorLeadership
 from coordinator.group.api import CommitOffsets
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.group.service import start_group_coordinator
@@ -48,9 +48,3 @@ async def test_elections_and_resignations_reach_the_coordinator_of_the_topic(tmp
         await txns.shutdown()
         await groups.stop()
 
-
-def test_a_single_broker_leads_every_partition_on_the_listener_asked() -> None:
-    listeners = {"A": Listener("A", "a.example", 9092), "B": Listener("B", "b.example", 9093)}
-    leaders = SingleBrokerLeaders(7, lambda name: listeners[name])
-    assert leaders.leader_endpoint("__consumer_offsets", 12, "B") == LeaderEndpoint(7, "b.example", 9093)
-    assert leaders.leader_endpoint("__transaction_state", 0, "A") == LeaderEndpoint(7, "a.example", 9092)

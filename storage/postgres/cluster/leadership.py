@@ -1,0 +1,102 @@
+"""What one broker knows of partition leadership, and the fence its rounds pass.
+
+`leaders` is the controller's table as last read (partition_leaders); `serving` the
+partitions this broker leads and has loaded, with the epoch it loaded them at. Only those
+take appends, reads and offset lookups (Kafka's Partition.checkCurrentLeaderEpoch and
+ReplicaManager.getPartitionOrError), and every round writing a partition checks, inside its
+SQL transaction, that the epoch is still the one served (`fence`): a row lock the
+controller's epoch bump waits for, so a broker that lost a partition while paused can
+never append after its successor started.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Collection, Mapping
+
+import asyncpg
+
+from protocol.errors import ErrorCode
+from storage.errors import KafkaStorageError
+
+PartitionKey = tuple[uuid.UUID, int]
+
+# current_leader_epoch absent (Kafka's RecordBatch.NO_PARTITION_LEADER_EPOCH).
+NO_EPOCH = -1
+
+# Rows locked in key order, as the controller updates them (controller._UPSERT): no deadlock.
+_LOCK_LEADERS = """
+SELECT l.topic_id, l.partition, l.leader_id, l.leader_epoch
+FROM partition_leaders l JOIN unnest($1::uuid[], $2::integer[]) AS u(topic_id, partition)
+    USING (topic_id, partition)
+ORDER BY l.topic_id, l.partition
+FOR SHARE OF l
+"""
+
+
+class FencedError(KafkaStorageError):
+    """A round wrote partitions this broker no longer leads at the epoch it served."""
+
+    def __init__(self, partitions: Collection[PartitionKey], message: str | None = None) -> None:
+        super().__init__(message or f"fenced: no longer the leader of {len(partitions)} partition(s)")
+        self.partitions = set(partitions)
+
+
+def fenced(
+    node_id: int, expected: Mapping[PartitionKey, int | None], found: Mapping[PartitionKey, tuple[int | None, int]]
+) -> set[PartitionKey]:
+    """The partitions of a round that must not commit: not served (expected None), or
+    whose row names another leader or another epoch (or is gone)."""
+    out: set[PartitionKey] = set()
+    for key, epoch in expected.items():
+        row = found.get(key)
+        if epoch is None or row is None or row != (node_id, epoch):
+            out.add(key)
+    return out
+
+
+class Leadership:
+    def __init__(self, node_id: int) -> None:
+        self.node_id = node_id
+        self.leaders: dict[PartitionKey, tuple[int | None, int]] = {}
+        self.serving: dict[PartitionKey, int] = {}
+        # Of each partition served: its leader epochs and their start offsets, ascending.
+        self.epochs: dict[PartitionKey, list[tuple[int, int]]] = {}
+        # Told of partitions a round found fenced (the engine drops their unwritten batches).
+        self.on_fenced: Callable[[set[PartitionKey]], None] = lambda keys: None
+
+    def leader_of(self, key: PartitionKey) -> tuple[int | None, int]:
+        """(leader node id or None, leader epoch)."""
+        return self.leaders.get(key, (None, 0))
+
+    def served_epoch(self, key: PartitionKey) -> int:
+        """The epoch appends to a served partition are stamped with."""
+        return self.serving.get(key, 0)
+
+    def check(self, key: PartitionKey, current_leader_epoch: int = NO_EPOCH) -> ErrorCode:
+        """Kafka's Partition.checkCurrentLeaderEpoch, then leadership: whether this broker
+        may serve the partition to a request naming `current_leader_epoch`."""
+        serving = self.serving.get(key)
+        if serving is None:
+            return ErrorCode.NOT_LEADER_OR_FOLLOWER
+        if current_leader_epoch != NO_EPOCH:
+            if current_leader_epoch < serving:
+                return ErrorCode.FENCED_LEADER_EPOCH
+            if current_leader_epoch > serving:
+                return ErrorCode.UNKNOWN_LEADER_EPOCH
+        return ErrorCode.NONE
+
+    async def fence(self, conn: asyncpg.Connection, keys: Collection[PartitionKey]) -> None:
+        """Inside a round's transaction: lock the rows of its partitions FOR SHARE and
+        fail the round if any is no longer this broker's at the served epoch."""
+        ordered = sorted(keys)
+        found = {
+            (r["topic_id"], r["partition"]): (r["leader_id"], r["leader_epoch"])
+            for r in await conn.fetch(_LOCK_LEADERS, [k[0] for k in ordered], [k[1] for k in ordered])
+        }
+        bad = fenced(self.node_id, {k: self.serving.get(k) for k in ordered}, found)
+        if bad:
+            for key in bad:
+                self.serving.pop(key, None)
+            self.on_fenced(bad)
+            raise FencedError(bad)

@@ -1,0 +1,267 @@
+"""One broker's part in a cluster: its membership session, the controller when it holds
+the lock, and the leadership it applies to its storage engine.
+
+A dedicated connection holds the node's advisory lock (and the controller's, when taken)
+and LISTENs; every heartbeat interval, and at once on a NOTIFY, the broker stamps its
+heartbeat, ends expired brokers' sessions, runs the controller if it is the one, reloads the
+topic catalog when told it changed, and applies the partition leaders: partitions lost are
+released at once, partitions won are reloaded from PostgreSQL before they are served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Protocol
+
+import asyncpg
+
+from . import controller
+from .leadership import Leadership, PartitionKey
+from .membership import (
+    BrokerEndpoint,
+    BrokerInfo,
+    LockSpaces,
+    NodeIdInUseError,
+    begin_shutdown,
+    controller_id,
+    heartbeat,
+    live_brokers,
+    lock_spaces,
+    register,
+    try_controller,
+)
+from .notify import CLUSTER_CHANNEL
+
+logger = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT_SECONDS = 5.0
+# The controller looks for dead brokers this often (a killed broker sends no NOTIFY).
+CONTROLLER_CHECK_SECONDS = 0.25
+# The catalog is read again every so many passes even without a NOTIFY (one sent while
+# the membership connection was down is lost).
+CATALOG_PASSES = 20
+SHUTDOWN_POLL_SECONDS = 0.05
+
+
+class ClusterStorage(Protocol):
+    """What the node needs of the engine (storage/postgres/engine.py's PostgresStorage)."""
+
+    def enable_cluster(self, leadership: Leadership) -> None: ...
+
+    def release(self, keys: set[PartitionKey]) -> None: ...
+
+    async def reload_partition(self, key: PartitionKey, epoch: int) -> list[tuple[int, int]] | None: ...
+
+    async def reload_catalog(self) -> bool: ...
+
+
+# Told of partitions won (with their epochs) and lost, after the engine applied them: where
+# the coordinators' onElection / onResignation hooks belong.
+LeadershipListener = Callable[[dict[PartitionKey, int], dict[PartitionKey, int]], Awaitable[None]]
+
+
+class ClusterNode:
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[asyncpg.Connection]],
+        storage: ClusterStorage,
+        *,
+        node_id: int,
+        incarnation: str,
+        endpoints: Sequence[BrokerEndpoint],
+        rack: str | None,
+        session_timeout_ms: int,
+        heartbeat_interval_ms: int,
+    ) -> None:
+        self._connect = connect
+        self.storage = storage
+        self.node_id = node_id
+        self.endpoints = tuple(endpoints)
+        self.rack = rack
+        self.session_timeout_ms = session_timeout_ms
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.leadership = Leadership(node_id)
+        self.brokers: list[BrokerInfo] = []
+        self.controller: int | None = None
+        self.is_controller = False
+        self.listeners: list[LeadershipListener] = []
+        self._conn: asyncpg.Connection | None = None
+        self.incarnation = incarnation
+        self._spaces: LockSpaces | None = None
+        self._wake = asyncio.Event()
+        self._catalog_changed = True
+        self._task: asyncio.Task[None] | None = None
+        self._lock = asyncio.Lock()  # one user of the membership connection at a time
+        # Told when this broker can no longer be a member (its node id taken by another
+        # broker while it was cut off): the broker stops.
+        self.on_fatal: Callable[[BaseException], None] = lambda exc: None
+
+    # --- life -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Register (NodeIdInUseError if the id is taken), serve nothing yet, apply the
+        leaders once, then keep at it in the background."""
+        await self._join()
+        self.storage.enable_cluster(self.leadership)
+        await self._pass()
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster-membership")
+
+    async def claim_cluster_id(self, local: str) -> str:
+        """The cluster id of the database, set to `local` by the first broker."""
+        async with self._lock:
+            conn = await self._connection()
+            await conn.execute(
+                "INSERT INTO cluster_identity (id, cluster_id) VALUES (0, $1) ON CONFLICT DO NOTHING", local
+            )
+            return str(await conn.fetchval("SELECT cluster_id FROM cluster_identity WHERE id = 0"))
+
+    async def shut_down(self, timeout: float) -> None:
+        """Kafka's controlled shutdown: leave the live brokers and wait (at most `timeout`
+        seconds) until the controller has moved every partition away, serving meanwhile, so
+        that clients move to the new leaders on NOT_LEADER_OR_FOLLOWER, not on errors."""
+        try:
+            async with self._lock:
+                conn = await self._connection()
+                await begin_shutdown(conn, self.node_id, self.incarnation)
+                await conn.execute("SELECT pg_notify($1, 'brokers')", CLUSTER_CHANNEL)
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            logger.warning("controlled shutdown not possible: %s", exc)
+            return
+        self._wake.set()
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.leadership.serving and asyncio.get_running_loop().time() < deadline:
+            self._wake.set()
+            await asyncio.sleep(SHUTDOWN_POLL_SECONDS)
+        if self.leadership.serving:
+            logger.warning("controlled shutdown: %d partition(s) still led here", len(self.leadership.serving))
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), CONNECT_TIMEOUT_SECONDS)
+
+    async def _join(self) -> None:
+        conn = await asyncio.wait_for(self._connect(), CONNECT_TIMEOUT_SECONDS)
+        try:
+            self._spaces = lock_spaces(str(await conn.fetchval("SELECT current_schema()")))
+            await register(
+                conn, self._spaces, self.node_id, self.incarnation, self.endpoints, self.rack, self.session_timeout_ms
+            )
+            await conn.add_listener(CLUSTER_CHANNEL, self._notified)
+            await conn.execute("SELECT pg_notify($1, 'brokers')", CLUSTER_CHANNEL)
+        except BaseException:
+            conn.terminate()
+            raise
+        self._conn = conn
+        self.is_controller = False
+        self._catalog_changed = True
+        logger.info("joined the cluster as node %d", self.node_id)
+
+    async def _connection(self) -> asyncpg.Connection:
+        if self._conn is None or self._conn.is_closed():
+            self._lost()
+            await self._join()
+        assert self._conn is not None
+        return self._conn
+
+    def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
+        if payload == "catalog":
+            self._catalog_changed = True
+        self._wake.set()
+
+    def _lost(self) -> None:
+        """The membership session is gone (ended as expired, or PostgreSQL lost): others may
+        lead our partitions already, so none is served until leadership is read again."""
+        served = set(self.leadership.serving)
+        if served:
+            self.leadership.serving.clear()
+            self.storage.release(served)
+            logger.warning("membership session lost: released %d partition(s)", len(served))
+        self.is_controller = False
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            conn.terminate()
+
+    async def _run(self) -> None:
+        interval = self.heartbeat_interval_ms / 1000
+        passes = 0
+        while True:
+            wait = min(interval, CONTROLLER_CHECK_SECONDS) if self.is_controller else interval
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), wait)
+            self._wake.clear()
+            passes += 1
+            if passes % CATALOG_PASSES == 0:
+                self._catalog_changed = True
+            try:
+                await self._pass()
+            except NodeIdInUseError as exc:
+                logger.error("%s", exc)
+                self._lost()
+                self.on_fatal(exc)
+                return
+            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                logger.warning("cluster pass failed: %s", exc)
+                self._lost()
+            except Exception:  # the next pass tries again
+                logger.exception("cluster pass failed")
+
+    # --- one pass ---------------------------------------------------------------------
+
+    async def _pass(self) -> None:
+        async with self._lock:
+            conn = await self._connection()
+            spaces = self._spaces
+            assert spaces is not None
+            ended = await heartbeat(conn, self.node_id, self.incarnation)
+            if ended:
+                logger.warning("ended the sessions of expired broker(s) %s", ended)
+            if not self.is_controller:
+                self.is_controller = await try_controller(conn, spaces)
+                if self.is_controller:
+                    logger.info("node %d is the controller", self.node_id)
+            if self.is_controller:
+                moved = await controller.elect(conn, spaces)
+                if moved:
+                    logger.info("controller moved %d partition leader(s)", moved)
+            self.brokers = await live_brokers(conn, spaces)
+            self.controller = await controller_id(conn, spaces)
+            rows = await conn.fetch("SELECT topic_id, partition, leader_id, leader_epoch FROM partition_leaders")
+        if self._catalog_changed:
+            self._catalog_changed = False
+            await self.storage.reload_catalog()
+        await self._apply({(r["topic_id"], r["partition"]): (r["leader_id"], r["leader_epoch"]) for r in rows})
+
+    async def _apply(self, leaders: dict[PartitionKey, tuple[int | None, int]]) -> None:
+        leadership = self.leadership
+        leadership.leaders = leaders
+        lost = {k: e for k, e in leadership.serving.items() if leaders.get(k) != (self.node_id, e)}
+        for key in lost:
+            del leadership.serving[key]
+            leadership.epochs.pop(key, None)
+        if lost:
+            self.storage.release(set(lost))
+        won: dict[PartitionKey, int] = {}
+        for key, (leader, epoch) in sorted(leaders.items()):
+            if leader != self.node_id or leadership.serving.get(key) == epoch:
+                continue
+            epochs = await self.storage.reload_partition(key, epoch)
+            if epochs is None:
+                self._catalog_changed = True  # a topic not known here yet: read it next pass
+                continue
+            if leadership.leaders.get(key) == (leader, epoch):
+                leadership.serving[key] = epoch
+                leadership.epochs[key] = epochs
+                won[key] = epoch
+        if won or lost:
+            logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))
+            for listener in self.listeners:
+                await listener(won, lost)

@@ -1,0 +1,136 @@
+"""Fencing over PostgreSQL (storage/postgres/cluster/leadership.py), two engines on one
+database as two brokers of a cluster: a round of a leader whose epoch was bumped fails and
+leaves nothing in PostgreSQL; the successor reloads the partition with its producer state;
+the controller's epoch bump waits for a round in flight."""
+
+from __future__ import annotations
+
+import asyncio
+
+import asyncpg
+
+from storage import errors
+from storage.clock import ManualClock
+from storage.postgres.cluster import controller
+from storage.postgres.cluster.leadership import Leadership
+from storage.postgres.cluster.membership import lock_spaces
+from storage.postgres.engine import PostgresStorage
+from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.unit.storage.storage_helpers import make_batch
+
+
+async def open_engine(url: str) -> PostgresStorage:
+    return await PostgresStorage.open(url, clock=ManualClock(), producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+
+
+async def lead(storage: PostgresStorage, leadership: Leadership, key: tuple, epoch: int) -> None:
+    assert await storage.reload_partition(key, epoch) is not None
+    leadership.serving[key] = epoch
+
+
+async def test_a_fenced_leader_cannot_append_and_its_successor_takes_over(postgres_url: str) -> None:
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await first.create_topic("t", 1)
+        assert await second.reload_catalog()
+        key = (first.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        one, two = Leadership(1), Leadership(2)
+        first.enable_cluster(one)
+        second.enable_cluster(two)
+        await lead(first, one, key, 0)
+        batch = make_batch(2, producer_id=7, producer_epoch=0, base_sequence=0)
+        assert (await first.log("t", 0).append(batch, durable=True)).base_offset == 0
+
+        # The controller moves the partition to broker 2.
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1")
+        late = make_batch(2, producer_id=7, producer_epoch=0, base_sequence=2)
+        try:
+            await first.log("t", 0).append(late, durable=True)
+            raise AssertionError("a fenced round committed")
+        except errors.KafkaStorageError as exc:
+            assert "fenced" in str(exc)
+        assert key not in one.serving
+        assert first.log("t", 0).closed
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 1
+
+        # The successor reads the partition back: the first batch, and the producer's
+        # state (a retry of it is a duplicate, the late batch is next in sequence).
+        await lead(second, two, key, 1)
+        log = second.log("t", 0)
+        assert (log.log_end_offset, log.high_watermark) == (2, 2)
+        assert (await log.append(batch, durable=True)).base_offset == 0
+        assert (await log.append(late, durable=True)).base_offset == 2
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 2
+    finally:
+        await sql.close()
+        await first.close()
+        await second.close()
+
+
+async def test_the_epoch_bump_waits_for_a_round_in_flight(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    round_conn = await asyncpg.connect(postgres_url)
+    controller_conn = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 1)
+        topic_id = storage.describe_topic("t").topic_id
+        await round_conn.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", topic_id)
+        # A round holding its FOR SHARE lock (leadership.Leadership.fence) ...
+        transaction = round_conn.transaction()
+        await transaction.start()
+        await round_conn.fetch("SELECT * FROM partition_leaders FOR SHARE")
+        # ... and a controller that finds no live broker: it must set leader NULL, epoch 1.
+        spaces = lock_spaces(await controller_conn.fetchval("SELECT current_schema()"))
+        election = asyncio.create_task(controller.elect(controller_conn, spaces))
+        pid = controller_conn.get_server_pid()
+        # Polled from a third session: the round's connection is inside its transaction.
+        observer = await asyncpg.connect(postgres_url)
+        try:
+            deadline = asyncio.get_running_loop().time() + 15
+            while not await observer.fetchval(
+                "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid
+            ):
+                assert asyncio.get_running_loop().time() < deadline, "the controller never waited"
+                await asyncio.sleep(0.02)
+        finally:
+            await observer.close()
+        assert not election.done()
+        await transaction.commit()
+        assert await asyncio.wait_for(election, 15) == 1
+        row = await round_conn.fetchrow("SELECT leader_id, leader_epoch FROM partition_leaders")
+        assert (row["leader_id"], row["leader_epoch"]) == (None, 1)
+    finally:
+        await round_conn.close()
+        await controller_conn.close()
+        await storage.close()
+
+
+async def test_batches_dropped_on_losing_a_partition_are_never_acknowledged(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        # Written, and lost before its round committed (whether a round took it already,
+        # then fenced, or not yet, then failed).
+        storage.log("t", 0).append_nowait(make_batch(2))
+        leadership.serving.pop(key)
+        storage.release({key})
+        try:
+            await storage.sync()
+            raise AssertionError("a dropped batch was acknowledged")
+        except errors.KafkaStorageError as exc:
+            assert "no longer the leader of" in str(exc)
+        # The next rounds carry on.
+        await storage.sync()
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 0
+    finally:
+        await sql.close()
+        await storage.close()
