@@ -1,0 +1,85 @@
+"""A consumer group on the cluster: its coordinator is the leader of the group's
+`__consumer_offsets` partition, wherever that is, and when that broker is killed (SIGKILL)
+the partition's new leader loads it and serves the group's committed offsets."""
+
+from __future__ import annotations
+
+import time
+
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from odradek.testing import OdradekCluster
+from tests.integration.cluster.test_failover import create_topic, producer
+from tests.names import unique
+from tests.polling import wait_until
+
+
+def group_consumer(bootstrap: str, group: str) -> Consumer:
+    return Consumer({
+        "bootstrap.servers": bootstrap,
+        "group.id": group,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "topic.metadata.refresh.interval.ms": 1000,
+    })
+
+
+def consume(consumer: Consumer, count: int) -> list[bytes]:
+    values: list[bytes] = []
+    deadline = time.monotonic() + 60
+    while len(values) < count and time.monotonic() < deadline:
+        for message in consumer.consume(100, timeout=1.0):
+            if message.error() is None:
+                values.append(message.value())
+    return values
+
+
+def coordinator_of(admin: AdminClient, group: str) -> int:
+    described = admin.describe_consumer_groups([group], request_timeout=10)[group].result()
+    return int(described.coordinator.id)
+
+
+def test_a_group_moves_with_its_coordinator_partition_and_keeps_its_offsets(cluster: OdradekCluster) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic, group = unique("cluster-group"), unique("g")
+    create_topic(admin, topic, 3)
+    p = producer(cluster.bootstrap)
+    for i in range(30):
+        p.produce(topic, f"first-{i}".encode(), partition=i % 3)
+    assert p.flush(30) == 0
+
+    first = group_consumer(cluster.bootstrap, group)
+    first.subscribe([topic])
+    assert sorted(consume(first, 30)) == sorted(f"first-{i}".encode() for i in range(30))
+    first.commit(asynchronous=False)
+    first.close()
+    coordinator = coordinator_of(admin, group)
+
+    cluster.broker(coordinator).kill()
+    survivors = [n for n in cluster.brokers if n != coordinator]
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    survivor_admin = AdminClient({"bootstrap.servers": bootstrap})
+    wait_until(lambda: _coordinator_among(survivor_admin, group, survivors), timeout=30,
+               what=f"a coordinator for {group} among {survivors}")
+
+    p = producer(bootstrap)
+    for i in range(6):
+        p.produce(topic, f"second-{i}".encode(), partition=i % 3)
+    assert p.flush(60) == 0
+    second = group_consumer(bootstrap, group)
+    try:
+        committed = second.committed([TopicPartition(topic, n) for n in range(3)], timeout=30)
+        assert sorted((tp.partition, tp.offset) for tp in committed) == [(0, 10), (1, 10), (2, 10)]
+        second.subscribe([topic])
+        # The group resumes at its committed offsets: only what came after.
+        assert sorted(consume(second, 6)) == sorted(f"second-{i}".encode() for i in range(6))
+    finally:
+        second.close()
+
+
+def _coordinator_among(admin: AdminClient, group: str, nodes: list[int]) -> bool:
+    try:
+        return coordinator_of(admin, group) in nodes
+    except KafkaException:
+        return False
