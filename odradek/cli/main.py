@@ -10,9 +10,9 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import groups, health, quotas, records, topics, transactions
+from odradek.cli import acls, groups, health, quotas, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
-from odradek.cli.output import render
+from odradek.cli.output import Output, render
 from odradek.client_config import (
     ClientConfigError,
     ClientSecurity,
@@ -55,6 +55,55 @@ def _topics(sub: argparse._SubParsersAction) -> None:
     c.add_argument("topic", nargs="+")
     c.add_argument("--if-exists", action="store_true")
     c.set_defaults(run=lambda cl, a: topics.delete(cl, a.topic, a.if_exists))
+
+
+def _acl_options(a: argparse.Namespace) -> acls.AclOptions:
+    return acls.AclOptions(
+        allow_principals=a.allow_principal, deny_principals=a.deny_principal, principals=a.principal,
+        allow_hosts=a.allow_host, deny_hosts=a.deny_host, operations=a.operation, topics=a.topic, groups=a.group,
+        cluster=a.cluster, transactional_ids=a.transactional_id, delegation_tokens=a.delegation_token,
+        user_principals=a.user_principal, pattern_type=a.resource_pattern_type.upper(), producer=a.producer,
+        consumer=a.consumer, idempotent=a.idempotent, force=a.force)
+
+
+def _run_acls(cl: Cluster, a: argparse.Namespace) -> Output:
+    opts = _acl_options(a)
+    if a.add:
+        return acls.add(cl, opts)
+    if a.remove:
+        return acls.remove(cl, opts)
+    return acls.list_acls(cl, opts)
+
+
+def _acls(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("acls", help="add, remove and list ACLs (kafka-acls.sh)")
+    action = c.add_mutually_exclusive_group(required=True)
+    action.add_argument("--add", action="store_true", help="add ACLs")
+    action.add_argument("--remove", action="store_true", help="remove ACLs (asks first, unless --force)")
+    action.add_argument("--list", action="store_true", help="list ACLs (of the resources named, else all)")
+    for flag, help_text in (("--allow-principal", "principalType:name to allow, e.g. User:alice or User:*"),
+                            ("--deny-principal", "principalType:name to deny"),
+                            ("--principal", "with --list: only this principal's ACLs"),
+                            ("--allow-host", "a host the allowed principals may come from (default *)"),
+                            ("--deny-host", "a host the denied principals are denied from (default *)"),
+                            ("--operation", f"one of {', '.join(o for o in acls.OPERATIONS if o != 'ANY')} "
+                                            "(default All)"),
+                            ("--topic", "a topic (or prefix with --resource-pattern-type prefixed; * for all)"),
+                            ("--group", "a consumer group"),
+                            ("--transactional-id", "a transactional id"),
+                            ("--delegation-token", "a delegation token id"),
+                            ("--user-principal", "a user principal (tokens created for it)")):
+        c.add_argument(flag, action="append", default=[], help=help_text)
+    c.add_argument("--cluster", action="store_true", help="the cluster resource")
+    c.add_argument("--resource-pattern-type", default="literal", type=str.lower,
+                   choices=["any", "match", "literal", "prefixed"],
+                   help="literal or prefixed for --add; any or match also filter --list and --remove")
+    c.add_argument("--producer", action="store_true", help="WRITE, DESCRIBE and CREATE on --topic "
+                                                           "(WRITE and DESCRIBE on --transactional-id)")
+    c.add_argument("--idempotent", action="store_true", help="with --producer: IDEMPOTENT_WRITE on the cluster")
+    c.add_argument("--consumer", action="store_true", help="READ and DESCRIBE on --topic, READ on --group")
+    c.add_argument("--force", action="store_true", help="remove without asking")
+    c.set_defaults(run=_run_acls)
 
 
 def _quotas(sub: argparse._SubParsersAction) -> None:
@@ -231,6 +280,7 @@ def parser() -> argparse.ArgumentParser:
     _groups(sub)
     _transactions(sub)
     _quotas(sub)
+    _acls(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
