@@ -10,7 +10,7 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import acls, groups, health, quotas, records, topics, transactions
+from odradek.cli import acls, configs, groups, health, quotas, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import Output, render
 from odradek.client_config import (
@@ -104,6 +104,57 @@ def _acls(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--consumer", action="store_true", help="READ and DESCRIBE on --topic, READ on --group")
     c.add_argument("--force", action="store_true", help="remove without asking")
     c.set_defaults(run=_run_acls)
+
+
+class _Entity(argparse.Action):
+    """--entity-name / --entity-default, and the shortcuts (--topic NAME, --broker-defaults, ...)
+    that name a type and an entity at once, kept in the order given (Kafka pairs them so)."""
+
+    def __init__(self, *args: object, entity_type: str | None = None, default_entity: bool = False,
+                 **kwargs: object) -> None:
+        self.entity_type, self.default_entity = entity_type, default_entity
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        if self.entity_type is not None:
+            namespace.entity_type = [*namespace.entity_type, self.entity_type]
+        name = None if self.default_entity else str(values)
+        namespace.entity_names = [*namespace.entity_names, name]
+
+
+def _configs(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("configs", help="describe and alter configs of topics, brokers, groups, clients, users "
+                                       "and ips, and SCRAM credentials (kafka-configs.sh)")
+    action = c.add_mutually_exclusive_group(required=True)
+    action.add_argument("--describe", action="store_true")
+    action.add_argument("--alter", action="store_true")
+    c.add_argument("--entity-type", action="append", default=[], choices=configs.ENTITY_TYPES)
+    c.set_defaults(entity_names=[])
+    c.add_argument("--entity-name", action=_Entity, metavar="NAME", help="a topic, broker id, group, client id, "
+                                                                          "user or ip")
+    c.add_argument("--entity-default", action=_Entity, nargs=0, default_entity=True,
+                   help="the default broker, client id, user or ip")
+    for flag, kind in (("--topic", "topics"), ("--broker", "brokers"), ("--group", "groups"),
+                       ("--client", "clients"), ("--user", "users"), ("--ip", "ips")):
+        c.add_argument(flag, action=_Entity, entity_type=kind, metavar="NAME",
+                       help=f"the same as --entity-type {kind} --entity-name NAME")
+    c.add_argument("--broker-defaults", action=_Entity, nargs=0, entity_type="brokers", default_entity=True,
+                   help="the same as --entity-type brokers --entity-default")
+    c.add_argument("--all", action="store_true", help="with --describe: every config, not only those set")
+    c.add_argument("--add-config", action="append", default=[], metavar="K=V,K2=[V1,V2]",
+                   help="configs to set; for users SCRAM-SHA-256=[iterations=8192,password=SECRET]")
+    c.add_argument("--add-config-file", metavar="FILE", help="a properties file of configs to set")
+    c.add_argument("--delete-config", action="append", default=[], metavar="K,K2")
+
+    def run(cl: Cluster, a: argparse.Namespace) -> Output:
+        found = configs.entities(a.entity_type, a.entity_names)
+        if a.describe:
+            return configs.describe(cl, found, a.all)
+        return configs.alter(cl, found, configs.parse_add_config(a.add_config, a.add_config_file),
+                             configs.parse_delete_config(a.delete_config))
+
+    c.set_defaults(run=run)
 
 
 def _quotas(sub: argparse._SubParsersAction) -> None:
@@ -281,6 +332,7 @@ def parser() -> argparse.ArgumentParser:
     _transactions(sub)
     _quotas(sub)
     _acls(sub)
+    _configs(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
