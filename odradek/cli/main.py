@@ -10,7 +10,7 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import acls, configs, groups, health, quotas, records, topics, transactions
+from odradek.cli import acls, configs, features, groups, health, quotas, records, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import Output, render
 from odradek.client_config import (
@@ -155,6 +155,26 @@ def _configs(sub: argparse._SubParsersAction) -> None:
                              configs.parse_delete_config(a.delete_config))
 
     c.set_defaults(run=run)
+
+
+def _features(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("features", help="describe, upgrade, downgrade and disable feature levels (kafka-features.sh)")
+    s = p.add_subparsers(dest="action", required=True)
+    s.add_parser("describe", help="supported and finalized levels").set_defaults(
+        run=lambda cl, a: features.describe(cl))
+    for action, help_text in (("upgrade", "raise feature levels"), ("downgrade", "lower feature levels"),
+                              ("disable", "lower features to level 0")):
+        c = s.add_parser(action, help=help_text)
+        c.add_argument("--feature", action="append", default=[],
+                       metavar="NAME" if action == "disable" else "NAME=LEVEL",
+                       help="e.g. transaction.version" + ("" if action == "disable" else "=2"))
+        c.add_argument("--dry-run", action="store_true", help="validate only")
+        if action != "upgrade":
+            c.add_argument("--unsafe", action="store_true", help="allow a downgrade that may lose metadata")
+        c.set_defaults(run=lambda cl, a: features.update(
+            cl, a.action,
+            {n: 0 for n in a.feature} if a.action == "disable" else features.parse_features(a.feature),
+            a.dry_run, getattr(a, "unsafe", False)))
 
 
 def _quotas(sub: argparse._SubParsersAction) -> None:
@@ -333,6 +353,7 @@ def parser() -> argparse.ArgumentParser:
     _quotas(sub)
     _acls(sub)
     _configs(sub)
+    _features(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
@@ -363,6 +384,10 @@ def main(argv: list[str] | None = None) -> int:
         with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
             output = args.run(cluster, args)
     except CliError as exc:
+        if exc.output is not None:
+            text = render(exc.output, args.json)
+            if text:
+                print(text)
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     except TimeoutError:
