@@ -10,7 +10,19 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import acls, configs, features, groups, health, quotas, records, topics, transactions
+from odradek.cli import (
+    acls,
+    configs,
+    features,
+    get_offsets,
+    groups,
+    health,
+    log_dirs,
+    quotas,
+    records,
+    topics,
+    transactions,
+)
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import Output, render
 from odradek.client_config import (
@@ -177,6 +189,27 @@ def _features(sub: argparse._SubParsersAction) -> None:
             a.dry_run, getattr(a, "unsafe", False)))
 
 
+def _offsets_and_dirs(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("get-offsets", help="partition offsets for a time: topic:partition:offset (kafka-get-offsets.sh)")
+    c.add_argument("--topic", help="a regular expression of topic names (default: every topic)")
+    c.add_argument("--partitions", metavar="N,N-M,N-,-M", help="partition ids (M excluded; default: all)")
+    c.add_argument("--topic-partitions", metavar="REGEX:N-M,...", help="topic patterns with their partitions")
+    c.add_argument("--time", default="latest",
+                   help="-1 or latest (default), -2 or earliest, -3 or max-timestamp, -4 or earliest-local, "
+                        "-5 or latest-tiered, or a timestamp in milliseconds")
+    c.add_argument("--exclude-internal-topics", action="store_true")
+    c.set_defaults(run=lambda cl, a: get_offsets.get_offsets(
+        cl, a.topic, a.partitions, a.topic_partitions, a.time, a.exclude_internal_topics))
+
+    p = sub.add_parser("log-dirs", help="brokers' log directories and their partitions (kafka-log-dirs.sh)")
+    s = p.add_subparsers(dest="action", required=True)
+    c = s.add_parser("describe", help="sizes and lags of the partitions in each log directory")
+    # Here, as in kafka-log-dirs.sh, --broker-list names broker ids (not the bootstrap servers).
+    c.add_argument("--broker-list", metavar="ID,ID", help="the brokers to ask (default: every broker)")
+    c.add_argument("--topic-list", metavar="TOPIC,TOPIC", help="only these topics (default: every topic)")
+    c.set_defaults(run=lambda cl, a: log_dirs.describe(cl, a.broker_list, a.topic_list))
+
+
 def _quotas(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55), connection rates by ip (KIP-612)")
     s = p.add_subparsers(dest="action", required=True)
@@ -299,13 +332,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
-def _global_options(p: argparse.ArgumentParser) -> None:
+def _global_options(p: argparse.ArgumentParser, broker_list: bool = True) -> None:
     """The options every command takes, before or after its name (as Kafka's tools take
     options in any order). SUPPRESS as the default: a subcommand's parser copies what it
     parsed over its parent's values, so a default there would undo a value given earlier;
     the defaults are filled in after parsing (`_fill_defaults`)."""
     g = p.add_argument_group("connection and output (before or after the command)")
-    g.add_argument("--bootstrap-server", "--bootstrap-servers", "--broker-list", dest="bootstrap_server",
+    names = ["--bootstrap-server", "--bootstrap-servers", *(["--broker-list"] if broker_list else [])]
+    g.add_argument(*names, dest="bootstrap_server",
                    default=argparse.SUPPRESS, metavar="HOST:PORT[,HOST:PORT]",
                    help=f"the brokers to start from (default: ${BOOTSTRAP_ENV} or {DEFAULT_BOOTSTRAP})")
     g.add_argument("--command-config", default=argparse.SUPPRESS, metavar="FILE",
@@ -354,10 +388,11 @@ def parser() -> argparse.ArgumentParser:
     _acls(sub)
     _configs(sub)
     _features(sub)
+    _offsets_and_dirs(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
-            _global_options(each)
+            _global_options(each, broker_list=each.prog != "odradek log-dirs describe")
     return p
 
 
