@@ -13,6 +13,7 @@ from odradek import __version__
 from odradek.cli import (
     acls,
     configs,
+    dump_log,
     features,
     get_offsets,
     groups,
@@ -210,6 +211,26 @@ def _offsets_and_dirs(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(run=lambda cl, a: log_dirs.describe(cl, a.broker_list, a.topic_list))
 
 
+def _dump_log(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("dump-log", help="decode log segments, indexes and producer snapshots offline "
+                                        "(kafka-dump-log.sh)")
+    c.add_argument("--files", action="append", required=True, metavar="FILE[,FILE]",
+                   help=".log, .index, .timeindex, .txnindex or .snapshot files of a partition directory")
+    c.add_argument("--deep-iteration", action="store_true", help="every record, not only the batches")
+    c.add_argument("--print-data-log", action="store_true", help="the records' keys and values (implies "
+                                                                 "--deep-iteration)")
+    decoder = c.add_mutually_exclusive_group()
+    decoder.add_argument("--offsets-decoder", action="store_true", help="decode __consumer_offsets records")
+    decoder.add_argument("--transaction-log-decoder", action="store_true", help="decode __transaction_state records")
+    c.add_argument("--max-bytes", type=int, default=dump_log.MAX_BYTES, help="stop after batches this far in")
+    c.add_argument("--skip-record-metadata", action="store_true", help="only the keys and values of records")
+    # Offline: no connection to a broker.
+    c.set_defaults(offline=True, run=lambda cl, a: dump_log.dump(
+        a.files, deep=a.deep_iteration, print_data=a.print_data_log, offsets_decoder=a.offsets_decoder,
+        transaction_log_decoder=a.transaction_log_decoder, max_bytes=a.max_bytes,
+        skip_metadata=a.skip_record_metadata))
+
+
 def _quotas(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55), connection rates by ip (KIP-612)")
     s = p.add_subparsers(dest="action", required=True)
@@ -389,6 +410,7 @@ def parser() -> argparse.ArgumentParser:
     _configs(sub)
     _features(sub)
     _offsets_and_dirs(sub)
+    _dump_log(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
@@ -416,8 +438,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     try:
-        with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
-            output = args.run(cluster, args)
+        if getattr(args, "offline", False):
+            output = args.run(None, args)
+        else:
+            with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
+                output = args.run(cluster, args)
     except CliError as exc:
         if exc.output is not None:
             text = render(exc.output, args.json)
