@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import sys
 import time
 from typing import NoReturn
@@ -19,6 +20,8 @@ from odradek.cli import (
     groups,
     health,
     log_dirs,
+    perf_consume,
+    perf_produce,
     quotas,
     records,
     topics,
@@ -231,6 +234,43 @@ def _dump_log(sub: argparse._SubParsersAction) -> None:
         skip_metadata=a.skip_record_metadata))
 
 
+def _perf(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("perf", help="producer and consumer throughput and latency "
+                                    "(kafka-producer-perf-test.sh, kafka-consumer-perf-test.sh)")
+    s = p.add_subparsers(dest="action", required=True)
+    c = s.add_parser("produce", help="produce --num-records records and report records/s, MB/s and latency")
+    c.add_argument("--topic", required=True)
+    c.add_argument("--num-records", type=int, required=True)
+    size = c.add_mutually_exclusive_group(required=True)
+    size.add_argument("--record-size", type=int, help="bytes per record")
+    size.add_argument("--payload-file", help="records drawn at random from this file's lines")
+    c.add_argument("--payload-delimiter", default="\n", help="what separates --payload-file's records")
+    c.add_argument("--throughput", type=float, required=True, help="records/s at most; -1 for no limit")
+    c.add_argument("--producer-props", nargs="+", default=[], metavar="KEY=VALUE",
+                   help="acks, batch.size, linger.ms, compression.type, bootstrap.servers")
+    c.add_argument("--producer.config", dest="command_config", default=argparse.SUPPRESS, metavar="FILE",
+                   help="the same as --command-config")
+    c.set_defaults(run=lambda cl, a: perf_produce.produce(
+        cl, a.topic, a.num_records, a.record_size, a.throughput, a.producer_props, payload_file=a.payload_file,
+        payload_delimiter=a.payload_delimiter, report=None if a.json else print))
+
+    c = s.add_parser("consume", help="consume --messages records and report MB/s and records/s")
+    c.add_argument("--topic", required=True)
+    c.add_argument("--messages", type=int, required=True)
+    c.add_argument("--group", default=f"perf-consumer-{random.randrange(100_000)}")
+    c.add_argument("--from-latest", action="store_true", help="start at the end when the group has no offsets")
+    # Here, as in kafka-consumer-perf-test.sh, --timeout is in milliseconds between records.
+    c.add_argument("--timeout", dest="timeout_ms", type=int, default=10_000, metavar="MS",
+                   help="stop after this long without a record (default 10000)")
+    c.add_argument("--fetch-size", type=int, default=1024 * 1024, help="bytes per partition per fetch")
+    c.add_argument("--hide-header", action="store_true")
+    c.add_argument("--consumer.config", dest="command_config", default=argparse.SUPPRESS, metavar="FILE",
+                   help="the same as --command-config")
+    c.set_defaults(run=lambda cl, a: perf_consume.consume(
+        cl, a.topic, a.messages, a.group, from_latest=a.from_latest, timeout_ms=a.timeout_ms,
+        fetch_size=a.fetch_size, hide_header=a.hide_header))
+
+
 def _quotas(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55), connection rates by ip (KIP-612)")
     s = p.add_subparsers(dest="action", required=True)
@@ -353,7 +393,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
-def _global_options(p: argparse.ArgumentParser, broker_list: bool = True) -> None:
+def _global_options(p: argparse.ArgumentParser, broker_list: bool = True, timeout: bool = True) -> None:
     """The options every command takes, before or after its name (as Kafka's tools take
     options in any order). SUPPRESS as the default: a subcommand's parser copies what it
     parsed over its parent's values, so a default there would undo a value given earlier;
@@ -366,8 +406,9 @@ def _global_options(p: argparse.ArgumentParser, broker_list: bool = True) -> Non
     g.add_argument("--command-config", default=argparse.SUPPRESS, metavar="FILE",
                    help="Kafka client properties: security.protocol, ssl.*, sasl.* (docs/cli.md)")
     g.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
-    g.add_argument("--timeout", type=float, default=argparse.SUPPRESS, metavar="SECONDS",
-                   help=f"socket timeout in seconds (default {DEFAULT_TIMEOUT:g})")
+    if timeout:
+        g.add_argument("--timeout", type=float, default=argparse.SUPPRESS, metavar="SECONDS",
+                       help=f"socket timeout in seconds (default {DEFAULT_TIMEOUT:g})")
 
 
 def _every_parser(p: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -411,10 +452,13 @@ def parser() -> argparse.ArgumentParser:
     _features(sub)
     _offsets_and_dirs(sub)
     _dump_log(sub)
+    _perf(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
-            _global_options(each, broker_list=each.prog != "odradek log-dirs describe")
+            # Kafka's tools give these two names other meanings there (broker ids; milliseconds).
+            _global_options(each, broker_list=each.prog != "odradek log-dirs describe",
+                            timeout=each.prog != "odradek perf consume")
     return p
 
 
