@@ -19,10 +19,12 @@ from odradek.cli import (
     get_offsets,
     groups,
     health,
+    leader_election,
     log_dirs,
     perf_consume,
     perf_produce,
     quotas,
+    reassign_partitions,
     records,
     topics,
     transactions,
@@ -271,6 +273,42 @@ def _perf(sub: argparse._SubParsersAction) -> None:
         fetch_size=a.fetch_size, hide_header=a.hide_header))
 
 
+def _placement(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("leader-election", help="elect preferred or unclean leaders (kafka-leader-election.sh)")
+    c.add_argument("--election-type", required=True, metavar="PREFERRED|UNCLEAN")
+    c.add_argument("--topic")
+    c.add_argument("--partition", type=int)
+    c.add_argument("--all-topic-partitions", action="store_true")
+    c.add_argument("--path-to-json-file", metavar="FILE", help='{"partitions": [{"topic": "t", "partition": 0}]}')
+    c.set_defaults(run=lambda cl, a: leader_election.elect(
+        cl, a.election_type, a.topic, a.partition, a.all_topic_partitions, a.path_to_json_file))
+
+    c = sub.add_parser("reassign-partitions", help="move partition replicas between brokers "
+                                                   "(kafka-reassign-partitions.sh)")
+    action = c.add_mutually_exclusive_group(required=True)
+    for flag in ("--generate", "--execute", "--verify", "--list", "--cancel"):
+        action.add_argument(flag, action="store_true")
+    c.add_argument("--reassignment-json-file", metavar="FILE", help="for --execute, --verify and --cancel")
+    c.add_argument("--topics-to-move-json-file", metavar="FILE", help='for --generate: {"topics": [{"topic": "t"}]}')
+    # Here, as in kafka-reassign-partitions.sh, --broker-list names broker ids.
+    c.add_argument("--broker-list", metavar="ID,ID", help="for --generate: the brokers to spread over")
+
+    def run(cl: Cluster, a: argparse.Namespace) -> Output:
+        if a.list:
+            return reassign_partitions.list_reassignments(cl)
+        if a.generate:
+            if not a.topics_to_move_json_file or not a.broker_list:
+                raise CliError("--generate needs --topics-to-move-json-file and --broker-list")
+            return reassign_partitions.generate(cl, a.topics_to_move_json_file, a.broker_list)
+        if not a.reassignment_json_file:
+            raise CliError("--reassignment-json-file is required with --execute, --verify and --cancel")
+        step = (reassign_partitions.execute if a.execute else reassign_partitions.verify if a.verify
+                else reassign_partitions.cancel)
+        return step(cl, a.reassignment_json_file)
+
+    c.set_defaults(run=run)
+
+
 def _quotas(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("quotas", help="client quotas by user and client id (KIP-55), connection rates by ip (KIP-612)")
     s = p.add_subparsers(dest="action", required=True)
@@ -453,11 +491,13 @@ def parser() -> argparse.ArgumentParser:
     _offsets_and_dirs(sub)
     _dump_log(sub)
     _perf(sub)
+    _placement(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
             # Kafka's tools give these two names other meanings there (broker ids; milliseconds).
-            _global_options(each, broker_list=each.prog != "odradek log-dirs describe",
+            _global_options(each, broker_list=each.prog not in ("odradek log-dirs describe",
+                                                                "odradek reassign-partitions"),
                             timeout=each.prog != "odradek perf consume")
     return p
 
