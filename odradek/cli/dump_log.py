@@ -144,10 +144,26 @@ def _delete_horizon(header: rb.BatchHeader) -> int | None:
     return header.base_timestamp if header.has_delete_horizon else None
 
 
+class Sink:
+    """Where the text goes: printed as it is made (`emit`: a segment may hold millions of
+    records) or kept for --json, which keeps the data too."""
+
+    def __init__(self, emit: Callable[[str], None] | None) -> None:
+        self.emit = emit
+        self.lines: list[str] = []
+        self.keep = emit is None
+
+    def append(self, line: str) -> None:
+        if self.emit is not None:
+            self.emit(line)
+        else:
+            self.lines.append(line)
+
+
 def _dump_segment(path: str, deep: bool, print_data: bool, parser: Parser, max_bytes: int,
-                  skip_metadata: bool) -> tuple[list[str], dict[str, Any]]:
+                  skip_metadata: bool, lines: Sink) -> dict[str, Any]:
     base = int(os.path.basename(path).split(".")[0])
-    lines = [f"Log starting offset: {base}"]
+    lines.append(f"Log starting offset: {base}")
     batches: list[dict[str, Any]] = []
     with open(path, "rb") as f:
         size = os.fstat(f.fileno()).st_size
@@ -180,18 +196,19 @@ def _dump_segment(path: str, deep: bool, print_data: bool, parser: Parser, max_b
                         f"compresscodec: {codec} crc: {h.crc} isvalid: {str(valid).lower()}")
                 if deep and valid:
                     batch["records"] = _records(buf, pos, h, print_data, parser, skip_metadata, lines)
-                batches.append(batch)
+                if lines.keep:
+                    batches.append(batch)
             if end < size and end <= max_bytes:
                 lines.append(f"Found {size - end} invalid bytes at the end of {os.path.basename(path)}")
         finally:
             buf.release()
             if mapped is not None:
                 mapped.close()
-    return lines, {"log_start_offset": base, "batches": batches}
+    return {"log_start_offset": base, "batches": batches}
 
 
 def _records(buf: memoryview, pos: int, h: rb.BatchHeader, print_data: bool, parser: Parser,
-             skip_metadata: bool, lines: list[str]) -> list[dict[str, Any]]:
+             skip_metadata: bool, lines: Sink) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for r in rb.decode_batch(buf, pos).records:
         delta = r.offset - h.base_offset
@@ -221,7 +238,8 @@ def _records(buf: memoryview, pos: int, h: rb.BatchHeader, print_data: bool, par
                 rec["payload"] = payload
                 text += f" payload: {payload}"
         lines.append(text.lstrip() if skip_metadata else text)
-        out.append(rec)
+        if lines.keep:
+            out.append(rec)
     return out
 
 
@@ -283,8 +301,10 @@ def _dump_snapshot(path: str) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 def dump(files: list[str], *, deep: bool = False, print_data: bool = False, offsets_decoder: bool = False,
-         transaction_log_decoder: bool = False, max_bytes: int = MAX_BYTES, skip_metadata: bool = False) -> Output:
-    """As DumpLogSegments: a decoder implies --print-data-log, which implies --deep-iteration."""
+         transaction_log_decoder: bool = False, max_bytes: int = MAX_BYTES, skip_metadata: bool = False,
+         emit: Callable[[str], None] | None = None) -> Output:
+    """As DumpLogSegments: a decoder implies --print-data-log, which implies --deep-iteration.
+    With `emit` the text is handed to it line by line as it is made (and not returned)."""
     if offsets_decoder and transaction_log_decoder:
         raise CliError("--offsets-decoder and --transaction-log-decoder exclude each other")
     parser: Parser = _default_parser
@@ -297,7 +317,7 @@ def dump(files: list[str], *, deep: bool = False, print_data: bool = False, offs
     paths = [p.strip() for item in files for p in item.split(",") if p.strip()]
     if not paths:
         raise CliError("Missing required argument \"[files]\"")
-    lines: list[str] = []
+    lines = Sink(emit)
     data: list[dict[str, Any]] = []
     for path in paths:
         name = os.path.basename(path)
@@ -312,21 +332,22 @@ def dump(files: list[str], *, deep: bool = False, print_data: bool = False, offs
         base, kind = int(match.group(1)), match.group(2)
         try:
             if kind == "log":
-                text, doc = _dump_segment(path, deep, print_data, parser, max_bytes, skip_metadata)
+                doc = _dump_segment(path, deep, print_data, parser, max_bytes, skip_metadata, lines)
                 data.append({"file": path, "type": "log", **doc})
+                continue
+            if kind == "index":
+                text, entries = _dump_index(path, base)
+            elif kind == "timeindex":
+                text, entries = _dump_time_index(path, base)
+            elif kind == "txnindex":
+                text, entries = _dump_txn_index(path)
             else:
-                if kind == "index":
-                    text, entries = _dump_index(path, base)
-                elif kind == "timeindex":
-                    text, entries = _dump_time_index(path, base)
-                elif kind == "txnindex":
-                    text, entries = _dump_txn_index(path)
-                else:
-                    text, entries = _dump_snapshot(path)
-                data.append({"file": path, "type": kind, "entries": entries})
+                text, entries = _dump_snapshot(path)
         except OSError as exc:
             raise CliError(f"{path}: {exc.strerror or exc}") from None
         except rb.RecordBatchError as exc:
             raise CliError(f"{path}: {exc}") from None
-        lines += text
-    return Output(data, lines=lines)
+        data.append({"file": path, "type": kind, "entries": entries})
+        for line in text:
+            lines.append(line)
+    return Output(data, lines=lines.lines)

@@ -233,7 +233,7 @@ def _dump_log(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(offline=True, run=lambda cl, a: dump_log.dump(
         a.files, deep=a.deep_iteration, print_data=a.print_data_log, offsets_decoder=a.offsets_decoder,
         transaction_log_decoder=a.transaction_log_decoder, max_bytes=a.max_bytes,
-        skip_metadata=a.skip_record_metadata))
+        skip_metadata=a.skip_record_metadata, emit=None if a.json else print))
 
 
 def _perf(sub: argparse._SubParsersAction) -> None:
@@ -510,7 +510,7 @@ def _security(command_config: str | None) -> ClientSecurity:
     return client_security(props)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     args = _fill_defaults(parser().parse_args(argv))
     if args.run is None:
         print("Error: run the broker with `odradek serve` or `python -m broker`", file=sys.stderr)
@@ -541,6 +541,16 @@ def main(argv: list[str] | None = None) -> int:
     if text:
         print(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as Kafka's tools do under a closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":
