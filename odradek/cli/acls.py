@@ -27,16 +27,20 @@ PERMISSIONS = {"ANY": 1, "DENY": 2, "ALLOW": 3}
 CLUSTER_NAME = "kafka-cluster"
 WILDCARD_HOST = "*"
 
-# The operations each resource type takes (Kafka's AclEntry.supportedOperations).
+# The operations each resource type takes (Kafka's AclEntry.supportedOperations), in the
+# order Kafka 4.0's kafka-acls.sh lists them when refusing another.
 SUPPORTED = {
-    "TOPIC": {"READ", "WRITE", "CREATE", "DESCRIBE", "DELETE", "ALTER", "DESCRIBE_CONFIGS", "ALTER_CONFIGS"},
-    "GROUP": {"READ", "DESCRIBE", "DELETE"},
-    "CLUSTER": {"CREATE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE", "ALTER",
-                "DESCRIBE"},
-    "TRANSACTIONAL_ID": {"DESCRIBE", "WRITE", "TWO_PHASE_COMMIT"},
-    "DELEGATION_TOKEN": {"DESCRIBE"},
-    "USER": {"CREATE_TOKENS", "DESCRIBE_TOKENS"},
+    "TOPIC": ["DESCRIBE", "CREATE", "ALTER_CONFIGS", "DESCRIBE_CONFIGS", "ALTER", "ALL", "WRITE", "READ", "DELETE"],
+    "GROUP": ["DESCRIBE", "ALTER_CONFIGS", "DESCRIBE_CONFIGS", "ALL", "READ", "DELETE"],
+    "CLUSTER": ["DESCRIBE", "CREATE", "ALTER_CONFIGS", "DESCRIBE_CONFIGS", "ALTER", "CLUSTER_ACTION", "ALL",
+                "IDEMPOTENT_WRITE"],
+    "TRANSACTIONAL_ID": ["DESCRIBE", "ALL", "WRITE"],
+    "DELEGATION_TOKEN": ["DESCRIBE", "ALL"],
+    "USER": ["CREATE_TOKENS", "ALL", "DESCRIBE_TOKENS"],
 }
+NO_RESOURCE = ("You must provide at least one resource: --topic <topic> or --cluster or --group <group> or "
+               "--delegation-token <Delegation Token ID>")
+NO_PRINCIPAL = "You must specify one of: --allow-principal, --deny-principal when trying to add ACLs."
 
 
 def _name(table: dict[str, int], code: int) -> str:
@@ -127,12 +131,12 @@ def _check_principal(principal: str) -> None:
 def _validate(opts: AclOptions) -> None:
     for p in opts.allow_principals + opts.deny_principals + opts.principals:
         _check_principal(p)
-    if (opts.producer or opts.consumer) and (opts.operations or opts.deny_principals or opts.deny_hosts):
-        raise CliError("--producer and --consumer cannot be used with --operation, --deny-principal or --deny-host")
-    if opts.allow_hosts and not opts.allow_principals:
-        raise CliError("--allow-host needs --allow-principal")
-    if opts.deny_hosts and not opts.deny_principals:
-        raise CliError("--deny-host needs --deny-principal")
+    for convenience, given in (("producer", opts.producer), ("consumer", opts.consumer)):
+        if given:
+            for other, used in (("operation", opts.operations), ("deny-principal", opts.deny_principals),
+                                ("deny-host", opts.deny_hosts)):
+                if used:
+                    raise CliError(f'Option "[{convenience}]" can\'t be used with option "[{other}]"')
     for op in opts.operations:
         if op.upper() not in OPERATIONS or op.upper() == "ANY":
             raise CliError(f"unknown operation {op!r}; one of {', '.join(o for o in OPERATIONS if o != 'ANY')}")
@@ -145,10 +149,13 @@ def bindings(opts: AclOptions) -> dict[Pattern, list[Entry]]:
         raise CliError(f"A '--resource-pattern-type' value of '{opts.pattern_type}' is not valid when adding acls.")
     out: dict[Pattern, list[Entry]] = {}
     if opts.producer or opts.consumer:
-        if not opts.topics and not (opts.producer and opts.transactional_ids):
-            raise CliError("--producer and --consumer need --topic")
-        if opts.consumer and not opts.groups:
-            raise CliError("--consumer needs --group")
+        if opts.producer and not opts.topics:
+            raise CliError("With --producer you must specify a --topic")
+        if opts.consumer and (not opts.topics or not opts.groups or opts.cluster or opts.transactional_ids):
+            raise CliError("With --consumer you must specify a --topic and a --group and no --cluster or "
+                           "--transactional-id option should be specified.")
+        if not opts.allow_principals:
+            raise CliError(NO_PRINCIPAL)
         p = opts.pattern_type
         if opts.producer:
             for t in opts.topics:
@@ -166,16 +173,14 @@ def bindings(opts: AclOptions) -> dict[Pattern, list[Entry]]:
         return {k: sorted(set(v)) for k, v in out.items()}
     patterns = _patterns(opts, opts.pattern_type)
     if not patterns:
-        raise CliError("You must provide at least one resource: --topic <topic> or --cluster or --group <group> "
-                       "or --transactional-id <id> or --delegation-token <id> or --user-principal <principal>")
+        raise CliError(NO_RESOURCE)
     if not opts.allow_principals and not opts.deny_principals:
-        raise CliError("You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.")
+        raise CliError(NO_PRINCIPAL)
     operations = {op.upper() for op in opts.operations} or {"ALL"}
     for pattern in patterns:
-        unsupported = operations - SUPPORTED[pattern.resource_type] - {"ALL"}
-        if unsupported:
+        if operations - set(SUPPORTED[pattern.resource_type]):
             raise CliError(f"ResourceType {pattern.resource_type} only supports operations "
-                           f"{','.join(sorted(SUPPORTED[pattern.resource_type] | {'ALL'}))}")
+                           f"[{', '.join(SUPPORTED[pattern.resource_type])}]")
         out[pattern] = _entries(opts, operations)
     return out
 
@@ -208,12 +213,17 @@ def _describe(cluster: Cluster, pattern: Pattern | None, principal: str | None =
     return {k: sorted(out[k]) for k in sorted(out)}
 
 
-def _block(title: str, acls: dict[Pattern, list[Entry]]) -> list[str]:
-    """Kafka's layout: a line per resource, a tab-indented line per entry, a blank line."""
+def _block(title: str, acls: dict[Pattern, list[Entry]], *, adding: bool = False) -> list[str]:
+    """Kafka's layout: a line per resource, then its entries tab-indented, then a blank line.
+    Adding, Kafka writes `: ` then ` \t` before the first entry (a quirk kept)."""
     lines: list[str] = []
     for pattern, entries in acls.items():
-        lines.append(f"{title} `{pattern}`: ")
-        lines += [f" \t{e} " if i == len(entries) - 1 else f" \t{e}" for i, e in enumerate(entries)]
+        if adding:
+            lines.append(f"{title} `{pattern}`: ")
+            lines += [(" \t" if i == 0 else "\t") + str(e) for i, e in enumerate(entries)]
+        else:
+            lines.append(f"{title} `{pattern}`:")
+            lines += [f"\t{e}" for e in entries]
         lines.append("")
     return lines
 
@@ -222,26 +232,17 @@ def _as_data(acls: dict[Pattern, list[Entry]]) -> list[dict[str, Any]]:
     return [{"resource": p.as_dict(), "acls": [e.as_dict() for e in entries]} for p, entries in acls.items()]
 
 
-def _current(cluster: Cluster, filters: list[Pattern]) -> dict[Pattern, list[Entry]]:
-    current: dict[Pattern, list[Entry]] = {}
-    for f in filters or [None]:  # type: ignore[list-item]
-        current.update(_describe(cluster, f))
-    return current
-
-
 def add(cluster: Cluster, opts: AclOptions) -> Output:
     wanted = bindings(opts)
     lines: list[str] = []
     for pattern, entries in wanted.items():
-        lines += _block("Adding ACLs for resource", {pattern: entries})
+        lines += _block("Adding ACLs for resource", {pattern: entries}, adding=True)
         resp = cluster.any_node().call(CreateAclsRequest(creations=[AclCreation(
             resource_type=RESOURCE_TYPES[pattern.resource_type], resource_name=pattern.name,
             resource_pattern_type=PATTERN_TYPES[pattern.pattern_type], principal=e.principal, host=e.host,
             operation=OPERATIONS[e.operation], permission_type=PERMISSIONS[e.permission]) for e in entries]), 3)
         for r in resp.results:
             check(r.error_code, f"adding ACLs for {pattern}", r.error_message)
-    current = _current(cluster, list(wanted))
-    lines += _block("Current ACLs for resource", current)
     return Output({"added": _as_data(wanted)}, lines=lines)
 
 
@@ -262,11 +263,9 @@ def remove(cluster: Cluster, opts: AclOptions, ask: Callable[[str], str] = _ask)
     _validate(opts)
     filters = _filters(opts)
     if not filters:
-        raise CliError("You must provide at least one resource: --topic <topic> or --cluster or --group <group> "
-                       "or --transactional-id <id> or --delegation-token <id> or --user-principal <principal>")
+        raise CliError(NO_RESOURCE)
     wanted = bindings(opts) if opts.producer or opts.consumer else None
     removed: list[dict[str, Any]] = []
-    lines: list[str] = []
     for pattern in filters:
         if wanted is not None:
             entries: list[Entry] | None = wanted[pattern]
@@ -276,12 +275,10 @@ def remove(cluster: Cluster, opts: AclOptions, ask: Callable[[str], str] = _ask)
             entries = None  # every entry of the resource
         if not opts.force:
             question = (f"Are you sure you want to delete all ACLs for resource filter `{pattern}`?" if entries is None
-                        else f"Are you sure you want to remove ACLs: \n {chr(10).join(chr(9) + str(e) for e in entries)}"
-                             f" \n from resource filter `{pattern}`?")
+                        else "Are you sure you want to remove ACLs: \n " + "\n".join(f"\t{e}" for e in entries)
+                             + f"\n from resource filter `{pattern}`?")
             if not _confirm(question, ask):
                 continue
-        lines.append(f"Removing ACLs for resource filter `{pattern}`" if entries is None else
-                     f"Removing ACLs: {', '.join(map(str, entries))} from resource filter `{pattern}`")
         acl_filters = [DeleteAclsFilter(
             resource_type_filter=RESOURCE_TYPES[pattern.resource_type], resource_name_filter=pattern.name,
             pattern_type_filter=PATTERN_TYPES[pattern.pattern_type],
@@ -299,8 +296,8 @@ def remove(cluster: Cluster, opts: AclOptions, ask: Callable[[str], str] = _ask)
                                         _name(PATTERN_TYPES, m.pattern_type)).as_dict(),
                     "acl": Entry(m.principal, m.host, _name(OPERATIONS, m.operation),
                                  _name(PERMISSIONS, m.permission_type)).as_dict()})
-    lines += _block("Current ACLs for resource", _current(cluster, filters))
-    return Output({"removed": removed}, lines=lines)
+    # Kafka's tool prints nothing once it has removed them.
+    return Output({"removed": removed}, lines=[])
 
 
 def list_acls(cluster: Cluster, opts: AclOptions) -> Output:
