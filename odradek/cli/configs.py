@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from odradek.cli.client import CliError, Cluster, check
+from odradek.cli.groups import list_groups
 from odradek.cli.output import Output
 from odradek.client_config import ClientConfigError, read_properties
 from protocol.errors import ErrorCode
@@ -143,8 +144,8 @@ def _java(value: str | None) -> str:
 
 
 def _every(cluster: Cluster, entity: Entity) -> list[Entity]:
-    """The entities a describe without --entity-name covers: every topic; every broker and
-    then the brokers' default (as kafka-configs.sh); a group must be named."""
+    """The entities a describe without --entity-name covers, as kafka-configs.sh: every topic;
+    every broker and then the brokers' default; every group."""
     if entity.name != "":
         return [entity]
     resp = cluster.metadata(None if entity.entity_type == "topics" else [])
@@ -153,7 +154,7 @@ def _every(cluster: Cluster, entity: Entity) -> list[Entity]:
     if entity.entity_type == "brokers":
         return [*(Entity("brokers", str(b.node_id)) for b in sorted(resp.brokers, key=lambda b: b.node_id)),
                 Entity("brokers", None)]
-    raise CliError("--entity-name is required to describe groups")
+    return [Entity("groups", g["group"]) for g in list_groups(cluster).data]
 
 
 def _quota_components(found: list[Entity]) -> list[ComponentData]:
@@ -175,8 +176,10 @@ def _quota_label(kind: str, name: str | None) -> str:
 
 
 def _describe_quotas(cluster: Cluster, found: list[Entity]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Strict, as ConfigCommand asks: the entities of exactly the types named (a user's own
+    quotas, not those of the user with a client id)."""
     resp = cluster.any_node().call(DescribeClientQuotasRequest(components=_quota_components(found),
-                                                               strict=len(found) > 1), 1)
+                                                               strict=True), 1)
     check(resp.error_code, "describing client quotas", resp.error_message)
     data: list[dict[str, Any]] = []
     lines: list[str] = []
@@ -310,8 +313,9 @@ def _alter_scram(cluster: Cluster, user: str, adds: dict[str, str], deletes: lis
 def alter(cluster: Cluster, found: list[Entity], adds: dict[str, str], deletes: list[str]) -> Output:
     if not found:
         raise CliError("--entity-type is required")
-    if any(e.name == "" for e in found):
-        raise CliError("an entity must be specified with --entity-name or --entity-default for --alter")
+    for e in found:
+        if e.name == "":
+            raise CliError(f"An entity name must be specified with --alter of {e.entity_type}")
     if not adds and not deletes:
         raise CliError("nothing to change: give --add-config, --add-config-file or --delete-config")
     first = found[0]

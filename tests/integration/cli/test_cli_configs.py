@@ -114,6 +114,10 @@ def test_group_configs(run: Cli) -> None:
         f"Dynamic configs for group {group} are:",
         "  consumer.session.timeout.ms=50000 sensitive=false synonyms={DYNAMIC_GROUP_CONFIG:"
         "consumer.session.timeout.ms=50000, DEFAULT_CONFIG:group.consumer.session.timeout.ms=45000}"]
+    # Without a name: every group the brokers list (this one exists only as configs: none).
+    assert run("configs", "--describe", "--entity-type", "groups").json == []
+    r = run("configs", "--alter", "--entity-type", "groups", "--add-config", "consumer.session.timeout.ms=50000")
+    assert (r.code, r.err) == (1, "Error: An entity name must be specified with --alter of groups\n")
     r = run("configs", "--alter", "--group", group, "--add-config", "consumer.session.timeout.ms=1")
     assert r.code == 1 and "INVALID_CONFIG" in r.err
 
@@ -135,6 +139,8 @@ def test_client_user_and_ip_quotas(run: Cli) -> None:
                                   "consumer_byte_rate=2048.0, producer_byte_rate=1024.0"]
     r = run("configs", "--describe", "--client", client)
     assert r.json == {"quotas": [{"entity": {"client-id": client}, "quotas": {"request_percentage": 50.0}}]}
+    # Strict, as Kafka's tool asks: the user's own quotas only (it has none without a client id).
+    assert run("configs", "--describe", "--user", user).json == {"quotas": [], "scram_credentials": []}
     r = run("configs", "--describe", "--entity-type", "ips", "--entity-default", as_json=False)
     assert r.out == "Quota configs for the default ip are connection_creation_rate=100.0\n"
 
