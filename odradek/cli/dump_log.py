@@ -11,6 +11,7 @@ protocol's decoders (protocol/record_batch.py; the internal topics' record schem
 from __future__ import annotations
 
 import base64
+import copy
 import dataclasses
 import json
 import mmap
@@ -24,6 +25,7 @@ from typing import Any
 from odradek.cli.client import CliError
 from odradek.cli.output import Output
 from protocol import record_batch as rb
+from protocol.codec import Writer
 from protocol.message import Message
 from protocol.messages.consumer_group_current_member_assignment_key import (
     ConsumerGroupCurrentMemberAssignmentKey,
@@ -47,6 +49,8 @@ from protocol.messages.consumer_group_target_assignment_metadata_key import (
 from protocol.messages.consumer_group_target_assignment_metadata_value import (
     ConsumerGroupTargetAssignmentMetadataValue,
 )
+from protocol.messages.consumer_protocol_assignment import ConsumerProtocolAssignment
+from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSubscription
 from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
@@ -80,14 +84,61 @@ def _camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def message_json(value: Any) -> Any:
-    """A decoded message as Kafka's generated JSON converters write it: camelCase fields,
-    bytes in base64, UUIDs as Kafka prints them (URL-safe base64, unpadded)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {_camel(f.name): message_json(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if f.name != "unknown_tagged_fields"}
+def _encoded(obj: Any, version: int) -> bytes:
+    w = Writer()
+    obj.write(w, version)
+    return w.getvalue()
+
+
+def _perturbed(value: Any) -> Any:
+    """Another value of the same kind, to see whether a field is written at all."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value - 1 if value > 0 else value + 1
+    if isinstance(value, str):
+        return value + "x"
+    if isinstance(value, bytes | bytearray):
+        return bytes(value) + b"x"
+    if isinstance(value, uuid.UUID):
+        return uuid.UUID(int=value.int ^ 1)
     if isinstance(value, list):
-        return [message_json(v) for v in value]
+        return [*value, value[0]] if value else None
+    if value is None:
+        return ""
+    return None
+
+
+def _fields_in(obj: Any, version: int) -> list[str]:
+    """The fields `version` of the message carries (Kafka's JSON converters write only those):
+    a field whose change leaves the encoding unchanged is not in the version; one whose
+    change cannot be encoded is taken to be."""
+    base = _encoded(obj, version)
+    present: list[str] = []
+    for f in dataclasses.fields(obj):
+        if f.name == "unknown_tagged_fields":
+            continue
+        probe = copy.copy(obj)
+        setattr(probe, f.name, _perturbed(getattr(obj, f.name)))
+        try:
+            if _encoded(probe, version) == base:
+                continue
+        except Exception:  # the probe's value does not fit the field: it is written
+            pass
+        present.append(f.name)
+    return present
+
+
+def message_json(value: Any, version: int | None = None) -> Any:
+    """A decoded message as Kafka's generated JSON converters write it: the fields of
+    `version` (all without one) in camelCase, bytes in base64, UUIDs as Kafka prints them
+    (URL-safe base64, unpadded)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = ([f.name for f in dataclasses.fields(value) if f.name != "unknown_tagged_fields"]
+                 if version is None else _fields_in(value, version))
+        return {_camel(n): message_json(getattr(value, n), version) for n in names}
+    if isinstance(value, list):
+        return [message_json(v, version) for v in value]
     if isinstance(value, bytes | bytearray | memoryview):
         return base64.b64encode(bytes(value)).decode()
     if isinstance(value, uuid.UUID):
@@ -95,10 +146,19 @@ def message_json(value: Any) -> Any:
     return value
 
 
+def _consumer_protocol(kind: type[Message], raw: bytes) -> Any:
+    """A consumer group member's subscription or assignment (int16 version, then the struct)
+    as Kafka's formatter shows it: decoded, or in base64 if it does not decode."""
+    try:
+        (version,) = struct.unpack_from(">h", raw)
+        return message_json(kind.decode(raw[2:], version), version)
+    except Exception:
+        return message_json(raw)
+
+
 def _coordinator_parser(records: dict[int, tuple[type[Message], type[Message]]]) -> Parser:
-    """Kafka's OffsetsMessageParser / TransactionLogMessageParser: the key as
-    {"type": version, "data": ...}, the value as {"version": version, "data": ...}, a
-    tombstone as <DELETE>."""
+    """Kafka's OffsetsMessageParser: the key as {"type": version, "data": ...}, the value as
+    {"version": version, "data": ...} with the fields of that version, a tombstone as <DELETE>."""
 
     def parse(record: rb.Record) -> tuple[str | None, str | None]:
         if record.key is None or len(record.key) < 2:
@@ -111,7 +171,7 @@ def _coordinator_parser(records: dict[int, tuple[type[Message], type[Message]]])
             key = key_class.decode(record.key[2:], 0)
         except Exception as exc:  # a damaged record: say so and go on, as Kafka's tool does
             return f"unparseable key of type {kind}: {exc}", None
-        key_text = json.dumps({"type": str(kind), "data": message_json(key)}, separators=(",", ":"))
+        key_text = json.dumps({"type": str(kind), "data": message_json(key, 0)}, separators=(",", ":"))
         if record.value is None:
             return key_text, "<DELETE>"
         (version,) = struct.unpack_from(">h", record.value)
@@ -119,9 +179,48 @@ def _coordinator_parser(records: dict[int, tuple[type[Message], type[Message]]])
             value = value_class.decode(record.value[2:], version)
         except Exception as exc:
             return key_text, f"unparseable value of version {version}: {exc}"
-        return key_text, json.dumps({"version": str(version), "data": message_json(value)}, separators=(",", ":"))
+        data = message_json(value, version)
+        if isinstance(value, GroupMetadataValue) and value.protocol_type == "consumer":
+            for member, shown in zip(value.members, data.get("members", []), strict=True):
+                shown["subscription"] = _consumer_protocol(ConsumerProtocolSubscription, member.subscription)
+                shown["assignment"] = _consumer_protocol(ConsumerProtocolAssignment, member.assignment)
+        return key_text, json.dumps({"version": str(version), "data": data}, separators=(",", ":"))
 
     return parse
+
+
+# Kafka's TransactionState names, by the status byte of __transaction_state values.
+TRANSACTION_STATES = ["Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead",
+                      "PrepareEpochFence"]
+
+
+def _transaction_parser(record: rb.Record) -> tuple[str | None, str | None]:
+    """Kafka's TransactionLogMessageParser: `transaction_metadata::transactionalId=ID` and
+    `producerId:P,producerEpoch:E,state=S,partitions=[t-0,...],txnLastUpdateTimestamp=T,
+    txnTimeoutMs=M`; a tombstone as <DELETE>."""
+    if record.key is None or len(record.key) < 2:
+        return "<NULL>", None
+    (version,) = struct.unpack_from(">h", record.key)
+    if version not in TRANSACTION_RECORDS:
+        return f"unknown::version={version}", None
+    try:
+        key = TransactionLogKey.decode(record.key[2:], 0)
+    except Exception as exc:  # a damaged record: say so and go on
+        return f"unparseable key of version {version}: {exc}", None
+    key_text = f"transaction_metadata::transactionalId={key.transactional_id}"
+    if record.value is None:
+        return key_text, "<DELETE>"
+    (value_version,) = struct.unpack_from(">h", record.value)
+    try:
+        v = TransactionLogValue.decode(record.value[2:], value_version)
+    except Exception as exc:
+        return key_text, f"unparseable value of version {value_version}: {exc}"
+    state = (TRANSACTION_STATES[v.transaction_status] if 0 <= v.transaction_status < len(TRANSACTION_STATES)
+             else f"Unknown({v.transaction_status})")
+    partitions = ",".join(f"{t.topic}-{p}" for t in v.transaction_partitions or [] for p in t.partition_ids)
+    return key_text, (f"producerId:{v.producer_id},producerEpoch:{v.producer_epoch},state={state},"
+                      f"partitions=[{partitions}],txnLastUpdateTimestamp={v.transaction_last_update_timestamp_ms},"
+                      f"txnTimeoutMs={v.transaction_timeout_ms}")
 
 
 def _utf8(data: bytes | None) -> str | None:
@@ -158,6 +257,10 @@ class Sink:
             self.emit(line)
         else:
             self.lines.append(line)
+
+
+def _zeros(view: memoryview, chunk: int = 1 << 20) -> bool:
+    return all(not view[i:i + chunk].tobytes().strip(b"\0") for i in range(0, len(view), chunk))
 
 
 def _dump_segment(path: str, deep: bool, print_data: bool, parser: Parser, max_bytes: int,
@@ -198,7 +301,8 @@ def _dump_segment(path: str, deep: bool, print_data: bool, parser: Parser, max_b
                     batch["records"] = _records(buf, pos, h, print_data, parser, skip_metadata, lines)
                 if lines.keep:
                     batches.append(batch)
-            if end < size and end <= max_bytes:
+            # A tail of zeros is the space an open segment was preallocated (log.preallocate).
+            if end < size and end <= max_bytes and not _zeros(buf[end:]):
                 lines.append(f"Found {size - end} invalid bytes at the end of {os.path.basename(path)}")
         finally:
             buf.release()
@@ -311,7 +415,7 @@ def dump(files: list[str], *, deep: bool = False, print_data: bool = False, offs
     if offsets_decoder:
         parser = _coordinator_parser(OFFSETS_RECORDS)
     elif transaction_log_decoder:
-        parser = _coordinator_parser(TRANSACTION_RECORDS)
+        parser = _transaction_parser
     print_data = print_data or offsets_decoder or transaction_log_decoder
     deep = deep or print_data
     paths = [p.strip() for item in files for p in item.split(",") if p.strip()]

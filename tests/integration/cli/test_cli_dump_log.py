@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,9 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from odradek.__main__ import main
 from odradek.testing import OdradekBroker
 from tests.integration.cli.cli_helpers import Run, cli_process
+from tests.polling import wait_until
 
-TOPIC, TXN_ID, GROUP = "dumped", "tx-dump", "g-dump"
+TOPIC, TXN_ID, GROUP, JOINED = "dumped", "tx-dump", "g-dump", "g-joined"
 STAMP = 1_700_000_000_000
 
 
@@ -50,6 +52,11 @@ def written(fresh_broker: OdradekBroker, capsys: pytest.CaptureFixture[str]) -> 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP})
     consumer.commit(offsets=[TopicPartition(TOPIC, 0, 4)], asynchronous=False)
     consumer.close()
+    # A classic group's member: its subscription and assignment in a GroupMetadata record.
+    member = Consumer({"bootstrap.servers": bootstrap, "group.id": JOINED, "enable.auto.commit": False})
+    member.subscribe([TOPIC])
+    wait_until(lambda: member.poll(0.1) is None and bool(member.assignment()), what="the assignment")
+    member.close()
     capsys.readouterr()
     assert main(["--bootstrap-server", bootstrap, "--json", "producers", "describe", "--topic", TOPIC]) == 0
     pid = json.loads(capsys.readouterr().out)[0]["producer_id"]
@@ -137,25 +144,40 @@ def test_partition_files(written: tuple[Path, int], capsys: pytest.CaptureFixtur
 
 
 def test_internal_topics_decoded(written: tuple[Path, int], capsys: pytest.CaptureFixture[str]) -> None:
+    """Kafka 4.0's decoders: __consumer_offsets records as JSON of the record's version (a
+    member's subscription and assignment decoded), __transaction_state records as its text."""
     data, pid = written
-    run = _dump(capsys, "--files", str(_internal(data, "__consumer_offsets")), "--offsets-decoder")
-    (record,) = [line for line in run.out.splitlines() if line.startswith("|")]
-    key = record.split(" key: ")[1].split(" payload: ")[0]
-    payload = json.loads(record.split(" payload: ")[1])
-    assert json.loads(key) == {"type": "1", "data": {"group": GROUP, "topic": TOPIC, "partition": 0}}
-    assert (payload["version"], payload["data"]["offset"], payload["data"]["metadata"]) == ("3", 4, "")
+    offsets = [p for p in data.glob("__consumer_offsets-*/*.log") if p.stat().st_size > 0]
+    run = _dump(capsys, "--files", ",".join(map(str, offsets)), "--offsets-decoder")
+    records = [line for line in run.out.splitlines() if line.startswith("|")]
+    decoded = [(json.loads(r.split(" key: ")[1].split(" payload: ")[0]), r.split(" payload: ")[1]) for r in records]
+    (commit,) = [json.loads(v) for k, v in decoded if k["data"].get("group") == GROUP]
+    # Version 3 of OffsetCommitValue: no expireTimestamp (v1 only), no topicId (v4+).
+    assert commit == {"version": "3", "data": {"offset": 4, "leaderEpoch": -1, "metadata": "",
+                                               "commitTimestamp": commit["data"]["commitTimestamp"]}}
+    joined = [json.loads(v) for k, v in decoded if k == {"type": "2", "data": {"group": JOINED}}]
+    # Stable with its member, then Empty once the member left.
+    assert [len(g["data"]["members"]) for g in joined] == [1, 0]
+    (member,) = joined[0]["data"]["members"]
+    assert member["subscription"]["topics"] == [TOPIC]
+    assert member["assignment"]["assignedPartitions"] == [{"topic": TOPIC, "partitions": [0]}]
+    assert joined[-1]["data"]["protocolType"] == "consumer"
 
     log = _internal(data, "__transaction_state")
-    (segment,) = _dump(capsys, "--files", str(log), "--transaction-log-decoder", "--json").json
-    records = [r for b in segment["batches"] for r in b["records"]]
-    assert {json.loads(r["key"])["data"]["transactionalId"] for r in records} == {TXN_ID}
-    states = [json.loads(r["payload"])["data"] for r in records]
-    # Empty, Ongoing, PrepareCommit, CompleteCommit, Ongoing, PrepareAbort, CompleteAbort.
-    assert [s["transactionStatus"] for s in states] == [0, 1, 2, 4, 1, 3, 5]
-    assert {s["producerId"] for s in states} == {pid}
-    assert states[1]["transactionPartitions"] == [{"topic": TOPIC, "partitionIds": [0]}]
+    run = _dump(capsys, "--files", str(log), "--transaction-log-decoder")
+    records = [line for line in run.out.splitlines() if line.startswith("|")]
+    assert {r.split(" key: ")[1].split(" payload: ")[0] for r in records} == {
+        f"transaction_metadata::transactionalId={TXN_ID}"}
+    payloads = [r.split(" payload: ")[1] for r in records]
+    assert [re.search(r",state=(\w+),", p).group(1) for p in payloads] == [  # type: ignore[union-attr]
+        "Empty", "Ongoing", "PrepareCommit", "CompleteCommit", "Ongoing", "PrepareAbort", "CompleteAbort"]
+    assert all(p.startswith(f"producerId:{pid},producerEpoch:0,state=") for p in payloads)
+    assert f"partitions=[{TOPIC}-0],txnLastUpdateTimestamp=" in payloads[1]
+    assert payloads[0].endswith(",txnTimeoutMs=60000")
 
     # The `odradek` command, offline: no broker runs and none is asked for.
     proc = cli_process("dump-log", "--files", str(log), "--skip-record-metadata", "--transaction-log-decoder",
                        "--bootstrap-server", "127.0.0.1:1")
-    assert proc.code == 0 and proc.out.splitlines()[2].startswith('key: {"type":"0","data":{"transactionalId":')
+    assert proc.code == 0
+    assert proc.out.splitlines()[2] == (f"key: transaction_metadata::transactionalId={TXN_ID} payload: "
+                                        + payloads[0])
