@@ -85,7 +85,7 @@ def get_offsets(cluster: Cluster, topic: str | None, partitions: str | None, top
     if not chosen:
         raise CliError("Could not match any topic-partitions with the specified filters")
     offsets = list_offsets(cluster, chosen, timestamp, version=VERSION_FOR.get(timestamp, 7))
-    data = [{"topic": t, "partition": p, "offset": offsets[(t, p)] if offsets[(t, p)] >= 0 else None}
-            for t, p in chosen]
-    lines = [f"{d['topic']}:{d['partition']}:{'' if d['offset'] is None else d['offset']}" for d in data]
+    # A partition without an offset for that time (none that late) is left out, as by Kafka's tool.
+    data = [{"topic": t, "partition": p, "offset": offsets[(t, p)]} for t, p in chosen if offsets[(t, p)] >= 0]
+    lines = [f"{d['topic']}:{d['partition']}:{d['offset']}" for d in data]
     return Output(data, lines=lines)

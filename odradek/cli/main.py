@@ -292,6 +292,8 @@ def _placement(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--topics-to-move-json-file", metavar="FILE", help='for --generate: {"topics": [{"topic": "t"}]}')
     # Here, as in kafka-reassign-partitions.sh, --broker-list names broker ids.
     c.add_argument("--broker-list", metavar="ID,ID", help="for --generate: the brokers to spread over")
+    c.add_argument("--preserve-throttles", action="store_true",
+                   help="with --verify and --cancel: leave the replication throttles in place")
 
     def run(cl: Cluster, a: argparse.Namespace) -> Output:
         if a.list:
@@ -302,9 +304,11 @@ def _placement(sub: argparse._SubParsersAction) -> None:
             return reassign_partitions.generate(cl, a.topics_to_move_json_file, a.broker_list)
         if not a.reassignment_json_file:
             raise CliError("--reassignment-json-file is required with --execute, --verify and --cancel")
-        step = (reassign_partitions.execute if a.execute else reassign_partitions.verify if a.verify
-                else reassign_partitions.cancel)
-        return step(cl, a.reassignment_json_file)
+        if a.execute:
+            return reassign_partitions.execute(cl, a.reassignment_json_file)
+        if a.verify:
+            return reassign_partitions.verify(cl, a.reassignment_json_file, a.preserve_throttles)
+        return reassign_partitions.cancel(cl, a.reassignment_json_file, a.preserve_throttles)
 
     c.set_defaults(run=run)
 

@@ -19,12 +19,22 @@ from protocol.messages.alter_partition_reassignments_request import (
     ReassignablePartition,
     ReassignableTopic,
 )
+from protocol.messages.incremental_alter_configs_request import (
+    AlterableConfig,
+    AlterConfigsResource,
+    IncrementalAlterConfigsRequest,
+)
 from protocol.messages.list_partition_reassignments_request import (
     ListPartitionReassignmentsRequest,
     ListPartitionReassignmentsTopics,
 )
 
 TIMEOUT_MS = 30_000
+BROKER_RESOURCE, TOPIC_RESOURCE, DELETE = 4, 2, 1
+# The throttles a reassignment may set (Kafka's ReassignPartitionsCommand).
+BROKER_THROTTLES = ["leader.replication.throttled.rate", "follower.replication.throttled.rate",
+                    "replica.alter.log.dirs.io.max.bytes.per.second"]
+TOPIC_THROTTLES = ["leader.replication.throttled.replicas", "follower.replication.throttled.replicas"]
 Assignment = dict[tuple[str, int], list[int]]
 
 
@@ -91,8 +101,38 @@ def _alter(cluster: Cluster, targets: dict[tuple[str, int], list[int] | None]) -
             for t in resp.responses for p in t.partitions if p.error_code != ErrorCode.NONE}
 
 
+def _check_brokers(cluster: Cluster, wanted: Assignment) -> None:
+    """Kafka's tool's own checks, before anything is sent."""
+    for (t, p), replicas in sorted(wanted.items()):
+        twice = sorted({r for r in replicas if replicas.count(r) > 1})
+        if twice:
+            raise CliError(f"Partition replica lists may not contain duplicate entries: {t}-{p} contains multiple "
+                           f"entries for {','.join(map(str, twice))}")
+    known = {b.node_id for b in cluster.metadata([]).brokers}
+    for replicas in wanted.values():
+        for b in replicas:
+            if b not in known:
+                raise CliError(f"Unknown broker id {b}")
+
+
+def _clear_throttles(cluster: Cluster, topics: list[str]) -> list[str]:
+    """Kafka's clearAllThrottles: the throttle rates off every broker, the throttled replica
+    lists off the topics."""
+    brokers = sorted(b.node_id for b in cluster.metadata([]).brokers)
+    resources = [AlterConfigsResource(resource_type=BROKER_RESOURCE, resource_name=str(b), configs=[
+        AlterableConfig(name=n, config_operation=DELETE, value=None) for n in BROKER_THROTTLES]) for b in brokers]
+    resources += [AlterConfigsResource(resource_type=TOPIC_RESOURCE, resource_name=t, configs=[
+        AlterableConfig(name=n, config_operation=DELETE, value=None) for n in TOPIC_THROTTLES]) for t in topics]
+    resp = cluster.any_node().call(IncrementalAlterConfigsRequest(resources=resources), 1)
+    for r in resp.responses:
+        check(r.error_code, f"clearing the throttles of {r.resource_name}", r.error_message)
+    return [f"Clearing broker-level throttles on broker{'s' if len(brokers) > 1 else ''} {','.join(map(str, brokers))}",
+            f"Clearing topic-level throttles on topic{'s' if len(topics) > 1 else ''} {','.join(topics)}"]
+
+
 def execute(cluster: Cluster, path: str) -> Output:
     wanted = read_reassignment(path)
+    _check_brokers(cluster, wanted)
     current = _current(cluster, [t for t, _ in wanted])
     missing = sorted(f"{t}-{p}" for t, p in wanted if (t, p) not in current)
     if missing:
@@ -113,7 +153,7 @@ def execute(cluster: Cluster, path: str) -> Output:
     return Output(data, lines=lines)
 
 
-def verify(cluster: Cluster, path: str) -> Output:
+def verify(cluster: Cluster, path: str, preserve_throttles: bool = False) -> Output:
     wanted = read_reassignment(path)
     ongoing = _ongoing(cluster, sorted(wanted))
     current = _current(cluster, [t for t, _ in wanted])
@@ -131,6 +171,11 @@ def verify(cluster: Cluster, path: str) -> Output:
                     f"than {','.join(map(str, replicas))}.")
         lines.append(text)
         states.append({"topic": t, "partition": p, "state": state})
+    if all(st["state"] == "completed" for st in states):
+        # Done: Kafka's tool then removes the replication throttles it may have set.
+        lines.append("")
+        if not preserve_throttles:
+            lines += _clear_throttles(cluster, sorted({t for t, _ in wanted}))
     return Output({"partitions": states}, lines=lines)
 
 
@@ -148,20 +193,24 @@ def list_reassignments(cluster: Cluster) -> Output:
     return Output(data, lines=lines)
 
 
-def cancel(cluster: Cluster, path: str) -> Output:
+def cancel(cluster: Cluster, path: str, preserve_throttles: bool = False) -> Output:
     wanted = read_reassignment(path)
     active = sorted(tp for tp in _ongoing(cluster, sorted(wanted)))
-    if not active:
-        return Output({"cancelled": []}, lines=["None of the specified partition reassignments are active."])
-    errors = _alter(cluster, dict.fromkeys(active))
+    errors = _alter(cluster, dict.fromkeys(active)) if active else {}
     cancelled = [f"{t}-{p}" for t, p in active if f"{t}-{p}" not in errors]
     lines = [f"Successfully cancelled partition reassignment{'s' if len(cancelled) > 1 else ''} for: "
              f"{','.join(cancelled)}"] if cancelled else []
+    if not active:
+        lines.append("None of the specified partition reassignments are active.")
+    # Log directory moves are not made by this tool: none can be active.
+    lines.append("None of the specified partition moves are active.")
     data = {"cancelled": cancelled, "errors": errors}
     if errors:
         lines.append("Error cancelling partition reassignment(s):")
         lines += [f"{name}: {why}" for name, why in sorted(errors.items())]
         raise CliError(f"{len(errors)} cancellation(s) failed", Output(data, lines=lines))
+    if not preserve_throttles:
+        lines += _clear_throttles(cluster, sorted({t for t, _ in wanted}))
     return Output(data, lines=lines)
 
 
@@ -196,10 +245,11 @@ def generate(cluster: Cluster, topics_file: str, broker_list: str, rng: random.R
         brokers = sorted({int(b) for b in broker_list.split(",") if b.strip()})
     except ValueError:
         raise CliError(f"--broker-list takes broker ids, comma-separated: {broker_list!r}") from None
+    # As Kafka's tool: the brokers of the list that exist (the others are left out).
     known = {b.node_id for b in cluster.metadata([]).brokers}
-    unknown = sorted(set(brokers) - known)
-    if unknown:
-        raise CliError(f"Unknown broker(s) in --broker-list: {','.join(map(str, unknown))}")
+    brokers = [b for b in brokers if b in known]
+    if not brokers:
+        raise CliError(f"None of the brokers of --broker-list exist: {broker_list}")
     current = _current(cluster, topics)
     proposed: Assignment = {}
     for topic in sorted(set(topics)):

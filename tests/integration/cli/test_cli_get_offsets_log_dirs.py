@@ -45,16 +45,17 @@ def test_get_offsets_by_time_and_partition(capsys: pytest.CaptureFixture[str], b
     assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", "-1").out == run.out
     assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", "earliest").out == \
         f"{topic}:0:0\n{topic}:1:0\n{topic}:2:0\n"
-    # max-timestamp (KIP-734): the offset of the latest timestamp; none in an empty partition.
+    # max-timestamp (KIP-734): the offset of the latest timestamp; an empty partition has none
+    # and is left out, as Kafka's tool leaves it out.
     assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", "-3").out == \
-        f"{topic}:0:\n{topic}:1:0\n{topic}:2:0\n"
+        f"{topic}:1:0\n{topic}:2:0\n"
     # A timestamp: the first offset whose timestamp is at or after it.
     assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", str(BASE + 2500)).out == \
-        f"{topic}:0:\n{topic}:1:0\n{topic}:2:\n"
+        f"{topic}:1:0\n"
     assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", str(BASE + 1500)).out == \
-        f"{topic}:0:\n{topic}:1:0\n{topic}:2:0\n"
-    assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", str(BASE + 3001)).out == \
-        f"{topic}:0:\n{topic}:1:\n{topic}:2:\n"
+        f"{topic}:1:0\n{topic}:2:0\n"
+    run = _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--time", str(BASE + 3001))
+    assert (run.code, run.out) == (0, "")
 
     # Partition patterns: N, N-M (M excluded), N-, -M; the topic a regular expression.
     assert _text(capsys, bootstrap, "get-offsets", "--topic", topic, "--partitions", "0,2").out == \

@@ -78,28 +78,42 @@ def test_reassign_partitions(capsys: pytest.CaptureFixture[str], bootstrap: str,
         json.dumps({"version": 1, "partitions": [current["partitions"][0]]}, separators=(",", ":")), "",
         "Save this to use as the --reassignment-json-file option during rollback",
         f"Successfully started partition reassignment for {topic}-0"])
+    # Completed: Kafka's tool then clears the replication throttles (unless --preserve-throttles).
     run = _text(capsys, bootstrap, "reassign-partitions", "--verify", "--reassignment-json-file", plan)
     assert run.out.splitlines() == ["Status of partition reassignment:",
-                                    f"Reassignment of partition {topic}-0 is completed."]
+                                    f"Reassignment of partition {topic}-0 is completed.", "",
+                                    "Clearing broker-level throttles on broker 1",
+                                    f"Clearing topic-level throttles on topic {topic}"]
+    run = _text(capsys, bootstrap, "reassign-partitions", "--verify", "--reassignment-json-file", plan,
+                "--preserve-throttles")
+    assert run.out.splitlines() == ["Status of partition reassignment:",
+                                    f"Reassignment of partition {topic}-0 is completed.", ""]
     assert _text(capsys, bootstrap, "reassign-partitions", "--list").out == "No partition reassignments found.\n"
     assert cli(capsys, bootstrap, "reassign-partitions", "--list").json == []
     run = _text(capsys, bootstrap, "reassign-partitions", "--cancel", "--reassignment-json-file", plan)
-    assert (run.code, run.out) == (0, "None of the specified partition reassignments are active.\n")
+    assert (run.code, run.out.splitlines()) == (0, [
+        "None of the specified partition reassignments are active.",
+        "None of the specified partition moves are active.",
+        "Clearing broker-level throttles on broker 1", f"Clearing topic-level throttles on topic {topic}"])
 
-    # A second broker does not exist: refused by the broker, shown per partition, exit 1.
+    # Kafka's tool's own checks, before anything is sent: brokers that exist, no replica twice.
     wider = _file(tmp_path, {"version": 1, "partitions": [{"topic": topic, "partition": 1, "replicas": [1, 2]}]})
     run = _text(capsys, bootstrap, "reassign-partitions", "--execute", "--reassignment-json-file", wider)
-    assert (run.code, run.err) == (1, "Error: 1 partition reassignment(s) failed\n")
-    assert run.out.splitlines()[-2:] == [
-        "Error reassigning partition(s):",
-        f"{topic}-1: INVALID_REPLICA_ASSIGNMENT: The manual partition assignment includes broker 2, but no such "
-        "broker is registered."]
+    assert (run.code, run.out, run.err) == (1, "", "Error: Unknown broker id 2\n")
+    twice = _file(tmp_path, {"version": 1, "partitions": [{"topic": topic, "partition": 1, "replicas": [1, 1]}]})
+    run = _text(capsys, bootstrap, "reassign-partitions", "--execute", "--reassignment-json-file", twice)
+    assert (run.code, run.err) == (1, f"Error: Partition replica lists may not contain duplicate entries: {topic}-1 "
+                                      "contains multiple entries for 1\n")
+    nowhere = _file(tmp_path, {"version": 1, "partitions": [{"topic": topic, "partition": 7, "replicas": [1]}]})
+    run = _text(capsys, bootstrap, "reassign-partitions", "--execute", "--reassignment-json-file", nowhere)
+    assert (run.code, run.err) == (1, f"Error: Unable to find partition: {topic}-7\n")
     run = _text(capsys, bootstrap, "reassign-partitions", "--verify", "--reassignment-json-file", wider)
     assert run.out.splitlines()[1] == (f"There is no active reassignment of partition {topic}-1, but replica set "
                                        "is 1 rather than 1,2.")
+    # Brokers of --broker-list that do not exist are left out, as by Kafka's tool.
     run = _text(capsys, bootstrap, "reassign-partitions", "--generate", "--topics-to-move-json-file", topics,
                 "--broker-list", "1,2")
-    assert (run.code, run.err) == (1, "Error: Unknown broker(s) in --broker-list: 2\n")
+    assert (run.code, run.out.splitlines()[-1]) == (0, json.dumps(current, separators=(",", ":")))
     run = _text(capsys, bootstrap, "reassign-partitions", "--execute")
     assert (run.code, run.err) == (1, "Error: --reassignment-json-file is required with --execute, --verify and "
                                       "--cancel\n")
