@@ -266,11 +266,15 @@ def _perf(sub: argparse._SubParsersAction) -> None:
                    help="stop after this long without a record (default 10000)")
     c.add_argument("--fetch-size", type=int, default=1024 * 1024, help="bytes per partition per fetch")
     c.add_argument("--hide-header", action="store_true")
+    c.add_argument("--show-detailed-stats", action="store_true", help="a line per --reporting-interval")
+    c.add_argument("--reporting-interval", type=int, default=5000, metavar="MS")
     c.add_argument("--consumer.config", dest="command_config", default=argparse.SUPPRESS, metavar="FILE",
                    help="the same as --command-config")
     c.set_defaults(run=lambda cl, a: perf_consume.consume(
         cl, a.topic, a.messages, a.group, from_latest=a.from_latest, timeout_ms=a.timeout_ms,
-        fetch_size=a.fetch_size, hide_header=a.hide_header))
+        fetch_size=a.fetch_size, hide_header=a.hide_header,
+        detailed_interval_ms=a.reporting_interval if a.show_detailed_stats else None,
+        report=None if a.json else print))
 
 
 def _placement(sub: argparse._SubParsersAction) -> None:

@@ -29,6 +29,8 @@ from protocol.messages.offset_commit_request import (
     OffsetCommitRequestTopic,
 )
 
+DETAILED_HEADER = ("time, threadId, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, "
+                   "rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec")
 HEADER = ("start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, "
           "rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec")
 FETCH_WAIT_MS = 100
@@ -64,7 +66,10 @@ def _commit(cluster: Cluster, group: str, topic: str, positions: dict[int, int])
 
 def consume(cluster: Cluster, topic: str, messages: int, group: str, *, from_latest: bool = False,
             timeout_ms: int = 10_000, fetch_size: int = 1024 * 1024, hide_header: bool = False,
+            detailed_interval_ms: int | None = None, report: Callable[[str], None] | None = None,
             clock: Clock | None = None, progress: Progress | None = None, wall: Callable[[], float] = time.time) -> Output:
+    """With `detailed_interval_ms` (--show-detailed-stats), Kafka's line per interval, handed
+    to `report` as it ends (and kept in the JSON), instead of the final line."""
     clock = clock or Clock()
     progress = progress or Progress(clock)
     if messages <= 0:
@@ -82,6 +87,10 @@ def consume(cluster: Cluster, topic: str, messages: int, group: str, *, from_lat
     fetch_stats = Stats(clock)  # one entry per fetch that returned records: its round trip
     last_record = clock.now()
     timed_out = False
+    intervals: list[dict[str, Any]] = []
+    mark = {"at": clock.now(), "wall": start_wall, "bytes": 0, "count": 0}
+    if detailed_interval_ms is not None and report is not None and not hide_header:
+        report(DETAILED_HEADER)
     while stats.count < messages:
         for leader, parts in by_leader.items():
             asked = clock.now()
@@ -108,6 +117,11 @@ def consume(cluster: Cluster, topic: str, messages: int, group: str, *, from_lat
                 last_record = clock.now()
             if stats.count >= messages:
                 break
+        if detailed_interval_ms is not None and (clock.now() - mark["at"]) * 1000 >= detailed_interval_ms:
+            intervals.append(_interval(stats, mark, clock.now(), wall()))
+            if report is not None:
+                progress.clear()
+                report(intervals[-1]["line"])
         elapsed = max(clock.now() - stats.start, 1e-9)
         progress.show(f"{stats.count}/{messages} records, {stats.count / elapsed:.1f} records/sec, "
                       f"{stats.bytes / MB / elapsed:.2f} MB/sec")
@@ -134,4 +148,23 @@ def consume(cluster: Cluster, topic: str, messages: int, group: str, *, from_lat
     line = (f"{data['start_time']}, {data['end_time']}, {mb:.4f}, {data['mb_per_second']:.4f}, {stats.count}, "
             f"{data['records_per_second']:.4f}, 0, {fetch_ms}, {data['fetch_mb_per_second']:.4f}, "
             f"{data['fetch_records_per_second']:.4f}")
+    if detailed_interval_ms is not None:
+        data["intervals"] = [{k: v for k, v in i.items() if k != "line"} for i in intervals]
+        return Output(data, lines=[])  # the lines went out as the intervals ended
     return Output(data, lines=[line] if hide_header else [HEADER, line])
+
+
+def _interval(stats: Stats, mark: dict[str, Any], now: float, now_wall: float) -> dict[str, Any]:
+    """Kafka's ConsumerPerformance progress line: totals so far, rates over the interval."""
+    ms = max((now - mark["at"]) * 1000, 1e-6)
+    mb = (stats.bytes - mark["bytes"]) / MB
+    count = stats.count - mark["count"]
+    shown = {"time": _date(now_wall), "data_consumed_mb": stats.bytes / MB, "mb_per_second": mb / ms * 1000,
+             "records": stats.count, "records_per_second": count / ms * 1000, "rebalance_time_ms": 0,
+             "fetch_time_ms": int(ms), "fetch_mb_per_second": mb / ms * 1000,
+             "fetch_records_per_second": count / ms * 1000}
+    shown["line"] = (f"{shown['time']}, 0, {shown['data_consumed_mb']:.4f}, {shown['mb_per_second']:.4f}, "
+                     f"{stats.count}, {shown['records_per_second']:.4f}, 0, {int(ms)}, "
+                     f"{shown['fetch_mb_per_second']:.4f}, {shown['fetch_records_per_second']:.4f}")
+    mark.update(at=now, wall=now_wall, bytes=stats.bytes, count=stats.count)
+    return shown

@@ -14,6 +14,9 @@ import sys
 import pytest
 
 from odradek.__main__ import main
+from odradek.cli import perf_consume
+from odradek.cli.client import Cluster
+from odradek.cli.perf_stats import Clock
 from tests.integration.cli.cli_helpers import Run, cli
 from tests.names import unique
 from tests.polling import wait_until
@@ -132,3 +135,22 @@ def test_progress_line_on_a_terminal(bootstrap: str, topic: str) -> None:
     shown = [part for part in seen.decode().split("\r") if part.strip()]
     assert len(shown) >= 2 and all(re.match(r"\d+/200 records sent, ", part) for part in shown)
     assert seen.decode().endswith("\r")  # cleared at the end
+
+
+def test_consume_detailed_stats(capsys: pytest.CaptureFixture[str], bootstrap: str, topic: str) -> None:
+    """--show-detailed-stats: Kafka's header and a line per interval (totals so far, rates over
+    the interval), no final line; the clock injected so that every fetch round ends one."""
+    assert cli(capsys, bootstrap, "perf", "produce", "--topic", topic, "--num-records", "300", "--record-size", "10",
+               "--throughput", "-1").code == 0
+    ticks = iter(range(1_000_000))
+    clock = Clock(now=lambda: float(next(ticks)), sleep=lambda _: None)
+    shown: list[str] = []
+    with Cluster(bootstrap) as cluster:
+        out = perf_consume.consume(cluster, topic, 300, unique("detailed"), detailed_interval_ms=1000,
+                                   report=shown.append, clock=clock)
+    assert (out.lines, shown[0]) == ([], perf_consume.DETAILED_HEADER)
+    rows = [line.split(", ") for line in shown[1:]]
+    assert rows and all(re.fullmatch(DATE, r[0]) and r[1] == "0" and r[6] == "0" for r in rows)
+    counts = [int(r[4]) for r in rows]
+    assert counts == sorted(counts) and counts[-1] == 300 == out.data["records"]
+    assert [i["records"] for i in out.data["intervals"]] == counts
