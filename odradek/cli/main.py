@@ -252,9 +252,13 @@ def _perf(sub: argparse._SubParsersAction) -> None:
                    help="acks, batch.size, linger.ms, compression.type, bootstrap.servers")
     c.add_argument("--producer.config", dest="command_config", default=argparse.SUPPRESS, metavar="FILE",
                    help="the same as --command-config")
+    c.add_argument("--transactional-id", help="produce in transactions of this transactional id")
+    c.add_argument("--transaction-duration-ms", type=int, metavar="MS",
+                   help="commit a transaction this often (default 3000)")
     c.set_defaults(run=lambda cl, a: perf_produce.produce(
         cl, a.topic, a.num_records, a.record_size, a.throughput, a.producer_props, payload_file=a.payload_file,
-        payload_delimiter=a.payload_delimiter, report=None if a.json else print))
+        payload_delimiter=a.payload_delimiter, report=None if a.json else print, transactional_id=a.transactional_id,
+        transaction_duration_ms=a.transaction_duration_ms))
 
     c = s.add_parser("consume", help="consume --messages records and report MB/s and records/s")
     c.add_argument("--topic", required=True)

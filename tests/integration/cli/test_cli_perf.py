@@ -154,3 +154,24 @@ def test_consume_detailed_stats(capsys: pytest.CaptureFixture[str], bootstrap: s
     counts = [int(r[4]) for r in rows]
     assert counts == sorted(counts) and counts[-1] == 300 == out.data["records"]
     assert [i["records"] for i in out.data["intervals"]] == counts
+
+
+def test_produce_in_transactions(capsys: pytest.CaptureFixture[str], bootstrap: str, topic: str) -> None:
+    """--transactional-id: the records in transactions committed every
+    --transaction-duration-ms and at the end; a read_committed consumer sees them all."""
+    tid = unique("perf-tx")
+    run = cli(capsys, bootstrap, "perf", "produce", "--topic", topic, "--num-records", "400", "--record-size", "10",
+              "--throughput", "-1", "--transactional-id", tid, "--transaction-duration-ms", "0")
+    # A zero duration: a transaction per batch (records go 16384 bytes or linger.ms at a time).
+    assert run.code == 0 and run.json["records"] == 400 and run.json["transactions_committed"] >= 1
+    described = cli(capsys, bootstrap, "transactions", "describe", "--transactional-id", tid).json
+    assert (described["state"], described["partitions"]) == ("CompleteCommit", [])
+    consumed = cli(capsys, bootstrap, "consume", topic, "--from-beginning", "--isolation", "read_committed",
+                   "--max-messages", "400")
+    assert len(consumed.json) == 400
+    # Each commit wrote a marker to the partitions of its transaction: more offsets than records.
+    assert _end_offsets(capsys, bootstrap, topic) >= 400 + run.json["transactions_committed"]
+
+    run = _text(capsys, bootstrap, "perf", "produce", "--topic", topic, "--num-records", "1", "--record-size", "1",
+                "--throughput", "-1", "--transactional-id", tid, "--producer-props", "acks=1")
+    assert (run.code, run.err) == (1, "Error: Must set acks to all in order to use the transactional producer.\n")
