@@ -249,7 +249,8 @@ def _perf(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--payload-delimiter", default="\n", help="what separates --payload-file's records")
     c.add_argument("--throughput", type=float, required=True, help="records/s at most; -1 for no limit")
     c.add_argument("--producer-props", nargs="+", default=[], metavar="KEY=VALUE",
-                   help="acks, batch.size, linger.ms, compression.type, bootstrap.servers")
+                   help="acks, batch.size, linger.ms, compression.type, transaction.timeout.ms, "
+                        "bootstrap.servers")
     c.add_argument("--producer.config", dest="command_config", default=argparse.SUPPRESS, metavar="FILE",
                    help="the same as --command-config")
     c.add_argument("--transactional-id", help="produce in transactions of this transactional id")
