@@ -60,6 +60,13 @@ def written(fresh_broker: OdradekBroker, capsys: pytest.CaptureFixture[str]) -> 
     capsys.readouterr()
     assert main(["--bootstrap-server", bootstrap, "--json", "producers", "describe", "--topic", TOPIC]) == 0
     pid = json.loads(capsys.readouterr().out)[0]["producer_id"]
+
+    def aborted() -> bool:  # the abort marker written (EndTxn answers before)
+        capsys.readouterr()
+        main(["--bootstrap-server", bootstrap, "--json", "transactions", "describe", "--transactional-id", TXN_ID])
+        return bool(json.loads(capsys.readouterr().out)["state"] == "CompleteAbort")
+
+    wait_until(aborted, what="the abort marker")
     fresh_broker.stop()
     return fresh_broker.data_dir, pid
 

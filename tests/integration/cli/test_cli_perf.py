@@ -164,8 +164,10 @@ def test_produce_in_transactions(capsys: pytest.CaptureFixture[str], bootstrap: 
               "--throughput", "-1", "--transactional-id", tid, "--transaction-duration-ms", "0")
     # A zero duration: a transaction per batch (records go 16384 bytes or linger.ms at a time).
     assert run.code == 0 and run.json["records"] == 400 and run.json["transactions_committed"] >= 1
-    described = cli(capsys, bootstrap, "transactions", "describe", "--transactional-id", tid).json
-    assert (described["state"], described["partitions"]) == ("CompleteCommit", [])
+    # EndTxn answers at PrepareCommit; the markers are written after (as in Kafka).
+    wait_until(lambda: cli(capsys, bootstrap, "transactions", "describe", "--transactional-id", tid).json[
+        "state"] == "CompleteCommit", what="the last commit's markers")
+    assert cli(capsys, bootstrap, "transactions", "describe", "--transactional-id", tid).json["partitions"] == []
     consumed = cli(capsys, bootstrap, "consume", topic, "--from-beginning", "--isolation", "read_committed",
                    "--max-messages", "400")
     assert len(consumed.json) == 400
