@@ -28,7 +28,12 @@ M = TypeVar("M", bound=Message)
 
 
 class CliError(Exception):
-    """A failure reported to the user as one line, with exit code 1."""
+    """A failure reported to the user as one line, with exit code 1; `output`, if any, is
+    printed first (what was done before the failure, as Kafka's tools print per item)."""
+
+    def __init__(self, message: str, output: Any = None) -> None:
+        super().__init__(message)
+        self.output = output
 
 
 def check(code: int, what: str, message: str | None = None) -> None:

@@ -10,7 +10,7 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
-from odradek.cli import groups, health, quotas, records, topics, transactions
+from odradek.cli import groups, health, quotas, records, tool_parsers, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import render
 from odradek.client_config import (
@@ -181,20 +181,22 @@ class _Parser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
-def _global_options(p: argparse.ArgumentParser) -> None:
+def _global_options(p: argparse.ArgumentParser, broker_list: bool = True, timeout: bool = True) -> None:
     """The options every command takes, before or after its name (as Kafka's tools take
     options in any order). SUPPRESS as the default: a subcommand's parser copies what it
     parsed over its parent's values, so a default there would undo a value given earlier;
     the defaults are filled in after parsing (`_fill_defaults`)."""
     g = p.add_argument_group("connection and output (before or after the command)")
-    g.add_argument("--bootstrap-server", "--bootstrap-servers", "--broker-list", dest="bootstrap_server",
+    names = ["--bootstrap-server", "--bootstrap-servers", *(["--broker-list"] if broker_list else [])]
+    g.add_argument(*names, dest="bootstrap_server",
                    default=argparse.SUPPRESS, metavar="HOST:PORT[,HOST:PORT]",
                    help=f"the brokers to start from (default: ${BOOTSTRAP_ENV} or {DEFAULT_BOOTSTRAP})")
     g.add_argument("--command-config", default=argparse.SUPPRESS, metavar="FILE",
                    help="Kafka client properties: security.protocol, ssl.*, sasl.* (docs/cli.md)")
     g.add_argument("--json", action="store_true", default=argparse.SUPPRESS, help="machine-readable output")
-    g.add_argument("--timeout", type=float, default=argparse.SUPPRESS, metavar="SECONDS",
-                   help=f"socket timeout in seconds (default {DEFAULT_TIMEOUT:g})")
+    if timeout:
+        g.add_argument("--timeout", type=float, default=argparse.SUPPRESS, metavar="SECONDS",
+                       help=f"socket timeout in seconds (default {DEFAULT_TIMEOUT:g})")
 
 
 def _every_parser(p: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
@@ -233,10 +235,17 @@ def parser() -> argparse.ArgumentParser:
     _groups(sub)
     _transactions(sub)
     _quotas(sub)
+    for add in (tool_parsers.acls_parser, tool_parsers.configs_parser, tool_parsers.features_parser,
+                tool_parsers.offsets_and_dirs_parser, tool_parsers.dump_log_parser, tool_parsers.perf_parser,
+                tool_parsers.placement_parser):
+        add(sub)
     _data(sub)
     for each in _every_parser(p):
         if each.prog != "odradek serve":
-            _global_options(each)
+            # Kafka's tools give these two names other meanings there (broker ids; milliseconds).
+            _global_options(each, broker_list=each.prog not in ("odradek log-dirs describe",
+                                                                "odradek reassign-partitions"),
+                            timeout=each.prog != "odradek perf consume")
     return p
 
 
@@ -248,7 +257,7 @@ def _security(command_config: str | None) -> ClientSecurity:
     return client_security(props)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _main(argv: list[str] | None) -> int:
     args = _fill_defaults(parser().parse_args(argv))
     if args.run is None:
         print("Error: run the broker with `odradek serve` or `python -m broker`", file=sys.stderr)
@@ -260,9 +269,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     try:
-        with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
-            output = args.run(cluster, args)
+        if getattr(args, "offline", False):
+            output = args.run(None, args)
+        else:
+            with Cluster(args.bootstrap_server, args.timeout, security) as cluster:
+                output = args.run(cluster, args)
     except CliError as exc:
+        if exc.output is not None:
+            text = render(exc.output, args.json)
+            if text:
+                print(text)
         print(f"Error: {exc}", file=sys.stderr)
         return 1
     except TimeoutError:
@@ -272,6 +288,16 @@ def main(argv: list[str] | None = None) -> int:
     if text:
         print(text)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as Kafka's tools do under a closed pipe.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

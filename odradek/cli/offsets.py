@@ -12,9 +12,10 @@ TopicPartition = tuple[str, int]
 
 
 def list_offsets(cluster: Cluster, partitions: list[TopicPartition], timestamp: int,
-                 *, committed: bool = False) -> dict[TopicPartition, int]:
+                 *, committed: bool = False, version: int = 7) -> dict[TopicPartition, int]:
     """The offset of `timestamp` (EARLIEST, LATEST or milliseconds) of each partition; -1
-    where no record is that late."""
+    where no record is that late. `version`: the ListOffsets version to ask for (v7 knows
+    max-timestamp, -3; v8 earliest-local, -4; v9 latest-tiered, -5)."""
     leaders = cluster.leaders(sorted({t for t, _ in partitions}))
     by_leader: dict[int, dict[str, list[int]]] = {}
     for topic, p in partitions:
@@ -26,7 +27,7 @@ def list_offsets(cluster: Cluster, partitions: list[TopicPartition], timestamp: 
             topics=[ListOffsetsTopic(name=t, partitions=[
                 ListOffsetsPartition(partition_index=p, current_leader_epoch=-1, timestamp=timestamp) for p in ps
             ]) for t, ps in topics.items()],
-        ), 7)
+        ), version)
         for t in resp.topics:
             for p in t.partitions:
                 check(p.error_code, f"offsets of {t.name}-{p.partition_index}")

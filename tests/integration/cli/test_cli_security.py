@@ -182,6 +182,26 @@ def test_every_command_on_a_secured_listener(
         {"entity": {"user": user}, "quotas": {"consumer_byte_rate": 2048.0}}]
     assert ok("records", "delete-before", "--topic", topic, "--partition", "0", "--offset", "1") == [
         {"topic": topic, "partition": 0, "low_watermark": 1}]
+    # Kafka's other tools (docs/cli.md), each a round trip on this listener.
+    assert ok("configs", "--alter", "--topic", topic, "--add-config", "retention.ms=120000")["set"] == {
+        "retention.ms": "120000"}
+    assert [(c["name"], c["value"]) for c in ok("configs", "--describe", "--topic", topic)[0]["configs"]] == [
+        ("retention.ms", "120000")]
+    assert [f["feature"] for f in ok("features", "describe")] == ["transaction.version"]
+    assert ok("get-offsets", "--topic", topic) == [{"topic": topic, "partition": p, "offset": o}
+                                                   for p, o in ((0, 2), (1, 0), (2, 0))]
+    dirs = ok("log-dirs", "describe", "--topic-list", topic)
+    assert sorted(p["partition"] for p in dirs["brokers"][0]["logDirs"][0]["partitions"]) == [
+        f"{topic}-{p}" for p in range(3)]
+    assert ok("perf", "produce", "--topic", topic, "--num-records", "50", "--record-size", "10",
+              "--throughput", "-1")["records"] == 50
+    assert ok("perf", "consume", "--topic", topic, "--messages", "51", "--group", group)["records"] == 51
+    assert ok("leader-election", "--election-type", "preferred", "--topic", topic, "--partition", "0")[
+        "results"][0]["error"] == "ELECTION_NOT_NEEDED"
+    assert ok("reassign-partitions", "--list") == []
+    # No authorizer on this broker: Kafka's answer to an ACL request then.
+    run = _cli(capsys, bootstrap, config, "acls", "--list")
+    assert (run.code, run.out) == (1, "") and "SECURITY_DISABLED" in run.err
     assert ok("topics", "delete", topic) == {"deleted": [topic]}
 
 
