@@ -75,11 +75,15 @@ class Features:
         level = max(level, 0)
         if not lo <= level <= hi:
             return ErrorCode.INVALID_UPDATE_VERSION, f"{name} level {level} is outside the supported {lo}-{hi}"
+        invalid = f"Invalid update version {level} for feature {name}. "
         if level < self.level(name) and upgrade is UpgradeType.UPGRADE:
             return (
                 ErrorCode.INVALID_UPDATE_VERSION,
-                f"{name} cannot be downgraded from {self.level(name)} to {level} without a downgrade type",
+                invalid + "Can't downgrade the version of this feature without setting the upgrade type "
+                "to either safe or unsafe downgrade.",
             )
+        if level > self.level(name) and upgrade is not UpgradeType.UPGRADE:
+            return ErrorCode.INVALID_UPDATE_VERSION, invalid + "Can't downgrade to a newer version."
         return ErrorCode.NONE, None
 
     async def update(self, levels: dict[str, int]) -> None:

@@ -202,3 +202,10 @@ def test_update_features_finalizes_transaction_version_across_restart(fresh_brok
         assert _finalized(c) == ({**SHARE_ON, "transaction.version": 2}, 1)
         assert _update(c, 2, {"transaction.version": 0}, upgrade_type=2).error_code == E.NONE
         assert _finalized(c) == (SHARE_ON, 2)
+        # A "downgrade" to a higher level is refused, as Kafka's FeatureControlManager does.
+        refused = _update(c, 2, {"transaction.version": 1}, upgrade_type=2)
+        assert (refused.error_code, refused.error_message) == (
+            E.INVALID_UPDATE_VERSION,
+            "Invalid update version 1 for feature transaction.version. Can't downgrade to a newer version.",
+        )
+        assert _finalized(c) == (SHARE_ON, 2)
