@@ -85,12 +85,17 @@ class ShareCoordinator:
         max_records: int,
         mode: AcquireMode,
         read_until: int | None,
+        read_from: int | None = None,
     ) -> list[AcquiredRecords]:
-        """Acquire out of what was read from `next_fetch_offset`; answered once durable. A
-        failed write acquires nothing (the records stay available)."""
+        """Acquire out of what was read from `read_from` (the `next_fetch_offset` of when the
+        read was asked); answered once durable. A failed write acquires nothing (the records
+        stay available)."""
         try:
             return await self.partitions.change(
-                key, lambda sp: sp.acquire(member_id, fetched, max_records, mode, read_until=read_until)
+                key,
+                lambda sp: sp.acquire(
+                    member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from
+                ),
             )
         except CoordinatorLogError as exc:
             log.warning("share state write failed; nothing acquired", key=str(key), error=exc.error.name)
