@@ -95,6 +95,8 @@ class Server:
             config, self.clock, storage, marker_listeners=[groups.on_txn_marker]
         )
         share = await start_share_coordinator(config, self.clock, storage)
+        # A group id is of one type: consumer and classic members may not join a share group.
+        groups.rt.share_group = lambda group_id: group_id in share.membership.groups
         self.services = Services(
             config=config,
             clock=self.clock,
