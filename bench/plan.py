@@ -22,6 +22,9 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     # The TLS rows: one listener against odradek's own PLAINTEXT one, in the same workload.
     "plaintext_mb_s": ("plaintext", "MB/s", True),
     "vs_plaintext": ("/plaintext", "ratio", True),
+    # The share group rows: a share group beside a classic consumer group, odradek only.
+    "classic_records_s": ("classic group", "records/s", True),
+    "vs_classic": ("/classic group", "ratio", True),
     # The pipeline rows: the connector against the at-least-once path, on odradek only.
     "connector_rows_s": ("connector", "rows/s", True),
     "baseline_rows_s": ("at-least-once", "rows/s", True),
@@ -177,9 +180,29 @@ def build_plan(quick: bool) -> list[Spec]:
             tags=("connections", "confluent"),
         )
     )
+    specs += share_specs(timeout, n)
     specs += tls_specs(timeout, n)
     specs += pipeline_specs(quick, n)
     return specs
+
+
+def share_specs(timeout: float, n: Callable[[int], int]) -> list[Spec]:
+    """Share groups (KIP-932) of 1, 2 and 4 consumers on one partition, acknowledging every
+    record explicitly, each beside one classic consumer group member on the same data;
+    odradek only, as Tansu serves no share groups. No key contains another workload's tag."""
+    return [
+        Spec(
+            key=f"share-group-{members}",
+            title=f"share group of {members}, 1 partition, 100 B, explicit ack [confluent-kafka]",
+            func="share_consume_confluent",
+            params={"size": 100, "count": n(100_000), "members": members, "timeout": timeout},
+            metrics=("records_s", "classic_records_s", "vs_classic"),
+            hard_limit=4 * timeout + 60,
+            tags=("share",),
+            odradek_only=True,
+        )
+        for members in (1, 2, 4)
+    ]
 
 
 def tls_specs(timeout: float, n: Callable[[int], int]) -> list[Spec]:

@@ -523,6 +523,119 @@ def secure_consume_confluent(
     )
 
 
+# ---------------------------------------------------------------- share groups
+
+
+def _classic_group_rate(bootstrap: str, topic: str, count: int, size: int, timeout: float) -> float:
+    """One member of a classic consumer group (subscribe, committing nothing) reads the
+    topic from the earliest offset: records/s from its assignment (the join, which waits
+    group.initial.rebalance.delay.ms, is not timed) to its last record."""
+    conf = confluent_base(bootstrap)
+    conf.update({
+        "group.id": unique("classic"), "auto.offset.reset": "earliest", "enable.auto.commit": False,
+        "enable.partition.eof": False, "fetch.queue.backoff.ms": 10,  # as consume_confluent
+    })
+    consumer = Consumer(conf)
+    start = 0.0
+
+    def assigned(_consumer: Any, _partitions: Any) -> None:
+        nonlocal start
+        start = time.perf_counter()
+
+    try:
+        consumer.subscribe([topic], on_assign=assigned)
+        deadline = time.monotonic() + timeout
+        got = 0
+        while got < count:
+            if time.monotonic() > deadline:
+                raise WorkloadError(f"classic group: consumed {got} of {count} records in {timeout:.0f}s")
+            for msg in consumer.consume(min(10_000, count - got), 0.5):
+                err = msg.error()
+                if err is not None:
+                    raise WorkloadError(f"classic group: {err.str()}")
+                got += 1
+        return count / max(time.perf_counter() - start, 1e-9)
+    finally:
+        consumer.close()
+
+
+def _share_group_rate(bootstrap: str, topic: str, count: int, members: int, timeout: float) -> float:
+    """`members` ShareConsumers of a new share group (share.auto.offset.reset=earliest), one
+    thread each, acknowledging every record explicitly (ACCEPT; the acknowledgements ride on
+    the next ShareFetch, the last ones on commit_sync): records/s from their start (so
+    their join, one heartbeat, is timed) until every record was delivered and the last
+    acknowledgements answered."""
+    from confluent_kafka import AcknowledgeType, ShareConsumer
+    from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+
+    from bench.clients import admin_client
+
+    group = unique("share")
+    entry = ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
+    resource = ConfigResource(ConfigResource.Type.GROUP, group, incremental_configs=[entry])
+    admin_client(bootstrap).incremental_alter_configs([resource])[resource].result(30)
+    lock = threading.Lock()
+    state = {"got": 0, "start": 0.0}
+    errors: list[str] = []
+    deadline = time.monotonic() + timeout
+
+    def member() -> None:
+        conf = confluent_base(bootstrap)
+        conf.update({"group.id": group, "share.acknowledgement.mode": "explicit"})
+        consumer = ShareConsumer(conf)
+        try:
+            consumer.subscribe([topic])
+            while time.monotonic() < deadline and not errors:
+                with lock:
+                    if state["got"] >= count:
+                        break
+                messages = consumer.poll(0.2)
+                mine = 0
+                for msg in messages:
+                    err = msg.error()
+                    if err is not None:
+                        errors.append(f"share fetch: {err.str()}")
+                        return
+                    consumer.acknowledge(msg, AcknowledgeType.ACCEPT)
+                    mine += 1
+                if mine:
+                    with lock:
+                        state["got"] += mine
+            failed = [e for e in consumer.commit_sync(10).values() if e is not None]
+            if failed:
+                errors.append(f"share acknowledge: {failed[0]}")
+        except KafkaException as exc:
+            errors.append(f"share consumer: {exc}")
+        finally:
+            consumer.close()
+
+    threads = [threading.Thread(target=member, daemon=True) for _ in range(members)]
+    state["start"] = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout + 15)
+    if errors:
+        raise WorkloadError(errors[0])
+    if state["got"] != count:
+        raise WorkloadError(f"share group: {state['got']} deliveries of {count} records in {timeout:.0f}s")
+    return count / max(time.perf_counter() - state["start"], 1e-9)
+
+
+def share_consume_confluent(bootstrap: str, size: int, count: int, members: int, timeout: float) -> Metrics:
+    """One partition filled with `count` records (untimed), read by a classic consumer group
+    and by a share group of `members` consumers, in the order classic, share, share,
+    classic on the same data (a machine that slows down weighs on both); each side's rate is
+    that of its two runs together (the harmonic mean)."""
+    topic = unique("share-consume")
+    create_topic(bootstrap, topic)
+    prefill(bootstrap, topic, payload(size), count, timeout)
+    first = _classic_group_rate(bootstrap, topic, count, size, timeout)
+    share = _together(*(_share_group_rate(bootstrap, topic, count, members, timeout) for _ in range(2)))
+    classic = _together(first, _classic_group_rate(bootstrap, topic, count, size, timeout))
+    return {"records_s": share, "classic_records_s": classic, "vs_classic": share / classic if classic else 0.0}
+
+
 WORKLOADS: dict[str, Callable[..., Metrics]] = {
     f.__name__: f
     for f in (
@@ -540,5 +653,6 @@ WORKLOADS: dict[str, Callable[..., Metrics]] = {
         many_connections_confluent,
         secure_produce_confluent,
         secure_consume_confluent,
+        share_consume_confluent,
     )
 }

@@ -116,6 +116,8 @@ class Server:
             producer_ids=producer_id_manager(config, storage), owns_all_partitions=owns_all,
         )
         share = await start_share_coordinator(config, self.clock, storage)
+        # A group id is of one type: consumer and classic members may not join a share group.
+        groups.rt.share_group = lambda group_id: group_id in share.membership.groups
         self.services = Services(
             config=config,
             clock=self.clock,

@@ -39,15 +39,33 @@ PG_ASYNC_COMMIT = "pg-async-commit"
 # PostgreSQL's disk for pg-power-loss (a tmpfs: memory only as far as it is used).
 PG_DISK_MB = 2048
 ENGINES = ("file", "postgres")
-CLIENTS = (("txn", "t1"), ("txn", "t2"), ("idempotent", "i1"), ("assign", "a1"), ("group", "g1"))
+# The share-group workload (roles share-*) has a one-partition topic of its own: a producer
+# fills it, two share consumers of one group read it, acknowledging explicitly.
+CLIENTS = (
+    ("txn", "t1"),
+    ("txn", "t2"),
+    ("idempotent", "i1"),
+    ("assign", "a1"),
+    ("group", "g1"),
+    ("share-send", "p1"),
+    ("share", "s1"),
+    ("share", "s2"),
+)
 TOPIC = "faults"
 PARTITIONS = 4
+SHARE_TOPIC = "faults-share"
+# The share group's acquisition lock: longer than a pause (6 s) so that most acknowledgements
+# survive one, short enough that the share drain, which waits it out, ends soon.
+SHARE_LOCK_MS = 8000
 # Short timeouts so the campaign sees faults quickly; the rest is Kafka's defaults.
 BROKER_OVERRIDES = {
     "offsets.topic.num.partitions": "4",
     "transaction.state.log.num.partitions": "4",
     "transaction.abort.timed.out.transaction.cleanup.interval.ms": "1000",
     "group.initial.rebalance.delay.ms": "0",
+    "share.coordinator.state.topic.num.partitions": "4",
+    "group.share.min.record.lock.duration.ms": "1000",
+    "group.share.record.lock.duration.ms": str(SHARE_LOCK_MS),
 }
 
 
@@ -92,7 +110,8 @@ def run(cfg: Run) -> Run:
     broken = None if cfg.broken == PG_ASYNC_COMMIT else cfg.broken
     broker = faults_broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, broken)
     clients: list[subprocess.Popen[bytes]] = []
-    histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS] + [cfg.workdir / "drain.jsonl"]
+    histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS]
+    histories += [cfg.workdir / "drain.jsonl", cfg.workdir / "share-drain.jsonl"]
     for path in histories:
         path.unlink(missing_ok=True)
     bootstrap = f"127.0.0.1:{proxy_port}"
@@ -115,8 +134,14 @@ def run(cfg: Run) -> Run:
                 client.wait()
         # Transactions the clients left open are aborted by the coordinator after their
         # timeout (transaction.timeout.ms in faults/client.py); the drain reads up to the LSO.
+        # The share drain waits out the acquisition lock of records whose ShareFetch answer
+        # was lost.
         drain = _client("drain", "drain", bootstrap, cfg.workdir, 90, cfg.seed)
+        share_drain = _client("share-drain", "share-drain", bootstrap, cfg.workdir, 90, cfg.seed)
         cfg.drained = drain.wait(150) == 0
+        if share_drain.wait(150) != 0:
+            cfg.drained = False
+            cfg.log("the share drain did not run idle")
         if not cfg.drained:
             cfg.log("the drain did not reach the end of every key")
         cfg.report = check(read_history([p for p in histories if p.exists()]))
@@ -201,12 +226,20 @@ class Postgres:
 
 
 def _create_topic(bootstrap: str) -> None:
-    from confluent_kafka.admin import AdminClient, NewTopic
+    """The topics, and the share group's configs: reading from the earliest offset."""
+    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic
+
+    from .client import share_group_id
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1)], request_timeout=20)
+    futures = admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1), NewTopic(SHARE_TOPIC, 1, 1)], request_timeout=20)
     for future in futures.values():
         future.result(30)
+    # (its lock duration is the broker's group.share.record.lock.duration.ms: a group's own
+    # may not go below 15 s)
+    entries = [ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)]
+    group = ConfigResource(ConfigResource.Type.GROUP, share_group_id(SHARE_TOPIC), incremental_configs=entries)
+    admin.incremental_alter_configs([group])[group].result(30)
 
 
 def _client(
@@ -222,17 +255,20 @@ def _client(
         "--history",
         str(workdir / f"{name}.jsonl"),
     ]
+    share = role.startswith("share")
     args += [
         "--process",
         name,
         "--topic",
-        TOPIC,
+        SHARE_TOPIC if share else TOPIC,
         "--partitions",
-        str(PARTITIONS),
+        str(1 if share else PARTITIONS),
         "--seconds",
         str(seconds),
         "--seed",
         str(seed),
+        "--idle",
+        str(SHARE_LOCK_MS / 1000 + 4),
     ]
     with open(workdir / f"{name}.log", "ab") as log:
         return subprocess.Popen(args, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

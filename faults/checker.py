@@ -15,6 +15,15 @@ each with examples; the definitions follow Jepsen's `jepsen.tests.kafka` checker
 - unseen: acknowledged, never read by anyone (the workload ends with a drain of every key,
   so this is a loss at the end of the log).
 
+The share-group workload (a producer filling its own topic, share consumers acknowledging
+explicitly, a share drain at the end) has two families of its own:
+
+- share-redelivered: a record delivered (a share poll invoked) after an accept or reject of
+  it was answered.
+- share-lost: an acknowledged send never delivered to a share consumer, or delivered but
+  never accepted or rejected (not even indefinitely) while below the delivery limit, after
+  which Kafka archives it.
+
 Poll-skip and nonmonotonic-poll only apply to consumers that fix their own position
 (assign); a group member can be handed a partition at its committed offset.
 """
@@ -38,8 +47,12 @@ FAMILIES = (
     "nonmonotonic-poll",
     "nonmonotonic-send",
     "unseen",
+    "share-redelivered",
+    "share-lost",
 )
 MAX_EXAMPLES = 5
+# Kafka's group.share.delivery.count.limit: a record delivered that often is archived.
+SHARE_DELIVERY_LIMIT = 5
 
 
 @dataclass
@@ -161,7 +174,47 @@ def check(history: list[Op]) -> Report:
 
     _check_polls(completed, at_offset, report)
     _check_sends(sends_by_process, report)
+    _check_share(completed, report)
     return report
+
+
+def _check_share(completed: list[tuple[Op, Op]], report: Report) -> None:
+    sent: dict[tuple[str, Any], int | None] = {}  # (key, value) -> offset, acknowledged sends
+    deliveries: dict[tuple[str, Any], list[tuple[float, str, int]]] = defaultdict(list)  # poll invoked, process, count
+    finished: dict[tuple[str, Any], float] = {}  # first answered accept or reject
+    maybe_finished: set[tuple[str, Any]] = set()  # accepted or rejected, perhaps
+    for invocation, completion in completed:
+        if completion.f == "share-send" and completion.type == "ok":
+            for _, key, value, offset in completion.value:
+                sent[(key, value)] = offset
+        elif completion.f == "share-poll" and completion.type == "ok":
+            for _, key, records in completion.value:
+                for _offset, value, count in records:
+                    deliveries[(key, value)].append((invocation.time, completion.process, count))
+        elif completion.f == "ack" and completion.type in ("ok", "info"):
+            for _, key, records in completion.value:
+                for _offset, value, kind in records:
+                    if kind == "release":
+                        continue
+                    maybe_finished.add((key, value))
+                    if completion.type == "ok":
+                        finished.setdefault((key, value), completion.time)
+    for (key, value), answered in finished.items():
+        later = [d for d in deliveries[(key, value)] if d[0] > answered]
+        if later:
+            report.add(
+                "share-redelivered",
+                {"key": key, "value": value, "finished_at": answered, "delivered": later[:3]},
+            )
+    for (key, value), offset in sent.items():
+        seen = deliveries.get((key, value), [])
+        if not seen:
+            report.add("share-lost", {"key": key, "value": value, "offset": offset, "delivered": 0})
+        elif (key, value) not in maybe_finished and max(d[2] for d in seen) < SHARE_DELIVERY_LIMIT:
+            report.add(
+                "share-lost",
+                {"key": key, "value": value, "offset": offset, "deliveries": [d[2] for d in seen]},
+            )
 
 
 def _check_polls(

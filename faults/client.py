@@ -3,7 +3,11 @@
 Roles: `txn` (confluent-kafka transactional producer), `idempotent` (aiokafka idempotent
 producer, acks=all), `assign` (aiokafka read_committed consumer that assigns itself every
 partition from the beginning), `group` (confluent-kafka read_committed group member) and
-`drain` (an assign consumer that reads every key to its end and exits). Each writes its
+`drain` (an assign consumer that reads every key to its end and exits); for the share-group
+workload `share-send` (the idempotent producer on the share topic), `share` (a confluent-kafka
+ShareConsumer acknowledging explicitly: mostly accept, some release, a few reject) and
+`share-drain` (a share consumer of the same group that accepts until nothing has come for
+longer than the acquisition lock). Each writes its
 history (`faults/history.py`) to its own file; values are unique: `<process>:<n>`.
 Timeouts are short so that faults longer than them are seen as errors, not waited out.
 """
@@ -115,7 +119,9 @@ def run_txn(args: argparse.Namespace, history: HistoryWriter, rng: random.Random
         time.sleep(rng.uniform(0, 0.05))
 
 
-async def run_idempotent(args: argparse.Namespace, history: HistoryWriter, rng: random.Random) -> None:
+async def run_idempotent(
+    args: argparse.Namespace, history: HistoryWriter, rng: random.Random, f: str = "send"
+) -> None:
     from aiokafka import AIOKafkaProducer
 
     values = Values(args.process)
@@ -139,15 +145,15 @@ async def run_idempotent(args: argparse.Namespace, history: HistoryWriter, rng: 
                 continue
         partition = rng.randrange(args.partitions)
         mop: Mop = ["send", key_of(args.topic, partition), values.next(), None]
-        history.record("invoke", "send", [list(mop)])
+        history.record("invoke", f, [list(mop)])
         try:
             meta = await asyncio.wait_for(
                 producer.send_and_wait(args.topic, mop[2].encode(), partition=partition), 10
             )
             mop[3] = meta.offset
-            history.record("ok", "send", [mop])
+            history.record("ok", f, [mop])
         except Exception as exc:
-            history.record(classify(exc), "send", [mop], error=repr(exc))
+            history.record(classify(exc), f, [mop], error=repr(exc))
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(producer.stop(), 5)
             producer = None
@@ -251,9 +257,108 @@ def run_group(args: argparse.Namespace, history: HistoryWriter) -> None:
         consumer.close()
 
 
+# The share workload's acknowledgements: the rest of the records are accepted.
+RELEASE_RATE = 0.1
+REJECT_RATE = 0.05
+
+
+def share_group_id(topic: str) -> str:
+    return f"faults-share-{topic}"
+
+
+def run_share(args: argparse.Namespace, history: HistoryWriter, rng: random.Random | None) -> bool:
+    """A share consumer acknowledging explicitly, each poll's records committed at once
+    (commit_sync). `rng` None: the drain, which accepts everything and stops once nothing
+    has come for longer than the acquisition lock (records a lost ShareFetch answer acquired
+    come back only then). True when it stopped for being idle."""
+    from confluent_kafka import AcknowledgeType, ShareConsumer
+
+    deadline = time.monotonic() + args.seconds
+    kinds = {"accept": AcknowledgeType.ACCEPT, "release": AcknowledgeType.RELEASE, "reject": AcknowledgeType.REJECT}
+    consumer: Any = None
+    last_record = time.monotonic()
+    idle = False
+    while time.monotonic() < deadline:
+        if consumer is None:
+            consumer = ShareConsumer(
+                {
+                    "bootstrap.servers": args.bootstrap,
+                    "group.id": share_group_id(args.topic),
+                    "share.acknowledgement.mode": "explicit",
+                    "socket.timeout.ms": REQUEST_TIMEOUT_MS,
+                    "max.poll.records": 50,
+                }
+            )
+            consumer.subscribe([args.topic])
+        history.record("invoke", "share-poll", [])
+        try:
+            messages = [m for m in consumer.poll(0.5) if m.error() is None]
+        except Exception as exc:
+            history.record(classify(exc), "share-poll", [], error=repr(exc))
+            _close_share(consumer)
+            consumer = None
+            continue
+        by_key: dict[str, list[list[Any]]] = {}
+        for m in messages:
+            by_key.setdefault(key_of(m.topic(), m.partition()), []).append(
+                [m.offset(), m.value().decode(), m.delivery_count()]
+            )
+        history.record("ok", "share-poll", [["deliver", key, records] for key, records in by_key.items()])
+        if not messages:
+            if rng is None and time.monotonic() - last_record > args.idle:
+                idle = True
+                break
+            continue
+        last_record = time.monotonic()
+        acks: dict[str, list[list[Any]]] = {}
+        try:
+            for m in messages:
+                roll = rng.random() if rng is not None else 1.0
+                kind = "reject" if roll < REJECT_RATE else "release" if roll < REJECT_RATE + RELEASE_RATE else "accept"
+                consumer.acknowledge(m, kinds[kind])
+                acks.setdefault(key_of(m.topic(), m.partition()), []).append([m.offset(), m.value().decode(), kind])
+        except Exception as exc:  # no longer in flight (its lock ran out): start afresh
+            history.record("invoke", "ack", [["ack", key, records] for key, records in acks.items()])
+            history.record("info", "ack", [["ack", key, records] for key, records in acks.items()], error=repr(exc))
+            _close_share(consumer)
+            consumer = None
+            continue
+        mops: list[Mop] = [["ack", key, records] for key, records in acks.items()]
+        history.record("invoke", "ack", mops)
+        try:
+            results = consumer.commit_sync(5)
+        except Exception as exc:
+            history.record(classify(exc), "ack", mops, error=repr(exc))
+            _close_share(consumer)
+            consumer = None
+            continue
+        errors = {key_of(tp.topic, tp.partition): error for tp, error in results.items() if error is not None}
+        answered = {key_of(tp.topic, tp.partition) for tp in results}
+        ok = [mop for mop in mops if mop[1] in answered and mop[1] not in errors]
+        unknown = [mop for mop in mops if mop not in ok]
+        # A partition's acknowledgements answered with an error may still have been partly
+        # applied (or not sent at all): indefinite.
+        if unknown:
+            history.record("info", "ack", unknown, error=repr(sorted(errors.items())))
+            if ok:
+                history.record("invoke", "ack", ok)
+        if ok:
+            history.record("ok", "ack", ok)
+    _close_share(consumer)
+    return idle
+
+
+def _close_share(consumer: Any) -> None:
+    if consumer is not None:
+        with contextlib.suppress(Exception):
+            consumer.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m faults.client")
-    parser.add_argument("role", choices=["txn", "idempotent", "assign", "group", "drain"])
+    parser.add_argument(
+        "role", choices=["txn", "idempotent", "assign", "group", "drain", "share-send", "share", "share-drain"]
+    )
     parser.add_argument("--bootstrap", required=True)
     parser.add_argument("--history", required=True)
     parser.add_argument("--process", required=True)
@@ -261,6 +366,7 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, required=True)
     parser.add_argument("--seconds", type=float, required=True)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--idle", type=float, default=0.0, help="share-drain: seconds without records to stop")
     args = parser.parse_args()
     rng = random.Random(f"{args.seed}:{args.process}")
     history = HistoryWriter(__import__("pathlib").Path(args.history), args.process)
@@ -269,6 +375,12 @@ def main() -> None:
             run_txn(args, history, rng)
         elif args.role == "idempotent":
             asyncio.run(run_idempotent(args, history, rng))
+        elif args.role == "share-send":
+            asyncio.run(run_idempotent(args, history, rng, f="share-send"))
+        elif args.role in ("share", "share-drain"):
+            idle = run_share(args, history, rng if args.role == "share" else None)
+            if args.role == "share-drain" and not idle:
+                raise SystemExit("the share drain did not run idle before its deadline")
         elif args.role in ("assign", "drain"):
             asyncio.run(run_assign(args, history, drain=args.role == "drain"))
         else:

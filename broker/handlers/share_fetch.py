@@ -226,7 +226,8 @@ async def _acquire_one(
     read = deliverable(answer.records, isolation_level, answer.aborted_transactions)
     if read.read_until is None:
         return []
-    got = await share.acquire(key, member_id, read.ranges, budget, mode, read.read_until)
+    # Records released while the read was under way lie below `offset`: not skipped.
+    got = await share.acquire(key, member_id, read.ranges, budget, mode, read.read_until, offset)
     if got:
         part.acquired.extend(got)
         part.records += records_for(read, got)

@@ -37,7 +37,7 @@ async def handle(ctx: RequestContext, request: ShareGroupHeartbeatRequest) -> Sh
             error_message=f"Group {request.group_id} is not a share group.",
         )
     topics = {t.name: ShareTopic(t.topic_id, t.num_partitions) for t in ctx.topics.list_topics() if not t.internal}
-    result = ctx.share.membership.heartbeat(ShareHeartbeat(
+    result = await ctx.share.heartbeat(ShareHeartbeat(
         group_id=request.group_id,
         member_id=request.member_id,
         member_epoch=request.member_epoch,

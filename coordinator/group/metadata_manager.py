@@ -23,6 +23,8 @@ from protocol.errors import ErrorCode
 from protocol.messages.group_metadata_value import GroupMetadataValue
 
 log = structlog.get_logger("odradek.groups")
+# Kafka's share group records (10 member metadata ... 14 current assignment).
+SHARE_GROUP_RECORD_TYPES = range(10, 15)
 
 
 
@@ -46,6 +48,8 @@ class _Replay:
         if entry.key is None:
             return
         record_type = int.from_bytes(entry.key[:2], "big", signed=True) if len(entry.key) >= 2 else -1
+        if record_type in SHARE_GROUP_RECORD_TYPES:
+            return  # share groups' membership: the share coordinator reads it (coordinator/share/membership_store.py)
         if record_type in consumer_records.RECORD_TYPES:
             try:
                 consumer_replay.replay(self.consumer_groups, record_type, entry.key[2:], entry.value,

@@ -78,6 +78,10 @@ class GroupRuntime:
         self._locks: dict[str, tuple[asyncio.Lock, list[int]]] = {}
         # The effects of the operation running now, held until its append succeeds.
         self._effects: list[Callable[[], None]] | None = None
+        # Whether a group id is a share group's (the broker sets it to the share
+        # coordinator's): Kafka's groups of one id are of one type, so a consumer or classic
+        # member may not join it.
+        self.share_group: Callable[[str], bool] = lambda group_id: False
 
     def learn_topics(self, topics: Mapping[str, TopicImage]) -> None:
         for name, image in topics.items():

@@ -1,23 +1,30 @@
 """The share coordinator of one broker: share group membership (`heartbeat.py`) and the share
 partitions with their durable state (`partitions.py`, `state_store.py`).
 
-Membership is soft state, as the brief for this layer allows: it is not written to
-`__consumer_offsets`, so after a restart members re-join with their next heartbeat (an
-unknown member is answered UNKNOWN_MEMBER_ID and the client joins again with epoch 0). What
-must survive a restart, the acknowledgements and delivery counts, is in `__share_group_state`."""
+Membership is written to `__consumer_offsets` before a heartbeat that changed it is answered
+(`membership_store.py`, Kafka's share group records) and read back at load, so a restart
+keeps every group's epochs and members, whose sessions start again then. The acknowledgements
+and delivery counts are in `__share_group_state`."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Sequence
+import uuid
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 import structlog
 
-from coordinator.log import AppendErrorPolicy, CoordinatorLog, CoordinatorLogError
+from coordinator.log import AppendErrorPolicy, CoordinatorLog, CoordinatorLogError, MemoryCoordinatorLog
 from coordinator.share.config import SharePartitionConfig
-from coordinator.share.group import ShareGroupState
-from coordinator.share.heartbeat import ShareGroupMembership, ShareMembershipConfig
+from coordinator.share.group import ShareGroupState, ShareTopic
+from coordinator.share.heartbeat import (
+    ShareGroupMembership,
+    ShareHeartbeat,
+    ShareHeartbeatResult,
+    ShareMembershipConfig,
+)
+from coordinator.share.membership_store import ShareMembershipStore
 from coordinator.share.partition import (
     Acknowledgement,
     AcquiredRecords,
@@ -37,6 +44,9 @@ log = structlog.get_logger("odradek.share")
 # How a failed write of share-partition state is answered (Kafka's share coordinator maps
 # its write timeouts and oversized batches like the group coordinator's offset writes).
 SHARE_STATE = AppendErrorPolicy(ErrorCode.REQUEST_TIMED_OUT, ErrorCode.UNKNOWN_SERVER_ERROR)
+# How a failed membership write is answered: as Kafka's group coordinator answers a
+# ConsumerGroupHeartbeat or ShareGroupHeartbeat whose records it could not write.
+SHARE_GROUP_HEARTBEAT = AppendErrorPolicy(ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR)
 
 
 class ShareCoordinator:
@@ -46,8 +56,17 @@ class ShareCoordinator:
         clock: Clock,
         membership_config: ShareMembershipConfig | None = None,
         snapshot_every: int = 500,
+        *,
+        membership_log: CoordinatorLog | None = None,
+        topic_names: Callable[[], Mapping[uuid.UUID, str]] = dict,
     ) -> None:
         self.clock = clock
+        # Topic id -> name (the broker's topics): membership records name partitions by id.
+        self.topic_names = topic_names
+        self.membership_store = ShareMembershipStore(
+            membership_log if membership_log is not None else MemoryCoordinatorLog(),
+            lambda: {name: tid for tid, name in self.topic_names().items()},
+        )
         self.store = ShareStateStore(state_log, clock, snapshot_every)
         self.partitions = SharePartitions(self.store, clock)
         self.partitions.on_available = lambda key: self.notify()
@@ -58,6 +77,36 @@ class ShareCoordinator:
 
     async def load(self) -> None:
         await self.store.load()
+        for group_id, group in (await self.membership_store.load(self.topic_names())).items():
+            self.membership.install(group_id, group)
+
+    # --- membership -----------------------------------------------------------------------------
+
+    async def heartbeat(self, req: ShareHeartbeat, topics: Mapping[str, ShareTopic]) -> ShareHeartbeatResult:
+        """A ShareGroupHeartbeat, answered once what it changed is durable; a failed write
+        puts the group back as the log holds it and answers the error."""
+        async with self.membership_store.lock(req.group_id):
+            result = self.membership.heartbeat(req, topics)
+            if result.error != ErrorCode.NONE:
+                return result
+            try:
+                await self.membership_store.write(req.group_id, self.membership.groups.get(req.group_id))
+            except CoordinatorLogError as exc:
+                log.warning("share group write failed; the group is as it was", group=req.group_id,
+                            error=exc.error.name)
+                self.membership.install(req.group_id,
+                                        self.membership_store.last_written(req.group_id, self.topic_names()))
+                return ShareHeartbeatResult(error=exc.client_error(SHARE_GROUP_HEARTBEAT))
+            return result
+
+    async def _write_group(self, group_id: str) -> None:
+        """Make a change not made by a heartbeat (a session timeout) durable; a failed write
+        is retried by the group's next change."""
+        async with self.membership_store.lock(group_id):
+            try:
+                await self.membership_store.write(group_id, self.membership.groups.get(group_id))
+            except CoordinatorLogError as exc:
+                log.warning("share group write failed", group=group_id, error=exc.error.name)
 
     # --- waking ShareFetches that wait for records ---------------------------------------------
 
@@ -85,12 +134,17 @@ class ShareCoordinator:
         max_records: int,
         mode: AcquireMode,
         read_until: int | None,
+        read_from: int | None = None,
     ) -> list[AcquiredRecords]:
-        """Acquire out of what was read from `next_fetch_offset`; answered once durable. A
-        failed write acquires nothing (the records stay available)."""
+        """Acquire out of what was read from `read_from` (the `next_fetch_offset` of when the
+        read was asked); answered once durable. A failed write acquires nothing (the records
+        stay available)."""
         try:
             return await self.partitions.change(
-                key, lambda sp: sp.acquire(member_id, fetched, max_records, mode, read_until=read_until)
+                key,
+                lambda sp: sp.acquire(
+                    member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from
+                ),
             )
         except CoordinatorLogError as exc:
             log.warning("share state write failed; nothing acquired", key=str(key), error=exc.error.name)
@@ -151,14 +205,18 @@ class ShareCoordinator:
         try:
             for key in keys:
                 await self.partitions.delete(key)
+            async with self.membership_store.lock(group_id):
+                await self.membership_store.write(group_id, None)
         except CoordinatorLogError as exc:
             return exc.client_error(SHARE_STATE)
-        self.membership.groups.pop(group_id, None)
+        self.membership.install(group_id, None)
         return ErrorCode.NONE
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
         self.sessions.close_member(group_id, member_id)
         self.spawn(self.release_member(group_id, member_id))
+        # A leave is written by its heartbeat; a session timeout here.
+        self.spawn(self._write_group(group_id))
 
     def spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         try:

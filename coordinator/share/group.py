@@ -37,6 +37,7 @@ class ShareMember:
     rack_id: str | None = None
     subscribed_topics: frozenset[str] = frozenset()
     member_epoch: int = 0
+    previous_member_epoch: int = -1
     assignment: frozenset[TopicPartition] = frozenset()
     session_timer: Timer | None = field(default=None, repr=False)
 
@@ -50,7 +51,8 @@ class ShareGroup:
         self.target: dict[str, frozenset[TopicPartition]] = {}
         # The topic metadata the target assignment was computed from: a change of partition
         # counts (or a topic created/deleted) needs a new assignment.
-        self._assigned_topics: dict[str, int] = {}
+        # None after a load: the log does not hold them (`adopt_topics`).
+        self._assigned_topics: dict[str, int] | None = {}
         self.assignor_name = ASSIGNOR_NAME
 
     @property
@@ -63,9 +65,16 @@ class ShareGroup:
     def bump_epoch(self) -> None:
         self.group_epoch += 1
 
+    def adopt_topics(self) -> None:
+        """A group loaded from the log: the next `topics_changed` takes the topics as they are
+        then for those of the loaded target assignment (the epoch stays)."""
+        self._assigned_topics = None
+
     def topics_changed(self, topics: Mapping[str, ShareTopic]) -> bool:
         """The subscribed topics' partitioning differs from the target assignment's."""
         current = {t: topics[t].partitions for t in self.subscribed_topic_names() if t in topics}
+        if self._assigned_topics is None:
+            self._assigned_topics = current
         return current != self._assigned_topics
 
     def update_target(self, topics: Mapping[str, ShareTopic]) -> None:

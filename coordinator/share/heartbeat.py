@@ -3,8 +3,9 @@ KIP-848): join with epoch 0, leave with -1, otherwise the member's current epoch
 groups have no revocation step (partitions may be shared), so a member moves to the
 assignment epoch and gets its target assignment at its next heartbeat.
 
-Sans-I/O and in memory: session timeouts run on the injected clock; persisting the group in
-`__consumer_offsets` is the caller's (next) step."""
+Sans-I/O and in memory: session timeouts run on the injected clock; the caller makes the
+group durable in `__consumer_offsets` before answering (`coordinator/share/coordinator.py`,
+`membership_store.py`)."""
 
 from __future__ import annotations
 
@@ -127,6 +128,8 @@ class ShareGroupMembership:
         target = group.target.get(member.member_id, frozenset())
         if member.member_epoch != group.assignment_epoch or req.member_epoch == JOIN_EPOCH:
             changed = target != member.assignment or req.member_epoch == JOIN_EPOCH
+            if member.member_epoch != group.assignment_epoch:
+                member.previous_member_epoch = member.member_epoch
             member.member_epoch = group.assignment_epoch
             member.assignment = target
             if changed:
@@ -137,6 +140,21 @@ class ShareGroupMembership:
             heartbeat_interval_ms=self.config.heartbeat_interval_ms,
             assignment=assignment,
         )
+
+    def install(self, group_id: str, group: ShareGroup | None) -> None:
+        """Put `group` (loaded or restored from the log; None: no such group) in place of what
+        is served under `group_id`; its members' sessions start now, as Kafka re-arms them
+        when it loads a group."""
+        old = self.groups.pop(group_id, None)
+        if old is not None:
+            for member in old.members.values():
+                if member.session_timer is not None:
+                    member.session_timer.cancel()
+        if group is None:
+            return
+        self.groups[group_id] = group
+        for member in group.members.values():
+            self._touch(group, member)
 
     def _touch(self, group: ShareGroup, member: ShareMember) -> None:
         if member.session_timer is not None:

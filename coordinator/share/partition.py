@@ -272,6 +272,7 @@ class SharePartition:
         mode: AcquireMode = AcquireMode.BATCH_OPTIMIZED,
         *,
         read_until: int | None = None,
+        read_from: int | None = None,
     ) -> list[AcquiredRecords]:
         """Acquire for `member_id`, out of the fetched batches' offset ranges (first, last;
         ascending), at most `max_records` records (BATCH_OPTIMIZED: up to the end of the
@@ -282,11 +283,15 @@ class SharePartition:
         `fetched` is the log read from `next_fetch_offset`, up to `read_until` (exclusive)
         when given: offsets it skips hold nothing to deliver (compacted away; under
         read_committed, aborted transactions' records and control records) and are archived
-        so that the window moves past them."""
+        so that the window moves past them.
+
+        `read_from` is where that read began (`next_fetch_offset` when it was asked): an
+        offset released while the read was under way is below it and is not skipped but
+        delivered by a later fetch."""
         budget = max_records
         lock = _Lock(next(self._lock_ids), self._clock.monotonic_ms() + self.config.record_lock_duration_ms)
         taken: list[_Run] = []
-        cursor = self.next_fetch_offset
+        cursor = self.next_fetch_offset if read_from is None else read_from
         stopped = False
         for b_first, b_last in fetched:
             if budget <= 0:

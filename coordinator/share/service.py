@@ -1,4 +1,5 @@
-"""Building the share coordinator for a broker process over `__share_group_state`."""
+"""Building the share coordinator for a broker process over `__share_group_state` (share
+partitions) and `__consumer_offsets` (share group membership)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from coordinator.settings import Settings
 from coordinator.share.coordinator import ShareCoordinator
 from coordinator.share.heartbeat import ShareMembershipConfig
 from coordinator.share.records import SHARE_GROUP_STATE_TOPIC, TOPIC_CONFIGS
+
+# The group coordinator's topic (coordinator/group/records.py), by name: the share
+# coordinator does not depend on the group coordinator.
+OFFSETS_TOPIC = "__consumer_offsets"
 
 if TYPE_CHECKING:
     from storage.clock import Clock
@@ -35,6 +40,12 @@ async def start_share_coordinator(config: Settings, clock: Clock, storage: Stora
             max_size=config.get_int("group.share.max.size"),
         ),
         config.get_int("share.coordinator.snapshot.update.records.per.snapshot"),
+        # Membership records go where Kafka's group coordinator writes them (the group
+        # coordinator reads past them).
+        membership_log=StorageCoordinatorLog(
+            storage, OFFSETS_TOPIC, config.get_int("offsets.topic.num.partitions"), clock
+        ),
+        topic_names=lambda: {t.topic_id: t.name for t in storage.list_topics()},
     )
     await coordinator.load()
     return coordinator

@@ -144,6 +144,16 @@ from protocol.messages.group_metadata_key import GroupMetadataKey
 from protocol.messages.group_metadata_value import GroupMetadataValue
 from protocol.messages.offset_commit_key import OffsetCommitKey
 from protocol.messages.offset_commit_value import OffsetCommitValue
+from protocol.messages.share_group_current_member_assignment_key import ShareGroupCurrentMemberAssignmentKey
+from protocol.messages.share_group_current_member_assignment_value import ShareGroupCurrentMemberAssignmentValue
+from protocol.messages.share_group_member_metadata_key import ShareGroupMemberMetadataKey
+from protocol.messages.share_group_member_metadata_value import ShareGroupMemberMetadataValue
+from protocol.messages.share_group_metadata_key import ShareGroupMetadataKey
+from protocol.messages.share_group_metadata_value import ShareGroupMetadataValue
+from protocol.messages.share_group_target_assignment_member_key import ShareGroupTargetAssignmentMemberKey
+from protocol.messages.share_group_target_assignment_member_value import ShareGroupTargetAssignmentMemberValue
+from protocol.messages.share_group_target_assignment_metadata_key import ShareGroupTargetAssignmentMetadataKey
+from protocol.messages.share_group_target_assignment_metadata_value import ShareGroupTargetAssignmentMetadataValue
 from protocol.messages.share_snapshot_key import ShareSnapshotKey
 from protocol.messages.share_snapshot_value import ShareSnapshotValue
 from protocol.messages.share_update_key import ShareUpdateKey
@@ -343,10 +353,20 @@ __all__ = [
     'ShareAcknowledgeResponse',
     'ShareFetchRequest',
     'ShareFetchResponse',
+    'ShareGroupCurrentMemberAssignmentKey',
+    'ShareGroupCurrentMemberAssignmentValue',
     'ShareGroupDescribeRequest',
     'ShareGroupDescribeResponse',
     'ShareGroupHeartbeatRequest',
     'ShareGroupHeartbeatResponse',
+    'ShareGroupMemberMetadataKey',
+    'ShareGroupMemberMetadataValue',
+    'ShareGroupMetadataKey',
+    'ShareGroupMetadataValue',
+    'ShareGroupTargetAssignmentMemberKey',
+    'ShareGroupTargetAssignmentMemberValue',
+    'ShareGroupTargetAssignmentMetadataKey',
+    'ShareGroupTargetAssignmentMetadataValue',
     'ShareSnapshotKey',
     'ShareSnapshotValue',
     'ShareUpdateKey',

@@ -47,6 +47,9 @@ class JoinHandler:
         config = self.rt.config
         if not config.min_session_timeout_ms <= req.session_timeout_ms <= config.max_session_timeout_ms:
             return JoinResult(ErrorCode.INVALID_SESSION_TIMEOUT, req.member_id)
+        if self.rt.share_group(req.group_id):
+            # Kafka's classicGroupJoin: the group exists and is not a consumer group.
+            return JoinResult(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, "")
         refused = await self.consumer_group_in_the_way(req)
         if refused is not None:
             return refused

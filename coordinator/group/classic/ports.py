@@ -22,6 +22,8 @@ class ClassicRuntime(Protocol):
     config: GroupConfig
     clock: Clock
     groups: dict[str, ClassicGroup]
+    # Whether a group id is a share group's (no classic or consumer member may join it).
+    share_group: Callable[[str], bool]
 
     def validate(self, group_id: str | None, allow_empty: bool) -> ErrorCode | None:
         """Kafka's validateGroupStatus: the error to answer, or None."""

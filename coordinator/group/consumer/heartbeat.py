@@ -126,6 +126,8 @@ class ConsumerHeartbeatHandler:
         invalid = self._validate(req)
         if invalid is not None:
             return invalid
+        if self.rt.share_group(req.group_id):  # Kafka's getOrMaybeCreateConsumerGroup
+            return _error(ErrorCode.GROUP_ID_NOT_FOUND, f"Group {req.group_id} is not a consumer group.")
         classic = self.rt.groups.get(req.group_id)
         if classic is not None and not classic.is_state(GroupState.EMPTY) and not classic.is_state(GroupState.DEAD):
             # An empty classic group simply gives way (its offsets stay); one with members is

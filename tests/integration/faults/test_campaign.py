@@ -33,6 +33,8 @@ def test_every_fault_type_leaves_no_anomaly(tmp_path: Path) -> None:
     assert all("[critical" in line or "[error" in line for line in cfg.broker_stops), cfg.broker_stops
     # the workload did its job: every client wrote and read under the faults
     assert cfg.report.ops["txn:ok"] > 50 and cfg.report.ops["send:ok"] > 50
+    # and the share group's: produced, delivered and acknowledged under the faults
+    assert cfg.report.ops["share-send:ok"] > 50 and cfg.report.ops["ack:ok"] > 20
     assert cfg.report.read_values >= cfg.report.acknowledged
 
 

@@ -3,6 +3,7 @@ ListGroups/DescribeGroups/DeleteGroups aware of the share type, share session ep
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from odradek.testing import OdradekBroker
@@ -12,6 +13,8 @@ from protocol.messages.alter_share_group_offsets_request import (
     AlterShareGroupOffsetsRequestPartition,
     AlterShareGroupOffsetsRequestTopic,
 )
+from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_share_group_offsets_request import (
     DeleteShareGroupOffsetsRequest,
@@ -23,6 +26,7 @@ from protocol.messages.describe_share_group_offsets_request import (
     DescribeShareGroupOffsetsRequestGroup,
     DescribeShareGroupOffsetsRequestTopic,
 )
+from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.share_acknowledge_request import AcknowledgementBatch as AckBatch
 from protocol.messages.share_acknowledge_request import AcknowledgePartition as AckPartition
@@ -31,6 +35,7 @@ from protocol.messages.share_acknowledge_request import ShareAcknowledgeRequest
 from protocol.messages.share_fetch_request import FetchPartition, FetchTopic, ShareFetchRequest
 from protocol.messages.share_group_describe_request import ShareGroupDescribeRequest
 from protocol.messages.share_group_heartbeat_request import ShareGroupHeartbeatRequest
+from tests.broker_process import own_broker
 from tests.integration.share.share_clients import create_topic, new_name, produce
 from tests.kafka_wire import WireClient
 
@@ -162,3 +167,51 @@ def test_share_group_offsets_describe_alter_delete(share_broker: OdradekBroker) 
         assert (deleted.error_code, deleted.responses[0].error_code) == (E.NONE, E.NONE)
         [p] = described().topics[0].partitions
         assert (p.error_code, p.start_offset) == (E.NONE, -1)
+
+
+def test_a_share_groups_id_refuses_consumer_and_classic_members(share_broker: OdradekBroker) -> None:
+    """A group id is of one type (Kafka 4.2's GroupMetadataManager): ConsumerGroupHeartbeat
+    with a share group's id answers GROUP_ID_NOT_FOUND, JoinGroup INCONSISTENT_GROUP_PROTOCOL
+    with no member id; the share group is untouched."""
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        assert joined.error_code == E.NONE
+        consumer: Any = c.call(68, 0, ConsumerGroupHeartbeatRequest(
+            group_id=group, member_id="c1", member_epoch=0, rebalance_timeout_ms=30000,
+            subscribed_topic_names=[topic]))
+        assert (consumer.error_code, consumer.error_message) == (E.GROUP_ID_NOT_FOUND,
+                                                                 f"Group {group} is not a consumer group.")
+        for member_id in ("", "known-1"):
+            classic: Any = c.call(11, 9, JoinGroupRequest(
+                group_id=group, session_timeout_ms=10000, rebalance_timeout_ms=10000, member_id=member_id,
+                protocol_type="consumer", protocols=[JoinGroupRequestProtocol(name="range", metadata=b"")]))
+            assert (classic.error_code, classic.member_id, classic.generation_id) == (
+                E.INCONSISTENT_GROUP_PROTOCOL, "", -1)
+        # The classic checks come first, as in Kafka: a bad session timeout is that.
+        bad: Any = c.call(11, 9, JoinGroupRequest(
+            group_id=group, session_timeout_ms=1, rebalance_timeout_ms=10000, member_id="",
+            protocol_type="consumer", protocols=[JoinGroupRequestProtocol(name="range", metadata=b"")]))
+        assert bad.error_code == E.INVALID_SESSION_TIMEOUT
+        assert _listed(c, ["share"])[group] == ("share", "Stable", "share")
+        assert group not in _listed(c, ["consumer", "classic"])
+        again: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=1))
+        assert (again.error_code, again.member_epoch) == (E.NONE, 1)
+
+
+def test_share_version_0_lists_the_share_apis_and_refuses_them(tmp_path: Path) -> None:
+    """At share.version 0 Kafka still lists the share APIs in ApiVersions and answers them
+    UNSUPPORTED_VERSION (the Java client's ShareHeartbeatRequestManager tells that answer,
+    "the cluster must have the share group protocol enabled", from an API not listed)."""
+    for broker in own_broker(tmp_path / "data", {"share.version": "0"}):
+        with WireClient(broker.bootstrap) as c:
+            versions: Any = c.call(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
+            listed = {k.api_key: (k.min_version, k.max_version) for k in versions.api_keys}
+            assert {k: listed.get(k) for k in (76, 77, 78, 79)} == {76: (1, 1), 77: (1, 1), 78: (1, 2), 79: (1, 2)}
+            assert {f.name: f.max_version_level for f in versions.finalized_features}.get("share.version") is None
+            refused: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id="g", member_id="m1", member_epoch=0,
+                                                                    subscribed_topic_names=["t"]))
+            assert refused.error_code == E.UNSUPPORTED_VERSION

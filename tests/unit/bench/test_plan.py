@@ -19,10 +19,10 @@ def test_the_pipeline_rows_are_selected_alone_and_only_by_their_tag() -> None:
     plan = build_plan(False)
     pipeline = selected(plan, ["pipeline"])
     assert [s.key for s in pipeline] == [
-        "pipeline-batch-read", "pipeline-batch-write", "pipeline-stream", "pipeline-driver-kill"
+        "pipeline-batch-read", "pipeline-batch-write", "pipeline-copy", "pipeline-stream", "pipeline-driver-kill"
     ]
     assert all(s.odradek_only for s in pipeline)
-    other_tags = {t for s in plan for t in s.tags} - {"pipeline", "tls"}
+    other_tags = {t for s in plan for t in s.tags} - {"pipeline", "tls", "share"}
     for tag in other_tags:
         assert not any(s.odradek_only for s in selected(plan, [tag])), tag
 
@@ -36,3 +36,13 @@ def test_the_tls_rows_are_selected_by_their_tag_and_get_the_secure_listeners() -
     assert all(s.odradek_only and s.secure and s.params["size"] == 1024 for s in tls)
     assert [s.params["protocol"] for s in tls] == ["SSL", "SSL", "SASL_SSL", "SASL_SSL"]
     assert not any(s.secure for s in plan if s not in tls)
+
+
+def test_the_share_group_rows_are_selected_by_their_tag_on_odradek_alone() -> None:
+    plan = build_plan(False)
+    share = selected(plan, ["share"])
+    assert [(s.key, s.params["members"]) for s in share] == [
+        ("share-group-1", 1), ("share-group-2", 2), ("share-group-4", 4)
+    ]
+    assert all(s.odradek_only and s.params["size"] == 100 for s in share)
+    assert not any(s in share for s in selected(plan, ["consume"]))

@@ -150,7 +150,78 @@ def test_every_family_has_a_history() -> None:
     assert set(FAMILIES) == {
         "duplicate", "inconsistent-offsets", "lost-write", "G1a", "precommitted-read",
         "poll-skip", "nonmonotonic-poll", "nonmonotonic-send", "unseen",
+        "share-redelivered", "share-lost",
     }  # fmt: skip
+
+
+def share_send(t: float, value: str, offset: int) -> list[Op]:
+    return [
+        op("p1", "invoke", "share-send", [["send", "s-0", value, None]], t),
+        op("p1", "ok", "share-send", [["send", "s-0", value, offset]], t + 0.1),
+    ]
+
+
+def deliver(process: str, t: float, records: list[list[object]]) -> list[Op]:
+    """records: [offset, value, delivery count]"""
+    return [
+        op(process, "invoke", "share-poll", [], t),
+        op(process, "ok", "share-poll", [["deliver", "s-0", records]], t + 0.1),
+    ]
+
+
+def ack(process: str, t: float, records: list[list[object]], type_: str = "ok") -> list[Op]:
+    """records: [offset, value, accept | release | reject]"""
+    return [
+        op(process, "invoke", "ack", [["ack", "s-0", records]], t),
+        op(process, type_, "ack", [["ack", "s-0", records]], t + 0.1),
+    ]
+
+
+def share_clean() -> list[Op]:
+    return [
+        *share_send(1, "a", 0),
+        *share_send(1.2, "b", 1),
+        *share_send(1.4, "c", 2),
+        *share_send(1.6, "d", 3),
+        *deliver("s1", 2, [[0, "a", 1], [1, "b", 1]]),
+        *deliver("s2", 2.05, [[2, "c", 1], [3, "d", 1]]),
+        *ack("s1", 3, [[0, "a", "accept"], [1, "b", "release"]]),
+        *ack("s2", 3, [[2, "c", "reject"], [3, "d", "accept"]], type_="info"),  # indefinite
+        *deliver("s2", 4, [[1, "b", 2], [3, "d", 2]]),  # d: its accept may not have happened
+        *ack("s2", 5, [[1, "b", "accept"], [3, "d", "accept"]]),
+    ]
+
+
+def test_share_clean_history_has_no_anomaly() -> None:
+    report = check(share_clean())
+    assert report.valid, report.table()
+    assert report.ops["share-poll:ok"] == 3 and report.ops["ack:info"] == 1
+
+
+def test_share_redelivered_after_an_answered_accept() -> None:
+    history = [*share_clean(), *deliver("s1", 6, [[0, "a", 2]])]
+    assert anomalies(history) == {"share-redelivered": 1}
+
+
+def test_share_redelivered_after_an_answered_reject() -> None:
+    history = [*share_clean()[:-2], *ack("s2", 5, [[1, "b", "accept"], [3, "d", "reject"]]),
+               *ack("s2", 5.5, [[2, "c", "reject"]]), *deliver("s1", 6, [[2, "c", 2]])]  # fmt: skip
+    assert anomalies(history) == {"share-redelivered": 1}
+
+
+def test_share_lost_never_delivered() -> None:
+    assert anomalies([*share_clean(), *share_send(7, "e", 4)]) == {"share-lost": 1}
+
+
+def test_share_lost_released_and_never_delivered_again() -> None:
+    """b released, never delivered again (and below the delivery limit): lost; d, whose
+    accept is indefinite, is not; a record released at its last allowed delivery is
+    archived, not lost."""
+    history = [*share_clean()[:-4], *share_send(7, "e", 4), *deliver("s1", 8, [[4, "e", 5]]),
+               *ack("s1", 9, [[4, "e", "release"]])]  # fmt: skip
+    report = check(history)
+    assert {name: n for name, n in report.counts.items() if n} == {"share-lost": 1}
+    assert [e["value"] for e in report.anomalies["share-lost"]] == ["b"]
 
 
 def test_unfinished_invocation_is_indefinite() -> None:

@@ -158,6 +158,20 @@ def test_release_redelivers_with_a_higher_delivery_count() -> None:
     assert [sp.acquired_by(o) for o in range(7)] == ["m1", "m1", "m2", "m2", "m1", "m2", "m2"]
 
 
+def test_a_record_released_while_a_read_was_under_way_is_not_skipped() -> None:
+    """m2's log read began at 5 (nothing was available below); m1 released 2 before m2's
+    acquisition: 2 stays available for the next fetch, not archived as a gap of the read."""
+    _, sp = make()
+    sp.acquire("m1", [(0, 4)], max_records=500)
+    read_from = sp.next_fetch_offset
+    sp.acknowledge("m1", [ack(2, 2, A.RELEASE)])
+    got = sp.acquire("m2", [(5, 6)], max_records=500, read_from=read_from, read_until=7)
+    assert got == [AcquiredRecords(5, 6, 1)]
+    assert sp.state_of(2) == (S.AVAILABLE, 1)
+    assert sp.next_fetch_offset == 2
+    assert sp.acquire("m2", [(0, 4), (5, 6)], max_records=500) == [AcquiredRecords(2, 2, 2)]
+
+
 def test_reject_is_never_delivered_again() -> None:
     _, sp = make()
     sp.acquire("m1", [(0, 2)], max_records=500)
