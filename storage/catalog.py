@@ -22,16 +22,18 @@ CATALOG_FILE = "topics.json"
 
 
 def validate_topic_name(name: str) -> None:
+    """Kafka 4.0's Topic.validate, with its messages."""
     if not name:
-        raise InvalidTopicError("Topic name is illegal, it can't be empty")
-    if name in (".", ".."):
-        raise InvalidTopicError("Topic name cannot be \".\" or \"..\"")
-    if len(name) > MAX_TOPIC_NAME_LENGTH:
-        raise InvalidTopicError(f"Topic name is illegal, it can't be longer than {MAX_TOPIC_NAME_LENGTH} characters")
-    if not _LEGAL.match(name):
-        raise InvalidTopicError(
-            f"Topic name {name!r} is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'"
-        )
+        reason = "the empty string is not allowed"
+    elif name in (".", ".."):
+        reason = f"'{name}' is not allowed"
+    elif len(name) > MAX_TOPIC_NAME_LENGTH:
+        reason = f"the length of '{name}' is longer than the max allowed length {MAX_TOPIC_NAME_LENGTH}"
+    elif not _LEGAL.match(name):
+        reason = f"'{name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+    else:
+        return
+    raise InvalidTopicError(f"Topic name is invalid: {reason}")
 
 
 @dataclass(slots=True)

@@ -317,13 +317,6 @@ class ProducerStateManager:
             return
         raise InvalidProducerEpochError(f"marker epoch {epoch} is not above producer {producer_id}'s {entry.epoch}")
 
-    def _entry(self, producer_id: int, now_ms: int) -> ProducerStateEntry | None:
-        entry = self.producers.get(producer_id)
-        if entry is not None and self._is_expired(entry, now_ms):
-            del self.producers[producer_id]
-            return None
-        return entry
-
     def _is_expired(self, entry: ProducerStateEntry, now_ms: int) -> bool:
         return entry.current_txn_first_offset is None and now_ms - entry.last_timestamp >= self.expiration_ms
 
@@ -337,7 +330,11 @@ class ProducerStateManager:
         pid = header.producer_id
         if pid < 0:
             return None
-        entry = self._entry(pid, now_ms)
+        # No expiry at lookup: as Kafka's ProducerStateManager, idle producers are forgotten
+        # only by the periodic check above. Their age is measured from the batch's CreateTime,
+        # which a client may set anywhere in the past; expiring at lookup would forget a
+        # producer between two of its batches and accept any sequence.
+        entry = self.producers.get(pid)
         epoch = header.producer_epoch
         if header.is_control:
             if entry is not None:

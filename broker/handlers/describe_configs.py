@@ -338,17 +338,26 @@ def _result_config(
     )
 
 
+# Kafka's Errors messages for the authorization failures config_denied answers.
+_DENIED_MESSAGES = {
+    ErrorCode.TOPIC_AUTHORIZATION_FAILED: "Topic authorization failed.",
+    ErrorCode.GROUP_AUTHORIZATION_FAILED: "Group authorization failed.",
+    ErrorCode.CLUSTER_AUTHORIZATION_FAILED: "Cluster authorization failed.",
+}
+
+
 async def handle(ctx: RequestContext, request: DescribeConfigsRequest) -> DescribeConfigsResponse:
     include_synonyms = request.include_synonyms and ctx.api_version >= 1
     include_documentation = request.include_documentation and ctx.api_version >= 3
     results = []
     for resource in request.resources:
-        result = DescribeConfigsResult(
-            resource_type=resource.resource_type, resource_name=resource.resource_name, error_message=None
-        )
+        # Kafka's ConfigHelper leaves a found resource's error message at the schema's default,
+        # the empty string, and gives a denied one its error's text.
+        result = DescribeConfigsResult(resource_type=resource.resource_type, resource_name=resource.resource_name)
         denied = config_denied(ctx, AclOperation.DESCRIBE_CONFIGS, resource.resource_type, resource.resource_name)
         if denied is not None:
             result.error_code = denied
+            result.error_message = _DENIED_MESSAGES.get(denied)
             results.append(result)
             continue
         try:

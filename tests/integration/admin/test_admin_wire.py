@@ -121,11 +121,16 @@ def test_create_topics_errors_carry_kafkas_codes_and_messages(client: WireClient
         version=4,
     )
     got = [(r.error_code, r.error_message) for r in results]
+    # Kafka 4.0's Topic.validate texts.
     assert got[0] == (
         ErrorCode.INVALID_TOPIC_EXCEPTION,
-        "Topic name 'bad name' is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'",
+        "Topic name is invalid: 'bad name' contains one or more characters other than ASCII alphanumerics, "
+        "'.', '_' and '-'",
     )
     assert got[1][0] == got[2][0] == got[3][0] == ErrorCode.INVALID_TOPIC_EXCEPTION
+    assert got[1][1] == "Topic name is invalid: the empty string is not allowed"
+    assert got[2][1] == "Topic name is invalid: '..' is not allowed"
+    assert got[3][1] == f"Topic name is invalid: the length of '{'x' * 250}' is longer than the max allowed length 249"
     assert got[4] == (ErrorCode.TOPIC_ALREADY_EXISTS, f"Topic '{existing}' already exists.")
     assert got[5] == (
         ErrorCode.INVALID_REPLICATION_FACTOR,
@@ -338,7 +343,7 @@ def test_describe_configs_v0_carries_is_default(client: WireClient) -> None:
     r = Reader(frame, 4)  # after the correlation id
     assert r.int32() == 0  # throttle
     assert r.array_length() == 1
-    assert (r.int16(), r.nullable_string(), r.int8(), r.string()) == (0, None, TOPIC, name)
+    assert (r.int16(), r.nullable_string(), r.int8(), r.string()) == (0, "", TOPIC, name)  # Kafka 3.x+ leaves the message at its default ""
     entries = {}
     for _ in range(r.array_length()):
         entry_name = r.string()
@@ -393,6 +398,17 @@ def test_describe_configs_broker_and_errors(client: WireClient) -> None:
     )
     assert describe(client, TOPIC, "no-such-topic").error_code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
     assert describe(client, TOPIC, "bad name").error_code == ErrorCode.INVALID_TOPIC_EXCEPTION
+    # Apache Kafka 4.0.0's messages: the schema's default "" where its ConfigHelper sets none
+    # (kafkajs 2.2.4's describeConfigs spec, written for older brokers, expects null).
+    name = unique()
+    create(client, topic(name))
+    assert [(r.error_code, r.error_message) for r in (
+        this, describe(client, BROKER, ""), describe(client, TOPIC, name), describe(client, TOPIC, "no-such-topic")
+    )] == [(ErrorCode.NONE, "")] * 3 + [(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "")]
+    assert describe(client, TOPIC, "bad name").error_message == (
+        "Topic name is invalid: 'bad name' contains one or more characters other than ASCII alphanumerics, "
+        "'.', '_' and '-'"
+    )
 
 
 # --- AlterConfigs / IncrementalAlterConfigs -------------------------------------------

@@ -43,7 +43,7 @@ def test_topic_sources_and_is_default_per_version(client: WireClient, version: i
     assert create(client, topic(name, retention_ms="5000"))[0].error_code == ErrorCode.NONE
     result = describe(client, TOPIC, name, ["retention.ms", "segment.bytes", "cleanup.policy"], version=version,
                       include_synonyms=True)
-    assert (result.error_code, result.error_message) == (ErrorCode.NONE, None)
+    assert (result.error_code, result.error_message) == (ErrorCode.NONE, "")
     rows = {c.name: c for c in result.configs}
     if version == 0:
         # v0 carries IsDefault instead of the source.
@@ -67,7 +67,7 @@ def test_topic_sources_and_is_default_per_version(client: WireClient, version: i
 def test_broker_sources_per_version(client: WireClient, version: int) -> None:
     result = describe(client, BROKER, "1", ["listeners", "num.partitions", "message.max.bytes"], version=version,
                       include_synonyms=True)
-    assert (result.error_code, result.error_message) == (ErrorCode.NONE, None)
+    assert (result.error_code, result.error_message) == (ErrorCode.NONE, "")
     rows = {c.name: c for c in result.configs}
     if version == 0:
         assert {n: (c.is_default, c.read_only) for n, c in rows.items()} == {
@@ -107,7 +107,7 @@ def alter_group(client: WireClient, group: str, *ops: tuple[str, int, str | None
 def test_group_configs_described_and_altered(client: WireClient) -> None:
     group = unique("group")
     result = describe(client, GROUP, group, include_synonyms=True)
-    assert (result.error_code, result.error_message) == (ErrorCode.NONE, None)
+    assert (result.error_code, result.error_message) == (ErrorCode.NONE, "")
     rows = {c.name: c for c in result.configs}
     assert {"consumer.session.timeout.ms", "consumer.heartbeat.interval.ms", "share.auto.offset.reset",
             "streams.num.standby.replicas"} <= set(rows)
@@ -217,7 +217,7 @@ async def test_aiokafka_sources(broker: BrokerProcess) -> None:
         await admin.close()
     # aiokafka hands back the raw structs: (error_code, error_message, type, name, entries)
     [(error_code, error_message, _, _, entries)] = response.resources
-    assert (error_code, error_message) == (ErrorCode.NONE, None)
+    assert (error_code, error_message) == (ErrorCode.NONE, "")
     # each entry: (name, value, read_only, config_source, is_sensitive, synonyms)
     sources = {e[0]: (e[1], e[3]) for e in entries}
     assert sources["retention.ms"] == ("5000", TOPIC_CONFIG)

@@ -3,7 +3,15 @@
 expiry after the group's rebalance timeout, the largest of its members': with 0 it fires at
 once and removes the member before its SyncGroup arrives. The same exchange against Apache
 Kafka 4.0.0 (initial rebalance delay 0 and 3000 ms alike) answers the SyncGroup
-UNKNOWN_MEMBER_ID, as this broker does."""
+UNKNOWN_MEMBER_ID, as this broker does.
+
+In Kafka the expiry is a race, not a rule: its timer runs on the SystemTimerReaper thread and
+queues the expiry as one more coordinator event, so a SyncGroup sent the instant the JoinGroup
+answer arrives can be queued first. Measured against Apache Kafka 4.0.0 on loopback: 11 of 40
+immediate SyncGroups succeeded, none of 20 sent 20 ms later; kafkajs 2.2.4's own
+`offsetCommit.spec.js` tests passed 4 of 18 runs there, its `errorRecovery.spec.js` "recovers
+from offset out of range" failed 7 of 7. The expiry firing at once is the answer Kafka gives in
+most runs and in every run where the client takes a few milliseconds."""
 
 from __future__ import annotations
 

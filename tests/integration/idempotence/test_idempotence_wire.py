@@ -62,6 +62,29 @@ def test_sequence_gap_is_out_of_order_over_the_wire(broker: BrokerProcess) -> No
         assert produce(c, {(topic, 0): producer_batch(pid, epoch, 2)}) == {(topic, 0): (E.NONE, 2)}
 
 
+def test_sequences_hold_for_a_batch_with_an_old_create_time(broker: BrokerProcess) -> None:
+    # kafkajs 2.2.4's broker produce spec ("request with idempotent producer") writes CreateTime
+    # 2017-11-06. Apache Kafka 4.0.0 answers this exchange exactly so: the producer, older than
+    # producer.id.expiration.ms by its timestamp, is forgotten only at the periodic check.
+    old = 1_509_928_155_660
+    topic = unique("oldts")
+
+    def batch(pid: int, epoch: int, seq: int) -> bytes:
+        return rb.build_batch([rb.Record(b"k%d" % i, b"v%d" % (seq + i), [], old) for i in range(3)],
+                              producer_id=pid, producer_epoch=epoch, base_sequence=seq)
+
+    with WireClient(broker.bootstrap) as c:
+        create_topic(c, topic)
+        pid, epoch = init_producer_id(c, None)
+        assert produce(c, {(topic, 0): batch(pid, epoch, 0)}) == {(topic, 0): (E.NONE, 0)}
+        for seq in (1, 5):
+            assert produce(c, {(topic, 0): batch(pid, epoch, seq)}) == {
+                (topic, 0): (E.OUT_OF_ORDER_SEQUENCE_NUMBER, -1)
+            }
+        assert produce(c, {(topic, 0): batch(pid, epoch, 0)}) == {(topic, 0): (E.NONE, 0)}
+        assert produce(c, {(topic, 0): batch(pid, epoch, 3)}) == {(topic, 0): (E.NONE, 3)}
+
+
 def test_transactional_batch_needs_the_partition_in_the_transaction(broker: BrokerProcess) -> None:
     topic = unique("verify")
     tid = unique("tid")

@@ -20,7 +20,12 @@ from storage.errors import (
 )
 from storage.file_storage import FileStorage
 from storage.log import Log
-from storage.producer_state import decode_snapshot, encode_snapshot, read_control_record
+from storage.producer_state import (
+    EXPIRATION_CHECK_INTERVAL_MS,
+    decode_snapshot,
+    encode_snapshot,
+    read_control_record,
+)
 from storage.txn_index import ENTRY_SIZE
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.unit.storage.storage_helpers import Harness, make_batch
@@ -378,6 +383,12 @@ async def test_idle_producers_expire(harness: Harness) -> None:
         await log.append(make_batch(1, ts=harness.clock.now_ms(), producer_id=1, producer_epoch=0,
                                     base_sequence=5), durable=True)
     harness.clock.advance(1)
+    # Idle a day, but forgotten only by the periodic check (Kafka's
+    # PeriodicProducerExpirationCheck), which ran at the append above: sequences still count.
+    with pytest.raises(OutOfOrderSequenceError):
+        await log.append(make_batch(1, ts=harness.clock.now_ms(), producer_id=1, producer_epoch=0,
+                                    base_sequence=5), durable=True)
+    harness.clock.advance(EXPIRATION_CHECK_INTERVAL_MS)
     # Expired: any sequence is accepted again.
     r = await log.append(make_batch(1, ts=harness.clock.now_ms(), producer_id=1, producer_epoch=0,
                                     base_sequence=5), durable=True)
@@ -386,3 +397,23 @@ async def test_idle_producers_expire(harness: Harness) -> None:
     assert log.producer_state.has_ongoing_txn(2)
     assert 2 in log.producer_state.producers
     assert log.last_stable_offset == 1
+
+
+async def test_a_batch_with_an_old_create_time_keeps_its_producers_sequences(harness: Harness) -> None:
+    # kafkajs's own produce spec writes CreateTime 2017-11-06 with an idempotent producer. The
+    # producer's age counts from that timestamp, yet Kafka forgets it only at its periodic
+    # check: until then its sequences are enforced and its duplicates recognised.
+    log = await new_log(harness)
+    old = harness.clock.now_ms() - 10 * 86_400_000
+
+    def batch(seq: int) -> bytes:
+        return make_batch(3, ts=old, producer_id=PID, producer_epoch=0, base_sequence=seq)
+
+    assert (await log.append(batch(0), durable=True)).base_offset == 0
+    for seq in (1, 5):
+        with pytest.raises(OutOfOrderSequenceError):
+            await log.append(batch(seq), durable=True)
+    again = await log.append(batch(0), durable=True)
+    assert (again.base_offset, again.last_offset) == (0, 2)
+    assert (await log.append(batch(3), durable=True)).base_offset == 3
+    assert log.log_end_offset == 6
