@@ -27,6 +27,8 @@ from pathlib import Path
 from odradek.testing import free_port
 
 SERVER_USER = "postgres"
+# Small enough for many servers at once in tests.
+TEST_SETTINGS = {"shared_buffers": "32MB"}
 START_TIMEOUT_SECONDS = 30
 
 
@@ -60,6 +62,8 @@ class PostgresServer:
     database: str = "odradek"
     bin_dir: Path = field(default_factory=find_bin_dir)
     running: bool = False
+    # Server settings beyond loopback and durability (`-c name=value`).
+    settings: dict[str, str] = field(default_factory=lambda: dict(TEST_SETTINGS))
 
     @property
     def data_dir(self) -> Path:
@@ -72,6 +76,17 @@ class PostgresServer:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def _options(self) -> str:
+        settings = {
+            "listen_addresses": "127.0.0.1",
+            "unix_socket_directories": str(self.directory),
+            "fsync": "on",
+            "synchronous_commit": "on",
+            "max_connections": "50",
+            **self.settings,
+        }
+        return f"-p {self.port} " + " ".join(f"-c {k}={v}" for k, v in settings.items())
 
     def _command(self, *args: str) -> list[str]:
         if os.geteuid() == 0:
@@ -95,10 +110,7 @@ class PostgresServer:
         )
 
     def start(self) -> None:
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories={self.directory} "
-            "-c fsync=on -c synchronous_commit=on -c max_connections=50 -c shared_buffers=32MB"
-        )
+        options = self._options()
         result = self._run(
             str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.directory / "server.log"),
             "-o", options, "-w", "-t", str(START_TIMEOUT_SECONDS), "start", check=False,
@@ -120,10 +132,7 @@ class PostgresServer:
 
     def restart(self) -> None:
         """Start again on the same port and data (after `stop`)."""
-        options = (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories={self.directory} "
-            "-c fsync=on -c synchronous_commit=on -c max_connections=50 -c shared_buffers=32MB"
-        )
+        options = self._options()
         self._run(
             str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.directory / "server.log"),
             "-o", options, "-w", "-t", str(START_TIMEOUT_SECONDS), "start",
