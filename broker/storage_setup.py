@@ -50,6 +50,7 @@ async def open_storage(
         storage = await PostgresStorage.open(
             engine, password=password, clock=clock, broker_defaults=broker_defaults,
             producer_id_expiration_ms=producer_id_expiration_ms, internal_segment_bytes=internal_segment_bytes,
+            tail_cache_bytes=config.get_int("storage.postgres.tail.cache.bytes"),
         )
     except KafkaStorageError as exc:
         raise StorageUnavailableError(str(exc)) from None

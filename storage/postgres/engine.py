@@ -16,12 +16,14 @@ PostgreSQL), so the engine holds its whole log in memory.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,12 +40,23 @@ from ..log_manager import LogManager
 from ..producer_state import MemorySnapshotStore, ProducerStateManager
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
-from .group_commit import ChangeQueue, Columns, Connector, PostgresFlusher, PostgresStore, insert
+from .group_commit import (
+    CONNECT_TIMEOUT_SECONDS,
+    ChangeQueue,
+    Columns,
+    Connector,
+    PostgresFlusher,
+    PostgresStore,
+    insert,
+)
 from .schema import migrate
+from .tail_cache import DEFAULT_CACHE_BYTES, PostgresColdReads, TailCache, segment_bytes_for
 
 logger = logging.getLogger(__name__)
 
 PartitionKey = tuple[uuid.UUID, int]
+# Connections reading segments out of the tail cache back (Fetches of old data at once).
+READER_CONNECTIONS = 4
 
 
 def address_of(url: str) -> str:
@@ -100,6 +113,14 @@ class _PostgresPersistence:
         return segment
 
     def segment_created(self, segment: LogSegment) -> None:
+        log = self.log
+        if log is not None and len(log.segments) > 1 and not log.config.compact:
+            previous = log.segments[-2].store
+            if isinstance(previous, PostgresStore):
+                self._storage.tail_cache.add(previous)
+        self._save_active_segment(segment)
+
+    def _save_active_segment(self, segment: LogSegment) -> None:
         # Kept so a reload has the same segments: the one rolled out of is no longer the
         # active one, which the cleaner never touches.
         topic_id, partition = self._key
@@ -186,6 +207,7 @@ class PostgresStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        tail_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
                          internal_segment_bytes=internal_segment_bytes)
@@ -197,6 +219,27 @@ class PostgresStorage(LogManager):
         self.flusher: PostgresFlusher = PostgresFlusher(self._connector, ChangeQueue())
         self._loaded: dict[PartitionKey, _Loaded] = {}
         self.schema_version_found = 0
+        self.tail_cache = TailCache(tail_cache_bytes)
+        self.flusher.on_committed = self.tail_cache.evict
+        self._segment_cap = segment_bytes_for(tail_cache_bytes)
+        # Connections for reads of segments out of the cache, made at the first one.
+        self._pool: asyncpg.Pool | None = None
+        self._pool_lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def _reader(self) -> AsyncIterator[asyncpg.Connection]:
+        if self._pool is None:
+            async with self._pool_lock:
+                if self._pool is None:
+                    kwargs: dict[str, Any] = {}
+                    if self._password is not None and urlsplit(self.url).password is None:
+                        kwargs["password"] = self._password
+                    self._pool = await asyncpg.create_pool(
+                        self.url, min_size=0, max_size=READER_CONNECTIONS, timeout=CONNECT_TIMEOUT_SECONDS,
+                        **kwargs,
+                    )
+        async with self._pool.acquire(timeout=CONNECT_TIMEOUT_SECONDS) as conn:
+            yield conn
 
     async def _connect(self) -> asyncpg.Connection:
         # The password from the URL, else `password` (a file's, given by the broker), else
@@ -217,12 +260,13 @@ class PostgresStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        tail_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> PostgresStorage:
         """Connect, migrate the schema and load every partition."""
         storage = cls(url, password=password, clock=clock, broker_defaults=broker_defaults,
                       segment_bytes_override=segment_bytes_override,
                       producer_id_expiration_ms=producer_id_expiration_ms,
-                      internal_segment_bytes=internal_segment_bytes)
+                      internal_segment_bytes=internal_segment_bytes, tail_cache_bytes=tail_cache_bytes)
         try:
             conn = await storage._connector.get()
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
@@ -326,11 +370,17 @@ class PostgresStorage(LogManager):
                 MemorySnapshotStore({}), producer_id_expiration_ms=self.producer_id_expiration_ms
             ),
             segment_bytes_override=self._segment_bytes_override_for(info.name),
+            segment_bytes_cap=self._segment_cap,
             appended=self.appended,
             cleaner_checkpoint=found.cleaner_checkpoint if found is not None else 0,
             new=found is None or not found.batches,
+            cold=PostgresColdReads(key, self._reader),
         )
         persistence.log = log
+        if not info.config.compact:
+            for segment in segments[:-1]:
+                if isinstance(segment.store, PostgresStore):
+                    self.tail_cache.add(segment.store)
         return log
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
@@ -357,6 +407,13 @@ class PostgresStorage(LogManager):
             logger.warning("PostgreSQL at %s: cannot mark the shutdown clean: %s", self.address, exc)
         finally:
             await self._connector.close()
+            await self._close_pool()
+
+    async def _close_pool(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pool.close(), CONNECT_TIMEOUT_SECONDS)
 
     async def abort(self) -> None:
         """Drop everything without marking the shutdown clean (tests simulate crashes):
@@ -366,6 +423,9 @@ class PostgresStorage(LogManager):
         for log in self.logs():
             log.closed = True
         self._connector.drop()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()
 
 
 def _delete_partition_change(topic_id: uuid.UUID, partition: int) -> Any:

@@ -30,6 +30,7 @@ from protocol.record_batch import BatchHeader
 from ..errors import KafkaStorageError
 from ..files import MemoryStore
 from ..flusher import GroupCommitFlusher, RoundDone, Syncable
+from ..log import SegmentNotResident
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +112,7 @@ class PostgresStore(MemoryStore):
     batches no round has committed yet. `on_durable` is told the offset below which the
     segment's batches are committed."""
 
-    __slots__ = ("_pending", "base_offset", "key", "live", "on_durable", "tracking")
+    __slots__ = ("_evicted_size", "_pending", "base_offset", "key", "live", "on_durable", "resident", "tracking")
 
     def __init__(self, key: tuple[Any, int], base_offset: int, on_durable: Callable[[int], None]) -> None:
         super().__init__()
@@ -124,6 +125,29 @@ class PostgresStore(MemoryStore):
         self._pending: list[tuple[BatchHeader, bytes | bytearray | memoryview]] = []
         self.tracking = False  # off while a load fills the store from PostgreSQL
         self.live = True
+        # False once the tail cache dropped the bytes (storage/postgres/tail_cache.py).
+        self.resident = True
+        self._evicted_size = 0
+
+    @property
+    def size(self) -> int:
+        return len(self._buf) if self.resident else self._evicted_size
+
+    @property
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    def read(self, position: int, length: int) -> bytes:
+        if not self.resident:
+            raise SegmentNotResident(self)
+        return super().read(position, length)
+
+    def evict(self) -> None:
+        """Drop the bytes (all committed: PostgreSQL has them); the size stays known."""
+        assert not self._pending, "a segment with uncommitted batches stays in memory"
+        self._evicted_size = len(self._buf)
+        self._buf = bytearray()
+        self.resident = False
 
     def append(self, data: bytes | bytearray | memoryview) -> None:
         super().append(data)
@@ -197,6 +221,8 @@ class PostgresFlusher(GroupCommitFlusher):
         self._tasks: set[asyncio.Task[None]] = set()
         self.failing = False  # since a round failed, until one commits
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
+        # Called after each committed round (the tail cache drops what became committed).
+        self.on_committed: Callable[[], None] = lambda: None
 
     def queue_change(self, change: Change) -> None:
         """A change made in the log or the catalog, committed by the next round, started
@@ -252,6 +278,7 @@ class PostgresFlusher(GroupCommitFlusher):
         # The high watermarks move before the round's waiters resume.
         for store, count in taken:
             store.committed(count)
+        self.on_committed()
         done(None, elapsed)
 
     def _schedule_retry(self) -> None:
