@@ -97,6 +97,11 @@ class _PostgresPersistence:
         if log is not None and not log.closed:
             log._advance_high_watermark(offset)
 
+    def may_evict(self) -> bool:
+        """The log cleaner reads a compacted topic's segments whole: they stay in memory."""
+        log = self.log
+        return log is not None and not log.config.compact
+
     def store(self, base_offset: int) -> PostgresStore:
         return PostgresStore(self._key, base_offset, self._durable)
 
@@ -117,7 +122,7 @@ class _PostgresPersistence:
         if log is not None and len(log.segments) > 1 and not log.config.compact:
             previous = log.segments[-2].store
             if isinstance(previous, PostgresStore):
-                self._storage.tail_cache.add(previous)
+                self._storage.tail_cache.add(previous, self.may_evict)
         self._save_active_segment(segment)
 
     def _save_active_segment(self, segment: LogSegment) -> None:
@@ -297,21 +302,46 @@ class PostgresStorage(LogManager):
             entry.log_start = r["log_start_offset"]
             entry.cleaner_checkpoint = r["cleaner_checkpoint"]
             entry.active_segment_base = r["active_segment_base"]
+        infos = {record.topic_id: self._install(record) for record in records}
+        opened: set[PartitionKey] = set()
+        orphans: set[PartitionKey] = set()
+
+        def open_partition(key: PartitionKey) -> None:
+            # One partition at a time, its rows dropped once in segments, the segments past
+            # the tail cache dropped as it fills: the load holds about one partition's log
+            # beyond the cache, not the whole log.
+            info = infos.get(key[0])
+            if info is None:
+                orphans.add(key)
+            elif key[1] < info.num_partitions:
+                self._loaded = {key: loaded[key]} if key in loaded else {}
+                self._logs[(info.name, key[1])] = self._open_log(info, key[1])
+                opened.add(key)
+            loaded.pop(key, None)
+            self._loaded = {}
+
+        current: PartitionKey | None = None
         async with conn.transaction(readonly=True, isolation="repeatable_read"):
             async for r in conn.cursor(
                 "SELECT topic_id, partition, segment_base, payload FROM batches ORDER BY topic_id, partition, base_offset",
                 prefetch=1000,
             ):
-                loaded[(r["topic_id"], r["partition"])].batches.append((r["segment_base"], r["payload"]))
-        self._loaded = loaded
-        for record in records:
-            info = self._install(record)
+                key = (r["topic_id"], r["partition"])
+                if key != current:
+                    if current is not None:
+                        open_partition(current)
+                    current = key
+                loaded[key].batches.append((r["segment_base"], r["payload"]))
+        if current is not None:
+            open_partition(current)
+        for info in infos.values():
             for p in range(info.num_partitions):
-                self._logs[(info.name, p)] = self._open_log(info, p)
+                if (info.topic_id, p) not in opened:
+                    open_partition((info.topic_id, p))
         # Left by topics deleted before their data was (a crash between the two).
-        orphans = [key for key in loaded if key[0] not in self._by_id]
+        orphans.update(key for key in loaded if key[0] not in infos)
         self._loaded = {}
-        for topic_id, partition in orphans:
+        for topic_id, partition in sorted(orphans):
             self.flusher.queue_change(_delete_partition_change(topic_id, partition))
 
     # --- hooks ------------------------------------------------------------------------
@@ -380,13 +410,42 @@ class PostgresStorage(LogManager):
         if not info.config.compact:
             for segment in segments[:-1]:
                 if isinstance(segment.store, PostgresStore):
-                    self.tail_cache.add(segment.store)
+                    self.tail_cache.add(segment.store, persistence.may_evict)
         return log
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
         if log is not None:
             log.delete()
         self.flusher.queue_change(_delete_partition_change(info.topic_id, partition))
+
+    async def compact(self) -> int:
+        # A topic made compacted after some of its segments left memory: the cleaner reads
+        # segments whole, so they come back first.
+        for log in list(self._logs.values()):
+            if log.config.compact and not log.closed:
+                for segment in list(log.segments):
+                    store = segment.store
+                    if isinstance(store, PostgresStore) and not store.resident:
+                        try:
+                            await self._restore(store)
+                        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                            logger.warning("cannot read %s-%d back for the cleaner: %s", log.topic, log.partition, exc)
+        return await super().compact()
+
+    async def _restore(self, store: PostgresStore) -> None:
+        topic_id, partition = store.key
+        async with self._reader() as conn:
+            rows = await conn.fetch(
+                "SELECT payload FROM batches WHERE topic_id = $1 AND partition = $2 AND segment_base = $3 "
+                "ORDER BY base_offset",
+                topic_id, partition, store.base_offset,
+            )
+        data = b"".join(r["payload"] for r in rows)
+        # Batches below the log start may be gone (DeleteRecords): positions would move, so
+        # such a segment stays out of memory (the cleaner skips it with an error logged)
+        # until retention or the log start drops it.
+        if store.live and not store.resident and len(data) == store.size:
+            store.restore(data)
 
     async def checkpoint(self) -> None:
         self._check_open()

@@ -142,6 +142,12 @@ class PostgresStore(MemoryStore):
             raise SegmentNotResident(self)
         return super().read(position, length)
 
+    def restore(self, data: bytes) -> None:
+        """The bytes again, as read back from PostgreSQL (exactly those dropped)."""
+        assert not self.resident and len(data) == self._evicted_size
+        self._buf = bytearray(data)
+        self.resident = True
+
     def evict(self) -> None:
         """Drop the bytes (all committed: PostgreSQL has them); the size stays known."""
         assert not self._pending, "a segment with uncommitted batches stays in memory"

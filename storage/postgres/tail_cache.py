@@ -63,30 +63,32 @@ class TailCache:
 
     def __init__(self, limit_bytes: int) -> None:
         self.limit_bytes = limit_bytes
-        # id(store) -> (store, its size when added: an inactive segment no longer grows)
-        self._stores: OrderedDict[int, tuple[PostgresStore, int]] = OrderedDict()
+        # id(store) -> (store, its size when added: an inactive segment no longer grows,
+        # whether it may leave memory: not once its topic became compacted)
+        self._stores: OrderedDict[int, tuple[PostgresStore, int, Callable[[], bool]]] = OrderedDict()
         self.resident_bytes = 0
         self.evicted = 0  # segments dropped so far (for tests and metrics)
 
-    def add(self, store: PostgresStore) -> None:
+    def add(self, store: PostgresStore, may_evict: Callable[[], bool]) -> None:
         """A segment no longer active (rolled, or loaded at start), newest last."""
         if id(store) in self._stores or not store.resident or not store.live:
             return
-        self._stores[id(store)] = (store, store.size)
+        self._stores[id(store)] = (store, store.size, may_evict)
         self.resident_bytes += store.size
         self.evict()
 
     def evict(self) -> None:
         """Drop the oldest segments' bytes while the cache is over its limit; a segment
         with batches no round has committed yet stops it (the next commit calls again).
-        Segments deleted meanwhile (retention, topic deletion) just leave."""
+        Segments deleted meanwhile (retention, topic deletion) just leave, and so do those
+        of a topic now compacted, which stay in memory."""
         while self.resident_bytes > self.limit_bytes and self._stores:
-            key, (store, size) = next(iter(self._stores.items()))
+            key, (store, size, may_evict) = next(iter(self._stores.items()))
             if store.live and store.has_pending:
                 return
             del self._stores[key]
             self.resident_bytes -= size
-            if store.live:
+            if store.live and may_evict():
                 store.evict()
                 self.evicted += 1
 
