@@ -50,7 +50,7 @@ from .group_commit import (
     insert,
 )
 from .schema import migrate
-from .tail_cache import DEFAULT_CACHE_BYTES, PostgresColdReads, TailCache, segment_bytes_for
+from .tail_cache import DEFAULT_CACHE_BYTES, MIN_ROLL_BYTES, PostgresColdReads, TailCache, segment_bytes_for
 
 logger = logging.getLogger(__name__)
 
@@ -119,10 +119,15 @@ class _PostgresPersistence:
 
     def segment_created(self, segment: LogSegment) -> None:
         log = self.log
-        if log is not None and len(log.segments) > 1 and not log.config.compact:
+        cache = self._storage.tail_cache
+        if log is not None and len(log.segments) > 1:
             previous = log.segments[-2].store
             if isinstance(previous, PostgresStore):
-                self._storage.tail_cache.add(previous, self.may_evict)
+                cache.retire(previous)
+                if not log.config.compact:
+                    cache.add(previous, self.may_evict)
+        if log is not None and not log.config.compact and isinstance(segment.store, PostgresStore):
+            cache.activate(segment.store)
         self._save_active_segment(segment)
 
     def _save_active_segment(self, segment: LogSegment) -> None:
@@ -226,6 +231,7 @@ class PostgresStorage(LogManager):
         self.schema_version_found = 0
         self.tail_cache = TailCache(tail_cache_bytes)
         self.flusher.on_committed = self.tail_cache.evict
+        self.tail_cache.roll_active = self._roll_active
         self._segment_cap = segment_bytes_for(tail_cache_bytes)
         # Connections for reads of segments out of the cache, made at the first one.
         self._pool: asyncpg.Pool | None = None
@@ -411,12 +417,30 @@ class PostgresStorage(LogManager):
             for segment in segments[:-1]:
                 if isinstance(segment.store, PostgresStore):
                     self.tail_cache.add(segment.store, persistence.may_evict)
+            if isinstance(segments[-1].store, PostgresStore):
+                self.tail_cache.activate(segments[-1].store)
         return log
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
         if log is not None:
             log.delete()
         self.flusher.queue_change(_delete_partition_change(info.topic_id, partition))
+
+    def _roll_active(self, excess: int) -> None:
+        """Rolls the largest active segments whose batches are all committed, until about
+        `excess` bytes can leave memory (storage/postgres/tail_cache.py)."""
+        candidates: list[tuple[int, Log]] = []
+        for log in self._logs.values():
+            store = log.segments[-1].store if not log.closed and not log.config.compact else None
+            if isinstance(store, PostgresStore) and not store.has_pending and store.size >= MIN_ROLL_BYTES:
+                candidates.append((store.size, log))
+        candidates.sort(key=lambda c: c[0], reverse=True)
+        freed = 0
+        for size, log in candidates:
+            if freed >= excess:
+                break
+            log.roll()
+            freed += size
 
     async def compact(self) -> int:
         # A topic made compacted after some of its segments left memory: the cleaner reads

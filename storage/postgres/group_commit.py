@@ -112,7 +112,9 @@ class PostgresStore(MemoryStore):
     batches no round has committed yet. `on_durable` is told the offset below which the
     segment's batches are committed."""
 
-    __slots__ = ("_evicted_size", "_pending", "base_offset", "key", "live", "on_durable", "resident", "tracking")
+    __slots__ = (
+        "_evicted_size", "_pending", "base_offset", "grow", "key", "live", "on_durable", "resident", "tracking",
+    )
 
     def __init__(self, key: tuple[Any, int], base_offset: int, on_durable: Callable[[int], None]) -> None:
         super().__init__()
@@ -128,6 +130,9 @@ class PostgresStore(MemoryStore):
         # False once the tail cache dropped the bytes (storage/postgres/tail_cache.py).
         self.resident = True
         self._evicted_size = 0
+        # While the active segment of a topic the tail cache bounds: told of every byte
+        # appended (and of the whole size, negative, if deleted while active).
+        self.grow: Callable[[int], None] | None = None
 
     @property
     def size(self) -> int:
@@ -159,6 +164,8 @@ class PostgresStore(MemoryStore):
         super().append(data)
         if self.tracking:
             self._pending.append((BatchHeader.parse(data), data))
+        if self.grow is not None:
+            self.grow(len(data))
 
     def take(self, rows: Columns) -> int:
         """Adds the uncommitted batches to `rows`; returns how many (for `committed`)."""
@@ -177,6 +184,9 @@ class PostgresStore(MemoryStore):
         raise NotImplementedError("a PostgreSQL log is never truncated")
 
     def delete(self) -> None:
+        if self.grow is not None:
+            self.grow(-self.size)
+            self.grow = None
         super().delete()
         self.live = False
         self._pending.clear()

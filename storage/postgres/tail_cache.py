@@ -12,7 +12,10 @@ compacted topics (the internal ones included) are never dropped: the log cleaner
 them whole.
 
 The engine's segments roll at `SEGMENT_SHARE` of the cache at most (instead of
-`segment.bytes`, a gigabyte by default): the cache drops whole segments.
+`segment.bytes`, a gigabyte by default): the cache drops whole segments. Active segments
+count too: when only they are left over the limit (many partitions, each with a partly
+filled last segment), the largest ones are rolled (at least `MIN_ROLL_BYTES` each) and
+then dropped like any other.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
 # A segment is at most this share of the cache, so that dropping one frees a small part.
 SEGMENT_SHARE = 8
 MIN_SEGMENT_BYTES = 1024 * 1024
+# An active segment smaller than this is not rolled to make room (no crowd of tiny segments).
+MIN_ROLL_BYTES = 64 * 1024
 # Rows whose sizes one cold read looks at before fetching the payloads that fit.
 COLD_READ_ROWS = 1000
 
@@ -66,11 +71,32 @@ class TailCache:
         # id(store) -> (store, its size when added: an inactive segment no longer grows,
         # whether it may leave memory: not once its topic became compacted)
         self._stores: OrderedDict[int, tuple[PostgresStore, int, Callable[[], bool]]] = OrderedDict()
-        self.resident_bytes = 0
+        self.resident_bytes = 0  # of the inactive segments above
+        self.active_bytes = 0  # of the active segments of topics not compacted
         self.evicted = 0  # segments dropped so far (for tests and metrics)
+        # Rolls active segments holding at least this many bytes, the largest first, until
+        # about that many are freed (set by the engine, which has the logs).
+        self.roll_active: Callable[[int], None] = lambda excess: None
+        self._evicting = False
+
+    def _grow(self, size: int) -> None:
+        self.active_bytes += size
+
+    def activate(self, store: PostgresStore) -> None:
+        """The active segment of a partition whose segments may leave memory."""
+        if store.grow is None:
+            store.grow = self._grow
+            self.active_bytes += store.size
+
+    def retire(self, store: PostgresStore) -> None:
+        """A segment no longer active (rolled)."""
+        if store.grow is not None:
+            store.grow = None
+            self.active_bytes -= store.size
 
     def add(self, store: PostgresStore, may_evict: Callable[[], bool]) -> None:
         """A segment no longer active (rolled, or loaded at start), newest last."""
+        self.retire(store)
         if id(store) in self._stores or not store.resident or not store.live:
             return
         self._stores[id(store)] = (store, store.size, may_evict)
@@ -78,19 +104,34 @@ class TailCache:
         self.evict()
 
     def evict(self) -> None:
-        """Drop the oldest segments' bytes while the cache is over its limit; a segment
-        with batches no round has committed yet stops it (the next commit calls again).
-        Segments deleted meanwhile (retention, topic deletion) just leave, and so do those
-        of a topic now compacted, which stay in memory."""
-        while self.resident_bytes > self.limit_bytes and self._stores:
+        """Keep the segments in memory within the limit: drop the oldest inactive ones'
+        bytes; when none is left to drop, roll the largest active segments (a partition
+        written long ago keeps its last segment active) so that they can go too."""
+        if self._evicting:
+            return
+        self._evicting = True
+        try:
+            if self._drop_oldest() and self.resident_bytes + self.active_bytes > self.limit_bytes:
+                self.roll_active(self.resident_bytes + self.active_bytes - self.limit_bytes)
+                self._drop_oldest()
+        finally:
+            self._evicting = False
+
+    def _drop_oldest(self) -> bool:
+        """Drops inactive segments' bytes, oldest first, while over the limit; False when
+        a segment with batches no round has committed yet stops it (the next commit calls
+        again). Segments deleted meanwhile (retention, topic deletion) just leave, and so
+        do those of a topic now compacted, which stay in memory."""
+        while self.resident_bytes + self.active_bytes > self.limit_bytes and self._stores:
             key, (store, size, may_evict) = next(iter(self._stores.items()))
             if store.live and store.has_pending:
-                return
+                return False
             del self._stores[key]
             self.resident_bytes -= size
             if store.live and may_evict():
                 store.evict()
                 self.evicted += 1
+        return True
 
 
 class PostgresColdReads:

@@ -146,3 +146,27 @@ async def test_a_topic_made_compacted_gets_its_segments_back_for_the_cleaner(pos
         assert all(resident(storage, "c"))
     finally:
         await storage.close()
+
+
+async def test_many_partitions_with_partly_filled_segments_stay_within_the_cache(postgres_url: str) -> None:
+    storage = await open_engine(postgres_url)
+    partitions, batches = 8, 8  # 8 x 8 x ~50 KB: about 3.2 MB in active segments of 1 MiB
+    try:
+        await storage.create_topic("m", partitions)
+        for _ in range(batches):
+            for p in range(partitions):
+                await storage.log("m", p).append(make_batch(RECORDS_PER_BATCH, value_size=VALUE_SIZE), durable=True)
+        cache = storage.tail_cache
+        assert cache.resident_bytes + cache.active_bytes <= CACHE_BYTES
+        assert cache.evicted > 0
+        for p in range(partitions):
+            log = storage.log("m", p)
+            got = []
+            position = 0
+            while position < log.high_watermark:
+                batches_read = rb.decode_batches((await log.read(position, 1 << 20)).records)
+                got += [r.offset for b in batches_read for r in b.records]
+                position = batches_read[-1].header.last_offset + 1
+            assert got == list(range(batches * RECORDS_PER_BATCH)), p
+    finally:
+        await storage.close()
