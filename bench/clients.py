@@ -147,6 +147,9 @@ def produce_all(
         raise WorkloadError(f"delivery failed: {failures[0]}")
 
 
+PREFILL_STALL_SECONDS = 1.0
+
+
 def prefill(bootstrap: str, topic: str, value: bytes, count: int, timeout: float) -> None:
     """Fill partition 0 of `topic` with acks=1 and wait until all of it is visible (the
     high watermark at `count`): an acks=1 record becomes readable once its write is durable,
@@ -156,10 +159,16 @@ def prefill(bootstrap: str, topic: str, value: bytes, count: int, timeout: float
     consumer = Consumer({**confluent_base(bootstrap), "group.id": unique("prefill"), "enable.auto.commit": False})
     try:
         deadline = time.monotonic() + timeout
-        high = -1
+        high, moved = -1, time.monotonic()
         while time.monotonic() < deadline:
-            _, high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
-            if high >= count:
+            _, now_high = consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10)
+            if now_high >= count:
+                return
+            if now_high != high:
+                high, moved = now_high, time.monotonic()
+            elif time.monotonic() - moved > PREFILL_STALL_SECONDS:
+                # A watermark that stopped short (Tansu's stays a batch behind): the consumer
+                # reads what there is and reports a shortfall itself.
                 return
             time.sleep(0.01)
         raise WorkloadError(f"high watermark {high} of {count} after {timeout:.0f}s")
