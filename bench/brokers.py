@@ -137,8 +137,8 @@ class OdradekPostgres(Odradek):
         from odradek.postgres_server import PostgresServer
 
         self.work_dir = Path(tempfile.mkdtemp(prefix="odradek-bench-pg-"))
-        self.postgres = PostgresServer(self.work_dir / "postgres")
         try:
+            self.postgres = PostgresServer(self.work_dir / "postgres")
             self.postgres.init()
             self.postgres.start()
         except Exception:
