@@ -84,7 +84,7 @@ codegen: $(STAMP)
 check-codegen: $(STAMP)
 	$(BIN)/python -m protocol.codegen --check
 
-bench: $(STAMP)
+bench: $(STAMP) postgres
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python -m bench $(BENCH_ARGS)
 

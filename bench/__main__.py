@@ -8,12 +8,14 @@ import sys
 import time
 from typing import Any
 
-from bench.brokers import Broker, Odradek, RssSampler, Tansu
+from bench.brokers import Broker, Odradek, OdradekPostgres, RssSampler, Tansu
+from bench.cpu import CpuSampler
 from bench.plan import Spec, build_plan
 from bench.report import Results, as_json, table
 from bench.runner import Outcome, Worker
 
 MB = 1_000_000
+POSTGRES = "odradek-pg"  # odradek on the PostgreSQL engine, beside the file engine's "odradek"
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -48,6 +50,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--no-peer", action="store_true", help="measure odradek alone")
     parser.add_argument(
+        "--no-postgres",
+        action="store_true",
+        help="skip odradek on the PostgreSQL storage engine (run beside the file engine by default)",
+    )
+    parser.add_argument(
         "--odradek-bootstrap",
         metavar="HOST:PORT",
         help="use an odradek already running there (e.g. under a profiler)",
@@ -73,6 +80,8 @@ def make_brokers(args: argparse.Namespace) -> list[Broker]:
         brokers: list[Broker] = [Broker("odradek", bootstrap=args.odradek_bootstrap, pid=args.odradek_pid)]
     else:
         brokers = [Odradek("odradek")]
+        if not args.no_postgres:
+            brokers.append(OdradekPostgres(POSTGRES))
     if args.no_peer:
         return brokers
     if args.peer_bootstrap:
@@ -102,7 +111,11 @@ def run(args: argparse.Namespace) -> int:
     brokers = make_brokers(args)
     names = [b.name for b in brokers]
     failed: dict[str, str] = {}
-    results = Results(names)
+    # odradek against the peer, and its PostgreSQL engine against its file engine.
+    ratios = [(names[0], n) for n in names[1:] if n != POSTGRES][:1]
+    if POSTGRES in names:
+        ratios.append((POSTGRES, names[0]))
+    results = Results(names, ratios)
     began = time.monotonic()
     worker = Worker()
     try:
@@ -124,7 +137,13 @@ def run(args: argparse.Namespace) -> int:
                 rss / MB if rss else None,
                 failed.get(broker.name, "no pid to read"),
             )
-        with RssSampler([b for b in brokers if b.name not in failed]) as sampler:
+        counters = {
+            f"{b.name}:{metric}": counter
+            for b in brokers
+            if b.name not in failed
+            for metric, counter in b.cpu_counters().items()
+        }
+        with RssSampler([b for b in brokers if b.name not in failed]) as sampler, CpuSampler(counters) as cpu:
             for spec in plan:
                 for i in range(args.runs):
                     # Alternate which broker goes first, so drift on a shared machine
@@ -138,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
                             f"[{broker.name}] {spec.key} run {i + 1}/{args.runs} ({outcome.seconds:.1f}s): {summary(outcome)}"
                         )
                         results.add(spec, broker.name, outcome)
+                        add_cpu(results, cpu, spec, broker.name, outcome)
                         if spec.sample_rss:
                             results.add_value(
                                 f"{spec.key}-rss",
@@ -172,6 +192,18 @@ def run(args: argparse.Namespace) -> int:
     print(table(results, args.runs))
     print(as_json(results, meta))
     return 0
+
+
+def add_cpu(results: Results, cpu: CpuSampler, spec: Spec, broker: str, outcome: Outcome) -> None:
+    """CPU per MB of a throughput workload's measured part (bench/cpu.py), for each counter
+    the broker has."""
+    m = outcome.metrics
+    if outcome.error is not None or not {"mb", "seconds", "ended_at"} <= m.keys() or m["mb"] <= 0:
+        return
+    for metric in ("cpu_ms_mb", "pg_cpu_ms_mb"):
+        spent = cpu.spent(f"{broker}:{metric}", m["ended_at"] - m["seconds"], m["ended_at"])
+        if spent is not None:
+            results.add_value(f"{spec.key}-{metric}", spec.title, metric, broker, spent * 1000 / m["mb"], "")
 
 
 def run_one(

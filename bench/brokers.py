@@ -8,9 +8,12 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from bench.cpu import TreeCpu, process_cpu
 from odradek.testing import OdradekBroker, ServerProcess, free_port, wait_until_listening
 
 
@@ -61,6 +64,12 @@ class Broker:
     def alive(self) -> bool:
         return self.process is None or self.process.alive
 
+    def cpu_counters(self) -> dict[str, Callable[[], float | None]]:
+        """CPU counters to sample, by metric (bench/cpu.py): the broker process's, when its
+        pid is known."""
+        pid = self.pid
+        return {} if pid is None else {"cpu_ms_mb": lambda: process_cpu(pid)}
+
     def rss(self) -> int | None:
         return rss_bytes(self.pid) if self.pid is not None else None
 
@@ -85,10 +94,15 @@ class Odradek(Broker):
     settings, plus an SSL and a SASL_SSL (PLAIN) listener with throwaway certificates for the
     TLS rows; clients of the other rows use only the PLAINTEXT one."""
 
+    def extra_settings(self) -> dict[str, str]:
+        """Settings beyond the defaults (the PostgreSQL engine's URL in `OdradekPostgres`)."""
+        return {}
+
     def start(self, timeout: float = 30.0) -> None:
         from odradek.pki import make_pki
 
-        self.work_dir = Path(tempfile.mkdtemp(prefix="odradek-bench-"))
+        if self.work_dir is None:
+            self.work_dir = Path(tempfile.mkdtemp(prefix="odradek-bench-"))
         pki = make_pki(self.work_dir / "pki")
         port, ssl_port, sasl_port = free_port(), free_port(), free_port()
         jaas = f'org.apache.kafka.common.security.plain.PlainLoginModule required user_{SASL_USER}="{SASL_PASSWORD}";'
@@ -98,6 +112,7 @@ class Odradek(Broker):
             "ssl.keystore.location": str(pki.server.keystore),
             "sasl.enabled.mechanisms": "PLAIN",
             "listener.name.sasl_ssl.plain.sasl.jaas.config": jaas,
+            **self.extra_settings(),
         }
         log_path = self.work_dir / f"{self.name}.log"
         self._run(OdradekBroker(self.work_dir / "data", settings, port, log_path=log_path), timeout)
@@ -108,6 +123,56 @@ class Odradek(Broker):
             "username": SASL_USER,
             "password": SASL_PASSWORD,
         }
+
+
+@dataclass
+class OdradekPostgres(Odradek):
+    """The same broker on the PostgreSQL storage engine, with a private PostgreSQL server
+    (odradek/postgres_server.py: initdb into the bench's folder, loopback, fsync on)
+    started first and stopped last; its CPU (postmaster and backends) is sampled too."""
+
+    postgres: Any = field(default=None, repr=False)
+
+    def start(self, timeout: float = 30.0) -> None:
+        from odradek.postgres_server import PostgresServer
+
+        self.work_dir = Path(tempfile.mkdtemp(prefix="odradek-bench-pg-"))
+        try:
+            self.postgres = PostgresServer(self.work_dir / "postgres")
+            self.postgres.init()
+            self.postgres.start()
+        except Exception:
+            self.stop()
+            raise
+        super().start(timeout)
+
+    def extra_settings(self) -> dict[str, str]:
+        return {"storage.engine": self.postgres.url}
+
+    def postmaster_pid(self) -> int | None:
+        try:
+            return int((self.postgres.data_dir / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def cpu_counters(self) -> dict[str, Callable[[], float | None]]:
+        counters = super().cpu_counters()
+        postmaster = self.postmaster_pid()
+        if postmaster is not None:
+            counters["pg_cpu_ms_mb"] = TreeCpu(postmaster)
+        return counters
+
+    def stop(self, timeout: float = 20.0) -> None:
+        try:
+            if self.process is not None:
+                self.process.stop(timeout)
+        except RuntimeError:
+            pass
+        finally:
+            self.process = None
+            if self.postgres is not None:
+                self.postgres.stop()
+            super().stop(timeout)
 
 
 def tansu_binary() -> Path:

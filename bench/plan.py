@@ -19,6 +19,9 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     "create_s": ("create topic", "s", False),
     "ok": ("worked", "yes/no", True),
     "rss_mb": ("", "MB", False),
+    # CPU time per MB moved during a throughput workload's measured part (bench/cpu.py).
+    "cpu_ms_mb": ("broker CPU", "ms/MB", False),
+    "pg_cpu_ms_mb": ("PostgreSQL CPU", "ms/MB", False),
     # The TLS rows: one listener against odradek's own PLAINTEXT one, in the same workload.
     "plaintext_mb_s": ("plaintext", "MB/s", True),
     "vs_plaintext": ("/plaintext", "ratio", True),
@@ -121,6 +124,23 @@ def build_plan(quick: bool) -> list[Spec]:
                 tags=("txn", client),
             )
         )
+    specs.append(
+        Spec(
+            key="txn-concurrent-confluent",
+            title="transactions of 10 x 100 B, 8 producers at once [confluent-kafka]",
+            func="concurrent_txns_confluent",
+            params={
+                "size": 100,
+                "per_txn": 10,
+                "producers": 8,
+                "count": n(300),
+                "budget": 1.0 if quick else 3.0,
+                "timeout": timeout,
+            },
+            metrics=("txn_s",),
+            tags=("txn", "confluent"),
+        )
+    )
     for client, client_label in clients:
         count = 50_000 if client == "confluent" else 20_000
         specs.append(

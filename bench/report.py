@@ -33,8 +33,12 @@ class Row:
 
 
 class Results:
-    def __init__(self, brokers: list[str]) -> None:
+    """`ratios`: the pairs of brokers compared in the table, (a, b) shown as a/b; by default
+    the first broker against the second."""
+
+    def __init__(self, brokers: list[str], ratios: list[tuple[str, str]] | None = None) -> None:
         self.brokers = brokers
+        self.ratios = ratios if ratios is not None else ([(brokers[0], brokers[1])] if len(brokers) > 1 else [])
         self.rows: list[Row] = []
         self._index: dict[tuple[str, str], Row] = {}
 
@@ -68,10 +72,10 @@ class Results:
             cell.values.append(value)
 
 
-def ratio(row: Row, brokers: list[str]) -> float | None:
-    if len(brokers) < 2 or row.metric == "ok":
+def ratio(row: Row, pair: tuple[str, str]) -> float | None:
+    if row.metric == "ok":
         return None
-    ours, theirs = (row.cells[b].median for b in brokers[:2])
+    ours, theirs = (row.cells[b].median for b in pair)
     if ours is None or theirs is None or theirs == 0:
         return None
     return ours / theirs
@@ -107,16 +111,11 @@ def format_cell(row: Row, broker: str, runs: int) -> str:
 
 def table(results: Results, runs: int, width: int = 60) -> str:
     brokers = results.brokers
-    header = ["workload", *brokers]
-    if len(brokers) > 1:
-        header.append(f"{brokers[0]}/{brokers[1]}")
-    header.append("unit")
+    header = ["workload", *brokers, *(f"{a}/{b}" for a, b in results.ratios), "unit"]
     lines: list[list[str]] = []
     for row in results.rows:
         line = [row.title, *(format_cell(row, b, runs)[:width] for b in brokers)]
-        if len(brokers) > 1:
-            r = ratio(row, brokers)
-            line.append(format_ratio(r))
+        line += [format_ratio(ratio(row, pair)) for pair in results.ratios]
         line.append(row.unit)
         lines.append(line)
     widths = [max(len(x[i]) for x in [header, *lines]) for i in range(len(header))]
@@ -149,7 +148,11 @@ def as_json(results: Results, meta: dict[str, Any]) -> str:
                 "runs": [round(v, 6) for v in cell.values],
                 "errors": cell.errors,
             }
-        r = ratio(row, results.brokers)
-        entry["ratio"] = round(r, 4) if r is not None else None
+        ratios = [ratio(row, pair) for pair in results.ratios]
+        entry["ratio"] = round(ratios[0], 4) if ratios and ratios[0] is not None else None
+        entry["ratios"] = {
+            f"{a}/{b}": round(r, 4) if r is not None else None
+            for (a, b), r in zip(results.ratios, ratios, strict=True)
+        }
         rows.append(entry)
     return json.dumps({**meta, "results": rows}, separators=(",", ":"))

@@ -34,8 +34,16 @@ MB = 1_000_000
 
 
 def throughput(records: int, size: int, seconds: float) -> Metrics:
+    """Called at the end of the measured part: its window (`ended_at` minus `seconds`, wall
+    clock) lets the bench cut the brokers' CPU time of that part out (bench/cpu.py)."""
     seconds = max(seconds, 1e-9)
-    return {"mb_s": records * size / seconds / MB, "records_s": records / seconds}
+    return {
+        "mb_s": records * size / seconds / MB,
+        "records_s": records / seconds,
+        "mb": records * size / MB,
+        "seconds": seconds,
+        "ended_at": time.time(),
+    }
 
 
 def _run_async(coro: Any, timeout: float) -> Any:
@@ -219,6 +227,44 @@ def small_txns_confluent(
         done += 1
     seconds = time.perf_counter() - start
     return {"txn_s": done / seconds, "records_s": done * per_txn / seconds}
+
+
+def concurrent_txns_confluent(
+    bootstrap: str, size: int, per_txn: int, producers: int, count: int, budget: float, timeout: float
+) -> Metrics:
+    """`producers` transactional producers at once, each on its own partition of one topic,
+    each running begin, `per_txn` records, commit until `count` transactions or `budget`
+    seconds; librdkafka releases the GIL while it waits, so threads are enough."""
+    topic = unique("txn-concurrent")
+    create_topic(bootstrap, topic, partitions=producers)
+    clients = [_transactional_confluent(bootstrap) for _ in range(producers)]
+    value = payload(size)
+    done = [0] * producers
+    errors: list[BaseException] = []
+    start = time.perf_counter()
+
+    def run(i: int) -> None:
+        producer = clients[i]
+        try:
+            while done[i] < count and time.perf_counter() - start < budget:
+                producer.begin_transaction()
+                for _ in range(per_txn):
+                    producer.produce(topic, value, partition=i)
+                _commit(producer, timeout)
+                done[i] += 1
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(i,), name=f"txn-{i}") for i in range(producers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout + budget)
+    seconds = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    total = sum(done)
+    return {"txn_s": total / seconds, "records_s": total * per_txn / seconds}
 
 
 def large_txn_confluent(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
@@ -645,6 +691,7 @@ WORKLOADS: dict[str, Callable[..., Metrics]] = {
         consume_aiokafka,
         small_txns_confluent,
         small_txns_aiokafka,
+        concurrent_txns_confluent,
         large_txn_confluent,
         large_txn_aiokafka,
         e2e_latency_confluent,

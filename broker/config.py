@@ -90,6 +90,15 @@ _SETTINGS = [
         kafka=False,
     ),
     Setting("broker.heartbeat.interval.ms", int, 2000, "Cluster mode: how often a broker heartbeats.", kafka=False),
+    Setting(
+        "storage.postgres.tail.cache.bytes",
+        int,
+        268435456,
+        "PostgreSQL engine: the bytes of inactive segments kept in memory, newest first, over all "
+        "partitions; a Fetch of older data reads it back from PostgreSQL. Segments roll at an "
+        "eighth of it at most (1 MiB at least). Compacted topics stay in memory whole.",
+        kafka=False,
+    ),
     Setting("num.partitions", int, 1, "Partitions of an auto-created topic."),
     Setting("default.replication.factor", int, 1, "Replication factor of an auto-created topic."),
     Setting("auto.create.topics.enable", _bool, True, "Create unknown topics on Metadata or Produce."),

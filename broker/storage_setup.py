@@ -57,6 +57,7 @@ async def open_storage(
             application_name=(
                 application_name(config.node_id, new_incarnation()) if config.get("cluster.enable") else None
             ),
+            tail_cache_bytes=config.get_int("storage.postgres.tail.cache.bytes"),
         )
     except KafkaStorageError as exc:
         raise StorageUnavailableError(str(exc)) from None

@@ -5,7 +5,9 @@
 # waits for the broker's HEALTHCHECK, checks the demo service produced and consumed over the
 # compose network, produces and consumes through the published port with aiokafka, stops the
 # broker with SIGTERM and checks its clean-shutdown marker in the volume, starts it again on
-# the same volume and reads the same records back, then tears everything down.
+# the same volume and reads the same records back; then the `postgres` profile: PostgreSQL and
+# a broker on it (odradek-pg), records produced, consumed, and read back after a restart of
+# that broker; then tears everything down.
 #
 # Exit 0 passed, 1 failed, 77 skipped (no engine can be found or installed; reason printed).
 # PYTHON: the interpreter with aiokafka (default .venv/bin/python).
@@ -52,7 +54,7 @@ broker_id() {
 show_state() {
   [ -n "$ENGINE" ] || return 0
   $ENGINE ps -a --filter "label=com.docker.compose.project=$PROJECT" >&2 || true
-  for service in odradek demo; do
+  for service in odradek demo postgres odradek-pg; do
     local id; id=$(broker_id $service)
     [ -n "$id" ] && { echo "--- logs of $service" >&2; $ENGINE logs --tail 40 "$id" >&2 || true; }
   done
@@ -62,11 +64,11 @@ teardown() {
   local rc=$?
   trap - EXIT INT TERM HUP
   if [ -n "$ENGINE" ]; then
-    compose down -t 10 -v --remove-orphans >/dev/null 2>&1
+    compose --profile postgres down -t 10 -v --remove-orphans >/dev/null 2>&1
     # Whatever a killed earlier run or a partial `down` left behind.
     local ids; ids=$($ENGINE ps -a -q --filter "label=com.docker.compose.project=$PROJECT")
     [ -n "$ids" ] && $ENGINE rm -f $ids >/dev/null 2>&1
-    $ENGINE volume rm -f "${PROJECT}_odradek-data" >/dev/null 2>&1
+    $ENGINE volume rm -f "${PROJECT}_odradek-data" "${PROJECT}_postgres-data" "${PROJECT}_odradek-pg-data" >/dev/null 2>&1
   fi
   rm -rf "$WORK" "$LOCK"
   exit $rc
@@ -126,7 +128,7 @@ done
 echo $$ > "$LOCK/pid"
 trap teardown EXIT
 trap '[ -n "$CHILD" ] && kill "$CHILD" 2>/dev/null; exit 143' INT TERM HUP
-compose down -t 5 -v --remove-orphans >/dev/null 2>&1  # a killed earlier run's leftovers
+compose --profile postgres down -t 5 -v --remove-orphans >/dev/null 2>&1  # a killed earlier run's leftovers
 
 free_port() { "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
@@ -177,7 +179,31 @@ timed "broker healthy again" wait_healthy "$BROKER" 60 || fail "the broker never
 timed "the same records read back" "$PYTHON" container/check.py consume "$BOOTSTRAP" "$TOPIC" "$WORK/expected.json" \
   || fail "records after the restart"
 
-timed "compose down" compose down -t 30 -v --remove-orphans >/dev/null 2>&1 || fail "compose down"
+# --- the postgres profile: a broker whose log is in PostgreSQL ------------------------------
+PG_PORT=$(free_port)
+export ODRADEK_PG_HOST_PORT=$PG_PORT
+PG_BOOTSTRAP=127.0.0.1:$PG_PORT
+timed "build the postgres profile's image" compose --profile postgres build postgres >"$WORK/build-pg.log" 2>&1 \
+  || { tail -30 "$WORK/build-pg.log"; fail "build postgres"; }
+timed "compose up the postgres profile" compose --profile postgres up -d postgres odradek-pg >"$WORK/up-pg.log" 2>&1 \
+  || { cat "$WORK/up-pg.log"; fail "compose up --profile postgres"; }
+PG_BROKER=$(broker_id odradek-pg)
+[ -n "$PG_BROKER" ] || fail "no odradek-pg container"
+timed "odradek-pg healthy" wait_healthy "$PG_BROKER" 90 || fail "odradek-pg never became healthy"
+$ENGINE logs "$PG_BROKER" 2>&1 | grep -q '"storage on PostgreSQL"' || fail "odradek-pg does not say its log is in PostgreSQL"
+timed "produce $RECORDS records through $PG_BOOTSTRAP (PostgreSQL engine)" \
+  "$PYTHON" container/check.py produce "$PG_BOOTSTRAP" "$TOPIC" "$RECORDS" "$WORK/expected-pg.json" || fail "produce (pg)"
+timed "consume them back (PostgreSQL engine)" \
+  "$PYTHON" container/check.py consume "$PG_BOOTSTRAP" "$TOPIC" "$WORK/expected-pg.json" || fail "consume (pg)"
+timed "stop odradek-pg with SIGTERM" $ENGINE stop -t 30 "$PG_BROKER" >/dev/null 2>>"$WORK/engine.log" || fail "stop (pg)"
+code=$($ENGINE inspect --format '{{.State.ExitCode}}' "$PG_BROKER")
+[ "$code" = 0 ] || fail "odradek-pg exited with $code after SIGTERM"
+timed "start odradek-pg again" $ENGINE start "$PG_BROKER" >/dev/null 2>>"$WORK/engine.log" || fail "restart (pg)"
+timed "odradek-pg healthy again" wait_healthy "$PG_BROKER" 90 || fail "odradek-pg never became healthy after the restart"
+timed "the same records read back from PostgreSQL" \
+  "$PYTHON" container/check.py consume "$PG_BOOTSTRAP" "$TOPIC" "$WORK/expected-pg.json" || fail "records after the restart (pg)"
+
+timed "compose down" compose --profile postgres down -t 30 -v --remove-orphans >/dev/null 2>&1 || fail "compose down"
 
 echo
 echo "container test passed with $ENGINE (${COMPOSE[*]##*/})"

@@ -187,14 +187,15 @@ class Postgres:
     the broker connected to it through a raw proxy the nemesis can cut."""
 
     def __init__(self, seed: int, *, power_loss: bool = False, synchronous_commit: bool = True) -> None:
-        from odradek.postgres_server import PostgresServer
+        from odradek.postgres_server import TEST_SETTINGS, PostgresServer
 
         # Its own folder (odradek/postgres_server.py: never under pytest's), removed at the end.
         self.directory = Path(tempfile.mkdtemp(prefix="odradek-faults-pg-"))
         # For pg-power-loss its data folder is on a lazyfs disk of its own.
         self.disk = Disk(self.directory / "disk", PG_DISK_MB) if power_loss else None
         data_path = self.disk.mount / "data" if self.disk is not None else None
-        self.server = PostgresServer(self.directory, data_path=data_path, synchronous_commit=synchronous_commit)
+        settings = {**TEST_SETTINGS, **({} if synchronous_commit else {"synchronous_commit": "off"})}
+        self.server = PostgresServer(self.directory, data_path=data_path, settings=settings)
         self.proxy = Proxy(free_port(), self.server.port, seed, raw=True)
 
     @property

@@ -27,6 +27,8 @@ from pathlib import Path
 from odradek.testing import free_port
 
 SERVER_USER = "postgres"
+# Small enough for many servers at once in tests.
+TEST_SETTINGS = {"shared_buffers": "32MB"}
 START_TIMEOUT_SECONDS = 30
 
 
@@ -63,9 +65,9 @@ class PostgresServer:
     # Elsewhere than `directory/data` (the fault campaign's power-loss disk); the socket
     # and the server log stay in `directory`.
     data_path: Path | None = None
-    # Off only to show that the fault campaign catches a server that answers COMMIT before
-    # its WAL is flushed (faults/campaign.py's `pg-async-commit`).
-    synchronous_commit: bool = True
+    # Server settings beyond loopback and durability (`-c name=value`); they may override
+    # durability only to show that the fault campaign catches it (`pg-async-commit`).
+    settings: dict[str, str] = field(default_factory=lambda: dict(TEST_SETTINGS))
 
     @property
     def data_dir(self) -> Path:
@@ -78,6 +80,17 @@ class PostgresServer:
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    def _options(self) -> str:
+        settings = {
+            "listen_addresses": "127.0.0.1",
+            "unix_socket_directories": str(self.directory),
+            "fsync": "on",
+            "synchronous_commit": "on",
+            "max_connections": "50",
+            **self.settings,
+        }
+        return f"-p {self.port} " + " ".join(f"-c {k}={v}" for k, v in settings.items())
 
     def _command(self, *args: str) -> list[str]:
         if os.geteuid() == 0:
@@ -100,13 +113,6 @@ class PostgresServer:
         self._run(
             str(self.bin_dir / "initdb"), "-D", str(self.data_dir), "-A", "trust", "-U", self.user,
             "--no-instructions", "-E", "UTF8", "--locale=C",
-        )
-
-    def _options(self) -> str:
-        commit = "on" if self.synchronous_commit else "off"
-        return (
-            f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories={self.directory} "
-            f"-c fsync=on -c synchronous_commit={commit} -c max_connections=50 -c shared_buffers=32MB"
         )
 
     def start(self) -> None:

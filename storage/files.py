@@ -266,7 +266,10 @@ class MemoryStore:
         self._buf += data
 
     def read(self, position: int, length: int) -> bytes:
-        return bytes(self._buf[position : position + length])
+        # One copy (slicing the bytearray first would make two); the view is released
+        # before the next append may resize the buffer.
+        with memoryview(self._buf) as view:
+            return view[position : position + length].tobytes()
 
     def truncate(self, size: int) -> None:
         del self._buf[size:]

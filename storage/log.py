@@ -73,6 +73,38 @@ class LogPersistence(Protocol):
     def save_cleaner_checkpoint(self, offset: int) -> None: ...
 
 
+# Batches a search by timestamp decodes at most: past the first whose max timestamp reaches
+# the target, only a batch straddling the log start can lack the record.
+COLD_SEARCH_BATCHES = 2
+
+
+class SegmentNotResident(Exception):
+    """A segment's bytes are not in memory (the PostgreSQL engine's tail cache dropped
+    them): raised by its store's read, caught by the async paths that can load them."""
+
+    def __init__(self, store: object) -> None:
+        super().__init__("segment not in memory")
+        self.store = store
+
+
+class ColdReads(Protocol):
+    """Reads of segments whose bytes an engine keeps elsewhere (the PostgreSQL engine's
+    segments older than its tail cache: storage/postgres/tail_cache.py)."""
+
+    def resident(self, segment: LogSegment) -> bool: ...
+
+    async def read(self, fetch_offset: int, max_bytes: int, upper_bound: int, min_one_batch: bool) -> bytes:
+        """Whole batches from the one holding `fetch_offset`, as `LogSegment.read` returns
+        them, but across segments."""
+        ...
+
+    async def batches(self, from_offset: int, limit: int, min_max_timestamp: int) -> list[bytes]:
+        """Up to `limit` whole batches in offset order from the one holding `from_offset`,
+        only those whose max timestamp is at least `min_max_timestamp` (the searches by
+        timestamp)."""
+        ...
+
+
 class Log:
     def __init__(
         self,
@@ -92,6 +124,8 @@ class Log:
         appended: AppendSignal | None = None,
         new: bool = False,
         writes_need_sync: bool = True,
+        cold: ColdReads | None = None,
+        segment_bytes_cap: int | None = None,
     ) -> None:
         """`new`: a partition just created, with nothing on disk to rebuild state from.
         `writes_need_sync`: a write is durable only once an fsync round covers it (False:
@@ -105,6 +139,8 @@ class Log:
         self._clock = clock
         self._flusher = flusher
         self._persistence = persistence
+        self._cold = cold
+        self._segment_bytes_cap = segment_bytes_cap
         self._appended = appended if appended is not None else AppendSignal()
         self._segment_bytes_override = segment_bytes_override
         self._next_offset = segments[-1].next_offset
@@ -182,8 +218,10 @@ class Log:
 
     @property
     def segment_bytes(self) -> int:
-        """The size a segment rolls at (and the cleaner's limit for a merged segment)."""
-        return self._segment_bytes_override or self.config.segment_bytes
+        """The size a segment rolls at (and the cleaner's limit for a merged segment); an
+        engine may cap it (the PostgreSQL engine's tail cache drops whole segments)."""
+        size = self._segment_bytes_override or self.config.segment_bytes
+        return size if self._segment_bytes_cap is None else min(size, self._segment_bytes_cap)
 
     @property
     def persistence(self) -> LogPersistence:
@@ -398,7 +436,30 @@ class Log:
         min_one_batch: bool = True,
         upper_bound: int | None = None,
     ) -> ReadResult:
+        cold = self._cold
+        if cold is not None and self._segments:
+            index = max(0, bisect.bisect_right(self._bases, fetch_offset) - 1)
+            if not cold.resident(self._segments[index]):
+                return await self._read_cold(cold, fetch_offset, max_bytes, min_one_batch, upper_bound)
         return self.read_now(fetch_offset, max_bytes, min_one_batch=min_one_batch, upper_bound=upper_bound)
+
+    async def _read_cold(
+        self, cold: ColdReads, fetch_offset: int, max_bytes: int, min_one_batch: bool, upper_bound: int | None
+    ) -> ReadResult:
+        """`read_now` for an offset in a segment the engine keeps out of memory: the same
+        checks and bounds, taken before the engine's query (what it returns was committed
+        below them, and a concurrent append only adds batches past them)."""
+        hw = self._high_watermark
+        start = self._log_start_offset
+        end = self._next_offset
+        lso = self.last_stable_offset
+        if fetch_offset < start or fetch_offset > end:
+            raise OffsetOutOfRangeError(
+                f"offset {fetch_offset} outside [{start}, {end}] of {self._topic}-{self._partition}"
+            )
+        bound = hw if upper_bound is None else min(upper_bound, end)
+        data = b"" if fetch_offset >= bound else await cold.read(fetch_offset, max_bytes, bound, min_one_batch)
+        return ReadResult(data, hw, lso, start, end)
 
     def read_now(
         self, fetch_offset: int, max_bytes: int, *, min_one_batch: bool = True, upper_bound: int | None = None
@@ -470,13 +531,19 @@ class Log:
         last_fetchable = self.last_fetchable_offset(isolation_level)
         if timestamp == LATEST_TIMESTAMP:
             return OffsetAndTimestamp(last_fetchable, -1)
+        if timestamp < 0 and timestamp != MAX_TIMESTAMP:
+            return None
         try:
-            if timestamp == MAX_TIMESTAMP:
-                found = self._max_timestamp_offset()
-            elif timestamp < 0:
-                return None
-            else:
-                found = self._offset_for_timestamp(timestamp)
+            try:
+                if timestamp == MAX_TIMESTAMP:
+                    found = self._max_timestamp_offset()
+                else:
+                    found = self._offset_for_timestamp(timestamp)
+            except SegmentNotResident:
+                # A segment out of memory: the same search by the engine's query.
+                if self._cold is None:
+                    raise
+                found = await self._search_cold(self._cold, timestamp)
         except rb.RecordBatchError as exc:  # records read back from disk failed to decode
             raise from_batch_error(exc) from exc
         return found if found is not None and found.offset < last_fetchable else None
@@ -488,22 +555,47 @@ class Log:
             return self._next_offset
         return self.last_stable_offset if isolation_level == READ_COMMITTED else self._high_watermark
 
-    def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
+    def _max_timestamp_segment(self) -> LogSegment | None:
         best: LogSegment | None = None
         for segment in self._segments:
             if segment.max_timestamp >= 0 and (best is None or segment.max_timestamp > best.max_timestamp):
                 best = segment
+        return best
+
+    def _max_timestamp_offset(self) -> OffsetAndTimestamp | None:
+        best = self._max_timestamp_segment()
         if best is None:
             return None
         found = best.find_batch(best.offset_of_max_timestamp)
         if found is None:
             return None
         position, header = found
-        batch = rb.decode_batch(best.store.read(position, header.size))
+        return self._max_timestamp_in(header, best.store.read(position, header.size))
+
+    def _max_timestamp_in(self, header: BatchHeader, data: bytes | bytearray | memoryview) -> OffsetAndTimestamp:
+        batch = rb.decode_batch(data)
         for record in batch.records:
             if record.timestamp == header.max_timestamp and record.offset >= self._log_start_offset:
                 return OffsetAndTimestamp(record.offset, record.timestamp)
         return OffsetAndTimestamp(header.last_offset, header.max_timestamp)
+
+    async def _search_cold(self, cold: ColdReads, timestamp: int) -> OffsetAndTimestamp | None:
+        """The searches by timestamp over batches the engine reads back (`ColdReads`): the
+        batch holding the segment's max-timestamp offset, or the first batches whose max
+        timestamp reaches the target, decoded as from a segment."""
+        start = self._log_start_offset
+        if timestamp == MAX_TIMESTAMP:
+            best = self._max_timestamp_segment()
+            if best is None:
+                return None
+            for data in await cold.batches(best.offset_of_max_timestamp, 1, -1):
+                return self._max_timestamp_in(BatchHeader.parse(data), data)
+            return None
+        for data in await cold.batches(start, COLD_SEARCH_BATCHES, timestamp):
+            for record in rb.decode_batch(data).records:
+                if record.timestamp >= timestamp and record.offset >= start:
+                    return OffsetAndTimestamp(record.offset, record.timestamp)
+        return None
 
     def _offset_for_timestamp(self, target: int) -> OffsetAndTimestamp | None:
         start = self._log_start_offset

@@ -16,12 +16,14 @@ PostgreSQL), so the engine holds its whole log in memory.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
 import uuid
 from collections import defaultdict
-from collections.abc import Awaitable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,13 +42,24 @@ from ..segment import LogSegment
 from ..topic_config import TopicConfig
 from .cluster.leadership import FencedError, Leadership
 from .cluster.notify import CLUSTER_CHANNEL
-from .group_commit import ChangeQueue, Columns, Connector, PostgresFlusher, PostgresStore, insert
+from .group_commit import (
+    CONNECT_TIMEOUT_SECONDS,
+    ChangeQueue,
+    Columns,
+    Connector,
+    PostgresFlusher,
+    PostgresStore,
+    insert,
+)
 from .producer_ids import PostgresProducerIdBlocks
 from .schema import migrate
+from .tail_cache import DEFAULT_CACHE_BYTES, MIN_ROLL_BYTES, PostgresColdReads, TailCache, segment_bytes_for
 
 logger = logging.getLogger(__name__)
 
 PartitionKey = tuple[uuid.UUID, int]
+# Connections reading segments out of the tail cache back (Fetches of old data at once).
+READER_CONNECTIONS = 4
 
 
 def address_of(url: str) -> str:
@@ -87,6 +100,11 @@ class _PostgresPersistence:
         if log is not None and not log.closed:
             log._advance_high_watermark(offset)
 
+    def may_evict(self) -> bool:
+        """The log cleaner reads a compacted topic's segments whole: they stay in memory."""
+        log = self.log
+        return log is not None and not log.config.compact
+
     def store(self, base_offset: int) -> PostgresStore:
         return PostgresStore(self._key, base_offset, self._durable)
 
@@ -103,6 +121,19 @@ class _PostgresPersistence:
         return segment
 
     def segment_created(self, segment: LogSegment) -> None:
+        log = self.log
+        cache = self._storage.tail_cache
+        if log is not None and len(log.segments) > 1:
+            previous = log.segments[-2].store
+            if isinstance(previous, PostgresStore):
+                cache.retire(previous)
+                if not log.config.compact:
+                    cache.add(previous, self.may_evict)
+        if log is not None and not log.config.compact and isinstance(segment.store, PostgresStore):
+            cache.activate(segment.store)
+        self._save_active_segment(segment)
+
+    def _save_active_segment(self, segment: LogSegment) -> None:
         # Kept so a reload has the same segments: the one rolled out of is no longer the
         # active one, which the cleaner never touches.
         topic_id, partition = self._key
@@ -190,6 +221,7 @@ class PostgresStorage(LogManager):
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
         application_name: str | None = None,
+        tail_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
                          internal_segment_bytes=internal_segment_bytes)
@@ -209,12 +241,36 @@ class PostgresStorage(LogManager):
         # the partitions this broker leads; the others are closed, reloaded when led.
         self.application_name = application_name
         self.leadership: Leadership | None = None
-        self._reader = Connector(self._connect)  # reloads, beside the rounds' connection
+        self._reloads = Connector(self._connect)  # reloads, beside the rounds' connection
         self._seen_in_db: set[uuid.UUID] = set()
+        self.tail_cache = TailCache(tail_cache_bytes)
+        self.flusher.on_committed = self.tail_cache.evict
+        self.tail_cache.roll_active = self._roll_active
+        self._segment_cap = segment_bytes_for(tail_cache_bytes)
+        # Connections for reads of segments out of the cache, made at the first one.
+        self._pool: asyncpg.Pool | None = None
+        self._pool_lock = asyncio.Lock()
 
     def connect(self) -> Awaitable[asyncpg.Connection]:
         """A new connection as the engine's own (the cluster's membership session)."""
         return self._connect()
+
+    @contextlib.asynccontextmanager
+    async def _reader(self) -> AsyncIterator[asyncpg.Connection]:
+        if self._pool is None:
+            async with self._pool_lock:
+                if self._pool is None:
+                    kwargs: dict[str, Any] = {}
+                    if self._password is not None and urlsplit(self.url).password is None:
+                        kwargs["password"] = self._password
+                    if self.application_name is not None:
+                        kwargs["server_settings"] = {"application_name": self.application_name}
+                    self._pool = await asyncpg.create_pool(
+                        self.url, min_size=0, max_size=READER_CONNECTIONS, timeout=CONNECT_TIMEOUT_SECONDS,
+                        **kwargs,
+                    )
+        async with self._pool.acquire(timeout=CONNECT_TIMEOUT_SECONDS) as conn:
+            yield conn
 
     async def _connect(self) -> asyncpg.Connection:
         # The password from the URL, else `password` (a file's, given by the broker), else
@@ -242,12 +298,13 @@ class PostgresStorage(LogManager):
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
         application_name: str | None = None,
+        tail_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> PostgresStorage:
         """Connect, migrate the schema and load every partition."""
         storage = cls(url, password=password, clock=clock, broker_defaults=broker_defaults,
                       segment_bytes_override=segment_bytes_override,
                       producer_id_expiration_ms=producer_id_expiration_ms,
-                      internal_segment_bytes=internal_segment_bytes, application_name=application_name)
+                      internal_segment_bytes=internal_segment_bytes, application_name=application_name, tail_cache_bytes=tail_cache_bytes)
         try:
             conn = await storage._connector.get()
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
@@ -278,23 +335,48 @@ class PostgresStorage(LogManager):
             entry.log_start = r["log_start_offset"]
             entry.cleaner_checkpoint = r["cleaner_checkpoint"]
             entry.active_segment_base = r["active_segment_base"]
+        infos = {record.topic_id: self._install(record) for record in records}
+        opened: set[PartitionKey] = set()
+        orphans: set[PartitionKey] = set()
+
+        def open_partition(key: PartitionKey) -> None:
+            # One partition at a time, its rows dropped once in segments, the segments past
+            # the tail cache dropped as it fills: the load holds about one partition's log
+            # beyond the cache, not the whole log.
+            info = infos.get(key[0])
+            if info is None:
+                orphans.add(key)
+            elif key[1] < info.num_partitions:
+                self._loaded = {key: loaded[key]} if key in loaded else {}
+                self._logs[(info.name, key[1])] = self._open_log(info, key[1])
+                opened.add(key)
+            loaded.pop(key, None)
+            self._loaded = {}
+
+        current: PartitionKey | None = None
         async with conn.transaction(readonly=True, isolation="repeatable_read"):
             async for r in conn.cursor(
                 "SELECT topic_id, partition, segment_base, payload FROM batches ORDER BY topic_id, partition, base_offset",
                 prefetch=1000,
             ):
-                loaded[(r["topic_id"], r["partition"])].batches.append((r["segment_base"], r["payload"]))
-        self._loaded = loaded
+                key = (r["topic_id"], r["partition"])
+                if key != current:
+                    if current is not None:
+                        open_partition(current)
+                    current = key
+                loaded[key].batches.append((r["segment_base"], r["payload"]))
+        if current is not None:
+            open_partition(current)
         self._seen_in_db = {r.topic_id for r in records}
         self._persisted = {r.topic_id: (r.name, r.num_partitions, json.dumps(r.configs)) for r in records}
-        for record in records:
-            info = self._install(record)
+        for info in infos.values():
             for p in range(info.num_partitions):
-                self._logs[(info.name, p)] = self._open_log(info, p)
+                if (info.topic_id, p) not in opened:
+                    open_partition((info.topic_id, p))
         # Left by topics deleted before their data was (a crash between the two).
-        orphans = [key for key in loaded if key[0] not in self._by_id]
+        orphans.update(key for key in loaded if key[0] not in infos)
         self._loaded = {}
-        for topic_id, partition in orphans:
+        for topic_id, partition in sorted(orphans):
             self.flusher.queue_change(_delete_partition_change(topic_id, partition))
 
     # --- hooks ------------------------------------------------------------------------
@@ -365,17 +447,70 @@ class PostgresStorage(LogManager):
                 MemorySnapshotStore({}), producer_id_expiration_ms=self.producer_id_expiration_ms
             ),
             segment_bytes_override=self._segment_bytes_override_for(info.name),
+            segment_bytes_cap=self._segment_cap,
             appended=self.appended,
             cleaner_checkpoint=found.cleaner_checkpoint if found is not None else 0,
             new=found is None or not found.batches,
+            cold=PostgresColdReads(key, self._reader),
         )
         persistence.log = log
+        if not info.config.compact:
+            for segment in segments[:-1]:
+                if isinstance(segment.store, PostgresStore):
+                    self.tail_cache.add(segment.store, persistence.may_evict)
+            if isinstance(segments[-1].store, PostgresStore):
+                self.tail_cache.activate(segments[-1].store)
         return log
 
     async def _delete_log_data(self, info: TopicInfo, partition: int, log: Log | None) -> None:
         if log is not None:
             log.delete()
         self.flusher.queue_change(_delete_partition_change(info.topic_id, partition))
+
+    def _roll_active(self, excess: int) -> None:
+        """Rolls the largest active segments whose batches are all committed, until about
+        `excess` bytes can leave memory (storage/postgres/tail_cache.py)."""
+        candidates: list[tuple[int, Log]] = []
+        for log in self._logs.values():
+            store = log.segments[-1].store if not log.closed and not log.config.compact else None
+            if isinstance(store, PostgresStore) and not store.has_pending and store.size >= MIN_ROLL_BYTES:
+                candidates.append((store.size, log))
+        candidates.sort(key=lambda c: c[0], reverse=True)
+        freed = 0
+        for size, log in candidates:
+            if freed >= excess:
+                break
+            log.roll()
+            freed += size
+
+    async def compact(self) -> int:
+        # A topic made compacted after some of its segments left memory: the cleaner reads
+        # segments whole, so they come back first.
+        for log in list(self._logs.values()):
+            if log.config.compact and not log.closed:
+                for segment in list(log.segments):
+                    store = segment.store
+                    if isinstance(store, PostgresStore) and not store.resident:
+                        try:
+                            await self._restore(store)
+                        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                            logger.warning("cannot read %s-%d back for the cleaner: %s", log.topic, log.partition, exc)
+        return await super().compact()
+
+    async def _restore(self, store: PostgresStore) -> None:
+        topic_id, partition = store.key
+        async with self._reader() as conn:
+            rows = await conn.fetch(
+                "SELECT payload FROM batches WHERE topic_id = $1 AND partition = $2 AND segment_base = $3 "
+                "ORDER BY base_offset",
+                topic_id, partition, store.base_offset,
+            )
+        data = b"".join(r["payload"] for r in rows)
+        # Batches below the log start may be gone (DeleteRecords): positions would move, so
+        # such a segment stays out of memory (the cleaner skips it with an error logged)
+        # until retention or the log start drops it.
+        if store.live and not store.resident and len(data) == store.size:
+            store.restore(data)
 
     async def checkpoint(self) -> None:
         self._check_open()
@@ -396,7 +531,14 @@ class PostgresStorage(LogManager):
             logger.warning("PostgreSQL at %s: cannot mark the shutdown clean: %s", self.address, exc)
         finally:
             await self._connector.close()
-            await self._reader.close()
+            await self._reloads.close()
+            await self._close_pool()
+
+    async def _close_pool(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(pool.close(), CONNECT_TIMEOUT_SECONDS)
 
     async def abort(self) -> None:
         """Drop everything without marking the shutdown clean (tests simulate crashes):
@@ -406,7 +548,10 @@ class PostgresStorage(LogManager):
         for log in self.logs():
             log.closed = True
         self._connector.drop()
-        self._reader.drop()
+        self._reloads.drop()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.terminate()
 
     # --- cluster mode -------------------------------------------------------------------
 
@@ -435,7 +580,7 @@ class PostgresStorage(LogManager):
         their start offsets (Kafka's LeaderEpochFileCache); None when its topic is unknown
         here or the epoch is no longer this broker's."""
         topic_id, partition = key
-        conn = await self._reader.get()
+        conn = await self._reloads.get()
         entry = _Loaded()
         async with conn.transaction(isolation="repeatable_read"):
             row = await conn.fetchrow(
@@ -476,7 +621,7 @@ class PostgresStorage(LogManager):
 
     async def reload_catalog(self) -> bool:
         """Take the topics other brokers created, changed or deleted; True if any did."""
-        conn = await self._reader.get()
+        conn = await self._reloads.get()
         rows = await conn.fetch("SELECT topic_id, name, num_partitions, configs FROM topics")
         if self._closed:
             return False

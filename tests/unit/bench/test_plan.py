@@ -46,3 +46,32 @@ def test_the_share_group_rows_are_selected_by_their_tag_on_odradek_alone() -> No
     ]
     assert all(s.odradek_only and s.params["size"] == 100 for s in share)
     assert not any(s in share for s in selected(plan, ["consume"]))
+
+
+def test_the_concurrent_transactions_row_runs_eight_producers() -> None:
+    (spec,) = selected(build_plan(False), ["txn-concurrent"])
+    assert spec.func == "concurrent_txns_confluent"
+    assert spec.params["producers"] == 8 and spec.params["per_txn"] == 10 and spec.params["size"] == 100
+    assert spec.metrics == ("txn_s",)
+
+
+def test_the_table_shows_each_ratio_pair() -> None:
+    from bench.report import Results, table
+
+    results = Results(["odradek", "odradek-pg", "tansu"], [("odradek", "tansu"), ("odradek-pg", "odradek")])
+    for broker, value in [("odradek", 100.0), ("odradek-pg", 50.0), ("tansu", 80.0)]:
+        results.add_value("produce", "produce", "mb_s", broker, value, "")
+    header, _, line = table(results, 1).splitlines()
+    assert header.split() == ["workload", "odradek", "odradek-pg", "tansu", "odradek/tansu", "odradek-pg/odradek", "unit"]
+    assert line.split() == ["produce", "100", "50.0", "80.0", "1.25", "0.50", "MB/s"]
+
+
+def test_cpu_is_interpolated_between_samples() -> None:
+    from bench.cpu import CpuSampler
+
+    values = iter([1.0, 2.0, 3.0])
+    sampler = CpuSampler({"b": lambda: next(values)})
+    sampler._samples["b"] = ([10.0, 20.0, 30.0], [1.0, 2.0, 3.0])
+    sampler._counters = {}  # no more samples
+    assert sampler.spent("b", 15.0, 25.0) == 1.0
+    assert sampler.spent("b", 5.0, 25.0) is None
