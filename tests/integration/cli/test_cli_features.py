@@ -12,7 +12,11 @@ from tests.integration.cli.cli_helpers import cli
 
 
 def _line(level: int, epoch: int) -> str:
-    return (f"Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\t"
+    """The describe output: share.version (finalized at 1 on a new broker) and
+    transaction.version at `level`, under the features' common epoch."""
+    return (f"Feature: share.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
+            f"FinalizedVersionLevel: 1\tEpoch: {epoch}\n"
+            f"Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\t"
             f"FinalizedVersionLevel: {level}\tEpoch: {epoch}\n")
 
 
@@ -26,9 +30,12 @@ def test_describe_upgrade_downgrade_disable(capsys: pytest.CaptureFixture[str], 
         return code, out.out, out.err
 
     assert plain("features", "describe") == (0, _line(0, 0), "")
-    assert cli(capsys, bootstrap, "features", "describe").json == [{
-        "feature": "transaction.version", "supported_min_version": 0, "supported_max_version": 2,
-        "finalized_version_level": 0, "epoch": 0}]
+    assert cli(capsys, bootstrap, "features", "describe").json == [
+        {"feature": "share.version", "supported_min_version": 0, "supported_max_version": 1,
+         "finalized_version_level": 1, "epoch": 0},
+        {"feature": "transaction.version", "supported_min_version": 0, "supported_max_version": 2,
+         "finalized_version_level": 0, "epoch": 0},
+    ]
 
     assert plain("features", "upgrade", "--feature", "transaction.version=2", "--dry-run") == (
         0, "transaction.version can be upgraded to 2.\n", "")
