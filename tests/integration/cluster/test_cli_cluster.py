@@ -1,5 +1,6 @@
 """`odradek cluster describe` against three brokers with racks: every broker with its
-address and rack, the one controller, and leader counts that add up to the partitions."""
+address and rack, the one controller, and leader counts that add up to the partitions; and
+the leaders of small topics spread over the racks."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import AdminClient
 
 from odradek.testing import OdradekCluster
 from tests.integration.cli.cli_helpers import Run, cli, cli_process
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
+from tests.integration.cluster.test_failover import create_topic, wait_for_leaders
 from tests.names import unique
 from tests.polling import wait_until
 
@@ -73,3 +76,13 @@ def test_describe_sees_a_stopped_broker_leave(cluster: OdradekCluster, capsys: p
         return run.code == 0 and [b["id"] for b in run.json["brokers"]] == [1, 2] \
             and run.json["partitions_without_leader"] == 0
     wait_until(two_left, timeout=30, what="broker 3 gone from DescribeCluster, its partitions led by others")
+
+
+def test_a_small_topics_leaders_are_spread_over_the_racks(racked_cluster: OdradekCluster) -> None:
+    admin = AdminClient({"bootstrap.servers": racked_cluster.bootstrap})
+    for _ in range(3):
+        topic = unique("racked")
+        create_topic(admin, topic, 2)
+        led = wait_for_leaders(admin, topic, 2, set(RACKS))
+        # Rack-aware placement (storage/postgres/cluster/assignment.py): one partition per rack.
+        assert sorted(RACKS[b] for b in led.values()) == ["rack-a", "rack-b"], led
