@@ -179,6 +179,8 @@ class Server:
         storage.flusher.round_observers.append(metrics.fsync_round)
         storage.flusher.failure_listeners.append(metrics.storage_write_failed)
         storage.flusher.wait_observers.append(metrics.fsync_waited)
+        if self.cluster_node is not None:
+            self.cluster_node.takeover_observers.append(metrics.partition_taken_over)
         port = self.config.get_int("metrics.port")
         if port < 0:
             return

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from coordinator.group import GroupState
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
     from storage.engine import StorageEngine
+    from storage.postgres.cluster.node import ClusterNode
 
 # A transaction is open from its first AddPartitionsToTxn until its markers are written.
 OPEN_TRANSACTION_STATES = (
@@ -53,6 +54,9 @@ class Observed(Protocol):
     @property
     def share_coordinator(self) -> ShareCoordinator: ...
 
+    @property
+    def cluster_node(self) -> ClusterNode | None: ...
+
 
 def coordinators_ready(services: Observed) -> bool:
     return (
@@ -74,6 +78,7 @@ class BrokerCollector(Collector):
         yield from self._share_groups()
         yield from self._transactions()
         yield from self._coordinators()
+        yield from self._cluster()
 
     def _connections(self) -> Iterator[Metric]:
         yield GaugeMetricFamily(
@@ -208,3 +213,33 @@ class BrokerCollector(Collector):
             ready.add_metric([name], 1 if active else 0)
         yield loaded
         yield ready
+
+    def _cluster(self) -> Iterator[Metric]:
+        """Leadership in a cluster (docs/cluster.md). The families are served by a single
+        broker too, empty, so that dashboards and alerts name series that exist."""
+        node = self.services.cluster_node
+        changes = CounterMetricFamily(
+            "odradek_leadership_changes",
+            "Partition leaderships this broker won (took over) and lost (released) since it started.",
+            labels=["change"],
+        )
+        led = GaugeMetricFamily("odradek_partitions_led", "Partitions this broker leads and serves now.")
+        epochs = GaugeMetricFamily(
+            "odradek_partition_leader_epoch", "The leader epoch of each partition this broker leads.",
+            labels=["topic", "partition"],
+        )
+        controller = GaugeMetricFamily(
+            "odradek_cluster_controller", "1 while this broker is the cluster's controller, else 0."
+        )
+        live = GaugeMetricFamily("odradek_cluster_live_brokers", "Live brokers this broker saw at its last heartbeat.")
+        if node is not None:
+            changes.add_metric(["won"], node.won_total)
+            changes.add_metric(["lost"], node.lost_total)
+            serving = node.leadership.serving
+            led.add_metric([], len(serving))
+            names = {t.topic_id: t.name for t in self.services.storage.list_topics()}
+            for (topic_id, partition), epoch in sorted(serving.items()):
+                epochs.add_metric([names.get(topic_id, str(topic_id)), str(partition)], epoch)
+            controller.add_metric([], 1 if node.is_controller else 0)
+            live.add_metric([], len(node.brokers))
+        yield from (changes, led, epochs, controller, live)

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 FSYNC_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0)
 ROUND_SIZE_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+# A partition's takeover reads its segments' index and producer state back from PostgreSQL:
+# milliseconds for a small log, seconds for a large one.
+TAKEOVER_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 
 def api_name(api_key: int) -> str:
@@ -172,6 +175,13 @@ class BrokerMetrics:
             "PostgreSQL transaction that did not commit (retried).",
             registry=r,
         )
+        self.partition_takeover = Histogram(
+            "odradek_partition_takeover_seconds",
+            "In a cluster: how long this broker took to take over a partition it was made leader of "
+            "(its reload from PostgreSQL, before it serves it).",
+            buckets=TAKEOVER_BUCKETS,
+            registry=r,
+        )
         self._children: dict[tuple[int, int], _RequestChildren] = {}
 
     def answered(self, api_key: int, version: int, seconds: float, response: Message | None) -> None:
@@ -200,3 +210,6 @@ class BrokerMetrics:
 
     def fsync_waited(self, seconds: float) -> None:
         self.fsync_wait.observe(seconds)
+
+    def partition_taken_over(self, seconds: float) -> None:
+        self.partition_takeover.observe(seconds)

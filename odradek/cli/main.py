@@ -10,6 +10,7 @@ import time
 from typing import NoReturn
 
 from odradek import __version__
+from odradek.cli import cluster as cluster_cmd
 from odradek.cli import groups, health, quotas, records, tool_parsers, topics, transactions
 from odradek.cli.client import CliError, Cluster
 from odradek.cli.output import render
@@ -168,6 +169,11 @@ def _data(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(run=lambda cl, a: records.consume(
         cl, a.topic, a.partition, from_beginning=a.from_beginning, offset=a.offset, max_messages=a.max_messages,
         committed=a.isolation == "read_committed", timeout_ms=a.timeout_ms))
+
+    p = sub.add_parser("cluster", help="the cluster: brokers, controller, leaders per broker")
+    s = p.add_subparsers(dest="action", required=True)
+    s.add_parser("describe", help="brokers (id, address, rack), the controller and each broker's partition "
+                                  "leader count").set_defaults(run=lambda cl, a: cluster_cmd.describe(cl))
 
     c = sub.add_parser("health", help="an ApiVersions round trip and the cluster's metadata")
     c.set_defaults(run=lambda cl, a: health.health(cl, a.started))

@@ -38,13 +38,13 @@ async def elect(conn: asyncpg.Connection, spaces: LockSpaces) -> int:
     """One pass of the controller; returns how many partitions changed leader."""
     async with conn.transaction():
         await conn.execute(f"SET LOCAL lock_timeout = '{LOCK_TIMEOUT}'")
-        live = [b.node_id for b in await live_brokers(conn, spaces)]
+        brokers = await live_brokers(conn, spaces)
         partitions: list[PartitionKey] = [(r["topic_id"], r["partition"]) for r in await conn.fetch(_PARTITIONS)]
         current: dict[PartitionKey, int | None] = {
             (r["topic_id"], r["partition"]): r["leader_id"]
             for r in await conn.fetch("SELECT topic_id, partition, leader_id FROM partition_leaders")
         }
-        chosen = assign(partitions, current, live)
+        chosen = assign(partitions, current, [b.node_id for b in brokers], {b.node_id: b.rack for b in brokers})
         changed = sorted(k for k, leader in chosen.items() if k not in current or current[k] != leader)
         wanted = set(chosen)
         gone = [k for k in current if k not in wanted]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
@@ -88,6 +89,11 @@ class ClusterNode:
         self.controller: int | None = None
         self.is_controller = False
         self.listeners: list[LeadershipListener] = []
+        # Leaderships won and lost since start, and the observers of each takeover's
+        # duration (the partition's reload from PostgreSQL): the broker's metrics.
+        self.won_total = 0
+        self.lost_total = 0
+        self.takeover_observers: list[Callable[[float], None]] = []
         self._conn: asyncpg.Connection | None = None
         self.incarnation = incarnation
         self._spaces: LockSpaces | None = None
@@ -184,6 +190,7 @@ class ClusterNode:
         if served:
             self.leadership.serving.clear()
             self.storage.release(served)
+            self.lost_total += len(served)
             logger.warning("membership session lost: released %d partition(s)", len(served))
         self.is_controller = False
         conn, self._conn = self._conn, None
@@ -253,7 +260,9 @@ class ClusterNode:
         for key, (leader, epoch) in sorted(leaders.items()):
             if leader != self.node_id or leadership.serving.get(key) == epoch:
                 continue
+            started = time.perf_counter()
             epochs = await self.storage.reload_partition(key, epoch)
+            took = time.perf_counter() - started
             if epochs is None:
                 self._catalog_changed = True  # a topic not known here yet: read it next pass
                 continue
@@ -261,6 +270,10 @@ class ClusterNode:
                 leadership.serving[key] = epoch
                 leadership.epochs[key] = epochs
                 won[key] = epoch
+                for observe in self.takeover_observers:
+                    observe(took)
+        self.won_total += len(won)
+        self.lost_total += len(lost)
         if won or lost:
             logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))
             for listener in self.listeners:
