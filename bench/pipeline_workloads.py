@@ -219,17 +219,12 @@ class _StampedInput:
         self._thread.join(60)
 
 
-def _stream_latency(bootstrap: str, mode: str, size: int, rate: int, seconds: float, timeout: float) -> Metrics:
-    spark = _session()
-    source, sink = unique(f"pipeline-stream-{mode}-in"), unique(f"pipeline-stream-{mode}-out")
-    create_topic(bootstrap, source)
-    create_topic(bootstrap, sink)
-    warm = Producer(producer_config(bootstrap, "all", True))
-    warm.produce(source, warm_up_record(size))
-    warm.flush(timeout)
-    checkpoint = tempfile.mkdtemp(prefix="bench-pipeline-")
+def _copying_query(bootstrap: str, mode: str, source: str, sink: str, checkpoint: str) -> Any:
+    """A streaming query (not started) copying `source` from its earliest offset to `sink`,
+    micro-batches back to back: with the connector's sink, or (`baseline`) `foreachBatch`
+    with a plain producer."""
     stream = (
-        spark.readStream.format("odradek")
+        _session().readStream.format("odradek")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("subscribe", source)
         .option("startingOffsets", "earliest")
@@ -239,9 +234,19 @@ def _stream_latency(bootstrap: str, mode: str, size: int, rate: int, seconds: fl
         .trigger(processingTime="0 seconds")
     )
     if mode == "connector":
-        writer = stream.format("odradek").option("kafka.bootstrap.servers", bootstrap).option("topic", sink)
-    else:
-        writer = stream.foreachBatch(foreach_batch_writer(bootstrap, sink))
+        return stream.format("odradek").option("kafka.bootstrap.servers", bootstrap).option("topic", sink)
+    return stream.foreachBatch(foreach_batch_writer(bootstrap, sink))
+
+
+def _stream_latency(bootstrap: str, mode: str, size: int, rate: int, seconds: float, timeout: float) -> Metrics:
+    source, sink = unique(f"pipeline-stream-{mode}-in"), unique(f"pipeline-stream-{mode}-out")
+    create_topic(bootstrap, source)
+    create_topic(bootstrap, sink)
+    warm = Producer(producer_config(bootstrap, "all", True))
+    warm.produce(source, warm_up_record(size))
+    warm.flush(timeout)
+    checkpoint = tempfile.mkdtemp(prefix="bench-pipeline-")
+    writer = _copying_query(bootstrap, mode, source, sink, checkpoint)
     consumer = LatencyConsumer(bootstrap, sink)
     query = writer.start()
     try:
@@ -275,24 +280,10 @@ def _stream_copy_seconds(bootstrap: str, mode: str, source: str, count: int, par
     to copy `count` records of `source` into a new topic: with the connector's sink or with a
     `foreachBatch` plain producer. Timed from `start()` until the query reports every input
     row processed; the output is then checked complete."""
-    spark = _session()
     sink = unique(f"pipeline-copy-{mode}-out")
     create_topic(bootstrap, sink, partitions)
     checkpoint = tempfile.mkdtemp(prefix="bench-pipeline-copy-")
-    stream = (
-        spark.readStream.format("odradek")
-        .option("kafka.bootstrap.servers", bootstrap)
-        .option("subscribe", source)
-        .option("startingOffsets", "earliest")
-        .load()
-        .select("key", "value")
-        .writeStream.option("checkpointLocation", checkpoint)
-        .trigger(processingTime="0 seconds")
-    )
-    if mode == "connector":
-        writer = stream.format("odradek").option("kafka.bootstrap.servers", bootstrap).option("topic", sink)
-    else:
-        writer = stream.foreachBatch(foreach_batch_writer(bootstrap, sink))
+    writer = _copying_query(bootstrap, mode, source, sink, checkpoint)
     start = time.perf_counter()
     query = writer.start()
     try:
