@@ -1,0 +1,208 @@
+"""Transactions whose partitions and coordinator sit on different brokers: the coordinator
+sends WriteTxnMarkers to each partition's leader (broker/txn_marker_channel.py) and each
+leader verifies a transactional batch with the coordinator (broker/txn_verifier.py, KIP-890).
+A read_committed consumer sees exactly the committed records; a coordinator killed with
+SIGKILL between PrepareCommit and its markers is replaced by the partition's new leader,
+which completes the transaction."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
+
+from coordinator.partitioning import partition_for
+from odradek.testing import OdradekCluster
+from protocol.errors import ErrorCode
+from protocol.messages.end_txn_request import EndTxnRequest
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
+from tests.integration.cluster.test_failover import consume_all, create_topic, leaders, wait_for_leaders
+from tests.integration.idempotence.idempotent_produce import produce
+from tests.kafka_wire import WireClient, producer_batch
+from tests.names import unique
+from tests.polling import wait_until
+
+TXN_STATE_PARTITIONS = 50  # transaction.state.log.num.partitions, the default
+OFFSETS_PARTITIONS = 50  # offsets.topic.num.partitions, the default
+ALL = {1, 2, 3}
+
+
+@pytest.fixture
+def txn_cluster(tmp_path: Path, new_postgres_url: Callable[[], str]) -> Iterator[OdradekCluster]:
+    nodes = OdradekCluster(
+        new_postgres_url(),
+        tmp_path,
+        overrides={
+            "broker.session.timeout.ms": str(SESSION_TIMEOUT_MS),
+            "broker.heartbeat.interval.ms": str(HEARTBEAT_INTERVAL_MS),
+            "num.partitions": "3",
+            # Transaction version 2 finalized: Produce v12+ and EndTxn v5 clients use it,
+            # the others (librdkafka) keep version 1.
+            "transaction.version": "2",
+        },
+    )
+    with nodes:
+        yield nodes
+
+
+def txn_producer(bootstrap: str, transactional_id: str) -> Producer:
+    return Producer({
+        "bootstrap.servers": bootstrap,
+        "transactional.id": transactional_id,
+        "linger.ms": 5,
+        "message.timeout.ms": 60_000,
+        "transaction.timeout.ms": 60_000,
+        "topic.metadata.refresh.interval.ms": 1000,
+    })
+
+
+def leader_of_key(admin: AdminClient, topic: str, key: str, partitions: int) -> int:
+    """The leader of the internal-topic partition `key` hashes to (its coordinator)."""
+    partition = partition_for(key, partitions)
+    found: dict[int, int] = {}
+
+    def led() -> bool:
+        found.update(leaders(admin, topic))
+        return found.get(partition, -1) in ALL
+
+    wait_until(led, timeout=30, what=f"a leader of {topic}-{partition}")
+    return found[partition]
+
+
+def group_away_from(admin: AdminClient, broker: int) -> str:
+    """A group id whose coordinator is not `broker`: its offsets' markers cross brokers."""
+    for _ in range(100):
+        group = unique("txn-group")
+        if leader_of_key(admin, "__consumer_offsets", group, OFFSETS_PARTITIONS) != broker:
+            return group
+    raise AssertionError(f"every group lands on broker {broker}")
+
+
+def open_offsets_topic(bootstrap: str) -> None:
+    """__consumer_offsets exists once a group coordinator was looked up."""
+    probe = Consumer({"bootstrap.servers": bootstrap, "group.id": unique("probe")})
+    try:
+        probe.committed([TopicPartition("anything", 0)], timeout=30)
+    except Exception:  # the topic does not exist: the lookup happened all the same
+        pass
+    finally:
+        probe.close()
+
+
+def expected(values: list[tuple[int, bytes]]) -> dict[int, list[bytes]]:
+    out: dict[int, list[bytes]] = {p: [] for p in range(3)}
+    for partition, value in values:
+        out[partition].append(value)
+    return out
+
+
+def test_tv1_transactions_over_three_leaders_commit_and_abort(txn_cluster: OdradekCluster) -> None:
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic, source = unique("txn-out"), unique("txn-in")
+    create_topic(admin, topic, 3)
+    create_topic(admin, source, 1)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique("tid")
+    p = txn_producer(cluster.bootstrap, tid)
+    p.init_transactions(60)
+    coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+    open_offsets_topic(cluster.bootstrap)
+    group = group_away_from(admin, coordinator)
+    reader = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": group, "enable.auto.commit": False})
+    try:
+        committed: list[tuple[int, bytes]] = []
+        for round_, commit in (("one", True), ("aborted", False), ("two", True)):
+            p.begin_transaction()
+            values = [(i % 3, f"{round_}-{i}".encode()) for i in range(30)]
+            for partition, value in values:
+                p.produce(topic, value, partition=partition)
+            offset = {"one": 10, "aborted": 20, "two": 30}[round_]
+            p.send_offsets_to_transaction(
+                [TopicPartition(source, 0, offset)], reader.consumer_group_metadata(), 60
+            )
+            if commit:
+                p.commit_transaction(60)
+                committed += values
+            else:
+                p.abort_transaction(60)
+        # The aborted records sit before the second commit's: reading every committed one
+        # means having read past them.
+        got = consume_all(cluster.bootstrap, topic, 3, len(committed))
+        assert got == expected(committed)
+        # The offsets of the committed transactions, the aborted one's dropped.
+        wait_until(
+            lambda: reader.committed([TopicPartition(source, 0)], timeout=10)[0].offset == 30,
+            timeout=30, what="the committed offset of the last transaction",
+        )
+    finally:
+        reader.close()
+
+
+def _end_txn_v5(c: WireClient, tid: str, pid: int, epoch: int, commit: bool) -> Any:
+    deadline = time.monotonic() + 30
+    while True:
+        resp: Any = c.call(26, 5, EndTxnRequest(transactional_id=tid, producer_id=pid, producer_epoch=epoch,
+                                                committed=commit))
+        if resp.error_code != ErrorCode.CONCURRENT_TRANSACTIONS:
+            return resp
+        assert time.monotonic() < deadline, "EndTxn stayed busy"
+        time.sleep(0.02)
+
+
+def _produce_tv2(c: WireClient, topic: str, partition: int, tid: str, pid: int, epoch: int, seq: int) -> int:
+    """Produce v12 (the partition added by the Produce itself), retried while the leader
+    answers NOT_ENOUGH_REPLICAS (the coordinator busy or moving), as a producer does."""
+    deadline = time.monotonic() + 30
+    while True:
+        out = produce(c, {(topic, partition): producer_batch(pid, epoch, seq, txn=True)}, tid=tid, version=12)
+        code = out[(topic, partition)][0]
+        if code != ErrorCode.NOT_ENOUGH_REPLICAS:
+            return code
+        assert time.monotonic() < deadline, "the leader never verified the batch"
+        time.sleep(0.05)
+
+
+def test_tv2_implicit_adds_on_three_leaders_commit_and_abort(txn_cluster: OdradekCluster) -> None:
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("tv2-out")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique("tv2-tid")
+    # InitProducerId at any broker creates __transaction_state; then ask its coordinator.
+    with WireClient(cluster.broker(1).bootstrap, timeout=60) as any_broker:
+        wait_until(
+            lambda: any_broker.call(22, 5, InitProducerIdRequest(
+                transactional_id=tid, transaction_timeout_ms=60_000)).error_code == ErrorCode.NONE,
+            timeout=30, what="InitProducerId answered",
+        )
+    coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+    clients = {n: WireClient(cluster.broker(n).bootstrap, timeout=60) for n in ALL}
+    try:
+        init: Any = clients[coordinator].call(
+            22, 5, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
+        assert init.error_code == ErrorCode.NONE
+        pid, epoch = init.producer_id, init.producer_epoch
+        # Transaction 1 committed, 2 aborted, 3 committed; each EndTxn v5 bumps the epoch.
+        for commit in (True, False, True):
+            for partition in range(3):
+                client = clients[led[partition]]
+                assert _produce_tv2(client, topic, partition, tid, pid, epoch, 0) == ErrorCode.NONE
+            ended = _end_txn_v5(clients[coordinator], tid, pid, epoch, commit)
+            assert (ended.error_code, ended.producer_epoch) == (ErrorCode.NONE, epoch + 1)
+            epoch += 1
+    finally:
+        for client in clients.values():
+            client.close()
+    # Two records per batch ("v0", "v1"), the aborted transaction's between the commits.
+    got = consume_all(cluster.bootstrap, topic, 3, 3 * 2 * 2)
+    assert got == {p: [b"v0", b"v1", b"v0", b"v1"] for p in range(3)}
