@@ -20,6 +20,7 @@ from coordinator.partitioning import partition_for
 from odradek.testing import OdradekCluster
 from protocol.errors import ErrorCode
 from protocol.messages.end_txn_request import EndTxnRequest
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, leaders, wait_for_leaders
@@ -146,6 +147,20 @@ def test_tv1_transactions_over_three_leaders_commit_and_abort(txn_cluster: Odrad
         reader.close()
 
 
+def find_txn_coordinator(cluster: OdradekCluster, tid: str) -> int:
+    """FindCoordinator (which creates __transaction_state), until a leader is known."""
+    found: list[int] = []
+    with WireClient(cluster.broker(1).bootstrap, timeout=60) as c:
+
+        def known() -> bool:
+            resp: Any = c.call(10, 4, FindCoordinatorRequest(key_type=1, coordinator_keys=[tid]))
+            found[:] = [resp.coordinators[0].node_id] if resp.coordinators[0].error_code == ErrorCode.NONE else []
+            return bool(found)
+
+        wait_until(known, timeout=30, what=f"the coordinator of {tid}")
+    return found[0]
+
+
 def _end_txn_v5(c: WireClient, tid: str, pid: int, epoch: int, commit: bool) -> Any:
     deadline = time.monotonic() + 30
     while True:
@@ -178,20 +193,19 @@ def test_tv2_implicit_adds_on_three_leaders_commit_and_abort(txn_cluster: Odrade
     led = wait_for_leaders(admin, topic, 3, ALL)
     assert sorted(led.values()) == [1, 2, 3]
     tid = unique("tv2-tid")
-    # InitProducerId at any broker creates __transaction_state; then ask its coordinator.
-    with WireClient(cluster.broker(1).bootstrap, timeout=60) as any_broker:
-        wait_until(
-            lambda: any_broker.call(22, 5, InitProducerIdRequest(
-                transactional_id=tid, transaction_timeout_ms=60_000)).error_code == ErrorCode.NONE,
-            timeout=30, what="InitProducerId answered",
-        )
-    coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+    coordinator = find_txn_coordinator(cluster, tid)
     clients = {n: WireClient(cluster.broker(n).bootstrap, timeout=60) for n in ALL}
     try:
-        init: Any = clients[coordinator].call(
-            22, 5, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))
-        assert init.error_code == ErrorCode.NONE
-        pid, epoch = init.producer_id, init.producer_epoch
+        init: list[Any] = []
+
+        def initialized() -> bool:
+            init[:] = [clients[coordinator].call(
+                22, 5, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))]
+            return bool(init[0].error_code == ErrorCode.NONE)
+
+        # COORDINATOR_LOAD_IN_PROGRESS while the coordinator loads its partition.
+        wait_until(initialized, timeout=30, what="InitProducerId answered")
+        pid, epoch = init[0].producer_id, init[0].producer_epoch
         # Transaction 1 committed, 2 aborted, 3 committed; each EndTxn v5 bumps the epoch.
         for commit in (True, False, True):
             for partition in range(3):
