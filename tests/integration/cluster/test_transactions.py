@@ -19,6 +19,7 @@ from confluent_kafka.admin import AdminClient
 from coordinator.partitioning import partition_for
 from odradek.testing import OdradekCluster
 from protocol.errors import ErrorCode
+from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
@@ -220,3 +221,99 @@ def test_tv2_implicit_adds_on_three_leaders_commit_and_abort(txn_cluster: Odrade
     # Two records per batch ("v0", "v1"), the aborted transaction's between the commits.
     got = consume_all(cluster.bootstrap, topic, 3, 3 * 2 * 2)
     assert got == {p: [b"v0", b"v1", b"v0", b"v1"] for p in range(3)}
+
+
+def txn_state(bootstrap: str, tid: str) -> str:
+    with WireClient(bootstrap, timeout=30) as c:
+        resp: Any = c.call(65, 0, DescribeTransactionsRequest(transactional_ids=[tid]))
+    return str(resp.transaction_states[0].transaction_state)
+
+
+def hold_markers_then_kill_coordinator(
+    cluster: OdradekCluster, tid: str, coordinator: int, stalled: int, commit: Callable[[], None]
+) -> set[int]:
+    """Pauses (SIGSTOP) `stalled`, the leader of a data partition, so that the markers of
+    the transaction `commit` ends cannot all be written: the transaction stays in
+    PrepareCommit at `coordinator`, which is then killed (SIGKILL); `stalled` resumes. The
+    brokers left."""
+    cluster.broker(stalled).pause()
+    try:
+        commit()
+        # Answered once PrepareCommit is durable; the marker to the paused leader hangs.
+        assert txn_state(cluster.broker(coordinator).bootstrap, tid) == "PrepareCommit"
+        cluster.broker(coordinator).kill()
+    finally:
+        cluster.broker(stalled).resume()
+    return ALL - {coordinator}
+
+
+def test_tv1_kill_9_of_the_coordinator_between_prepare_commit_and_the_markers(txn_cluster: OdradekCluster) -> None:
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("txn-kill")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique("tid-kill")
+    p = txn_producer(cluster.bootstrap, tid)
+    p.init_transactions(60)
+    coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+    stalled = next(leader for leader in led.values() if leader != coordinator)
+    p.begin_transaction()
+    values = [(i % 3, f"held-{i}".encode()) for i in range(30)]
+    for partition, value in values:
+        p.produce(topic, value, partition=partition)
+    assert p.flush(60) == 0
+    survivors = hold_markers_then_kill_coordinator(
+        cluster, tid, coordinator, stalled, lambda: p.commit_transaction(60)
+    )
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    # The new coordinator completes the transaction: every record visible, once.
+    got = consume_all(bootstrap, topic, 3, len(values))
+    assert got == expected(values)
+    # The same transactional id carries on at the new coordinator.
+    again = txn_producer(bootstrap, tid)
+    again.init_transactions(60)
+    again.begin_transaction()
+    more = [(i % 3, f"after-{i}".encode()) for i in range(6)]
+    for partition, value in more:
+        again.produce(topic, value, partition=partition)
+    again.commit_transaction(60)
+    assert consume_all(bootstrap, topic, 3, len(values) + len(more)) == expected(values + more)
+
+
+def test_tv2_kill_9_of_the_coordinator_between_prepare_commit_and_the_markers(txn_cluster: OdradekCluster) -> None:
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("tv2-kill")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique("tv2-tid-kill")
+    coordinator = find_txn_coordinator(cluster, tid)
+    stalled = next(leader for leader in led.values() if leader != coordinator)
+    clients = {n: WireClient(cluster.broker(n).bootstrap, timeout=60) for n in ALL}
+    try:
+        init: list[Any] = []
+
+        def initialized() -> bool:
+            init[:] = [clients[coordinator].call(
+                22, 5, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60_000))]
+            return bool(init[0].error_code == ErrorCode.NONE)
+
+        wait_until(initialized, timeout=30, what="InitProducerId answered")
+        pid, epoch = init[0].producer_id, init[0].producer_epoch
+        for partition in range(3):
+            assert _produce_tv2(clients[led[partition]], topic, partition, tid, pid, epoch, 0) == ErrorCode.NONE
+
+        def commit() -> None:
+            ended = _end_txn_v5(clients[coordinator], tid, pid, epoch, True)
+            assert (ended.error_code, ended.producer_epoch) == (ErrorCode.NONE, epoch + 1)
+
+        survivors = hold_markers_then_kill_coordinator(cluster, tid, coordinator, stalled, commit)
+    finally:
+        for client in clients.values():
+            client.close()
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    got = consume_all(bootstrap, topic, 3, 3 * 2)
+    assert got == {p: [b"v0", b"v1"] for p in range(3)}
