@@ -2,9 +2,9 @@
 inter-broker send threads): the transaction coordinator's WriteTxnMarkers to partition
 leaders, a partition leader's AddPartitionsToTxn verification to a transaction coordinator.
 
-Each peer is reached on its endpoint of the inter-broker listener, this broker's first
-listener (Kafka's default for `inter.broker.listener.name`), in plaintext: a secured
-listener (TLS, SASL) is not spoken here yet. Connections are kept per peer and reused, one
+Each peer is reached on its endpoint of the inter-broker listener, the first PLAINTEXT
+listener of this broker (broker/server.py), in plaintext: a secured listener (TLS, SASL)
+is not spoken here yet. Connections are kept per peer and reused, one
 request in flight on each (a caller that finds none idle opens another). Any failure to
 reach a peer or a broken answer is raised as `PeerUnavailable`; callers treat it as Kafka
 does a disconnect (NETWORK_EXCEPTION: look the leader up again and retry)."""

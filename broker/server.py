@@ -197,9 +197,16 @@ class Server:
     ) -> MarkerWriter:
         """Markers to each partition's leader (broker/txn_marker_channel.py)."""
         config = self.config
+        # The inter-broker client speaks plaintext only: the first PLAINTEXT listener (Kafka's
+        # default `security.inter.broker.protocol`), else the first listener, which fails.
+        plain = [lst.name for lst in config.listeners if config.security_protocols[lst.name] == "PLAINTEXT"]
+        if not plain:
+            log.warning("no PLAINTEXT listener: transaction markers and KIP-890 verification "
+                        "to other brokers will fail (TLS/SASL between brokers is not supported yet)")
+        listener = plain[0] if plain else config.listeners[0].name
         # A peer silent for a session timeout has lost its partitions: ask their new leader.
         self.inter_broker = InterBrokerClient(
-            inter_broker_addresses(node, config.listeners[0].name),
+            inter_broker_addresses(node, listener),
             client_id=f"odradek-broker-{config.node_id}",
             timeout_s=config.get_int("broker.session.timeout.ms") / 1000,
         )
