@@ -317,3 +317,36 @@ def test_tv2_kill_9_of_the_coordinator_between_prepare_commit_and_the_markers(tx
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
     got = consume_all(bootstrap, topic, 3, 3 * 2)
     assert got == {p: [b"v0", b"v1"] for p in range(3)}
+
+
+def test_markers_follow_a_data_partition_to_its_new_leader(txn_cluster: OdradekCluster) -> None:
+    """The leader of a data partition is paused while the markers are written, then killed:
+    the coordinator retries that partition's marker until its new leader writes it."""
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("txn-moved")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique("tid-moved")
+    p = txn_producer(cluster.bootstrap, tid)
+    p.init_transactions(60)
+    coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+    victim = next(leader for leader in led.values() if leader != coordinator)
+    p.begin_transaction()
+    values = [(i % 3, f"moved-{i}".encode()) for i in range(30)]
+    for partition, value in values:
+        p.produce(topic, value, partition=partition)
+    assert p.flush(60) == 0
+    cluster.broker(victim).pause()
+    try:
+        p.commit_transaction(60)
+        assert txn_state(cluster.broker(coordinator).bootstrap, tid) == "PrepareCommit"
+        cluster.broker(victim).kill()
+    finally:
+        cluster.broker(victim).resume()
+    survivors = ALL - {victim}
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    wait_until(lambda: txn_state(cluster.broker(coordinator).bootstrap, tid) == "CompleteCommit",
+               timeout=60, what="the markers written at the new leader")
+    assert consume_all(bootstrap, topic, 3, len(values)) == expected(values)
