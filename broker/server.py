@@ -215,6 +215,7 @@ class Server:
             EngineMarkerWriter(storage, self.clock, listeners),
             self.inter_broker,
             node.leadership.leader_of,
+            node.leadership.check,
             lambda name: storage.describe_topic(name).topic_id,
         )
 

@@ -42,6 +42,8 @@ WRITE_TXN_MARKERS_KEY = 27
 WRITE_TXN_MARKERS_VERSION = 2
 
 LeaderOf = Callable[[tuple[uuid.UUID, int]], tuple[int | None, int]]
+# Whether this broker serves a partition now (NONE), as the data plane checks it.
+Serving = Callable[[tuple[uuid.UUID, int]], ErrorCode]
 TopicId = Callable[[str], uuid.UUID]
 
 
@@ -55,12 +57,14 @@ class ClusterMarkerWriter:
         local: MarkerWriter,
         client: InterBrokerClient,
         leader_of: LeaderOf,
+        serving: Serving,
         topic_id: TopicId,
     ) -> None:
         self.node_id = node_id
         self.local = local
         self.client = client
         self.leader_of = leader_of
+        self.serving = serving
         self.topic_id = topic_id
 
     async def write_markers(
@@ -76,16 +80,21 @@ class ClusterMarkerWriter:
         by_leader: dict[int, list[TopicPartition]] = {}
         for tp in partitions:
             try:
-                leader, _ = self.leader_of((self.topic_id(tp[0]), tp[1]))
+                key = (self.topic_id(tp[0]), tp[1])
             except UnknownTopicOrPartitionError:
                 result[tp] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                 continue
             except StorageError as exc:
                 result[tp] = exc.error_code
                 continue
+            leader, _ = self.leader_of(key)
             if leader is None or leader < 0:
                 # No leader now (its broker died, the controller has yet to move it).
                 result[tp] = ErrorCode.NOT_LEADER_OR_FOLLOWER
+                continue
+            if leader == self.node_id and (refused := self.serving(key)) != ErrorCode.NONE:
+                # Elected here but not served yet (still reading the partition back).
+                result[tp] = refused
                 continue
             by_leader.setdefault(leader, []).append(tp)
 

@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from broker.dataplane.types import TopicPartition, TransactionVerifier
+from broker.dataplane.types import TopicPartition
 from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from protocol.errors import ErrorCode
@@ -148,7 +148,3 @@ class ClusterTransactionVerifier:
                         result[(topic.name, p.partition_index)] = p.partition_error_code
         return result
 
-
-def _typed(verifier: ClusterTransactionVerifier) -> TransactionVerifier:
-    """mypy: the class satisfies the data plane's protocol."""
-    return verifier
