@@ -104,6 +104,10 @@ class InterBrokerClient:
             conn.close()
             raise
 
+    def idle_connections(self, node_id: int) -> int:
+        """Connections to the peer kept for its next requests."""
+        return sum(len(pool) for (node, _), pool in self._idle.items() if node == node_id)
+
     def close(self) -> None:
         self._closed = True
         for pool in self._idle.values():
