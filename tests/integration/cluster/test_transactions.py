@@ -47,6 +47,8 @@ def txn_cluster(tmp_path: Path, new_postgres_url: Callable[[], str]) -> Iterator
             # Transaction version 2 finalized: Produce v12+ and EndTxn v5 clients use it,
             # the others (librdkafka) keep version 1.
             "transaction.version": "2",
+            # KIP-939: only producers asking for it (InitProducerId v6 Enable2Pc) use it.
+            "transaction.two.phase.commit.enable": "true",
         },
     )
     with nodes:
@@ -350,3 +352,62 @@ def test_markers_follow_a_data_partition_to_its_new_leader(txn_cluster: OdradekC
     wait_until(lambda: txn_state(cluster.broker(coordinator).bootstrap, tid) == "CompleteCommit",
                timeout=60, what="the markers written at the new leader")
     assert consume_all(bootstrap, topic, 3, len(values)) == expected(values)
+
+
+def _init_2pc(c: WireClient, tid: str, *, keep: bool) -> Any:
+    """InitProducerId v6 with Enable2Pc, retried while the coordinator loads or completes."""
+    deadline = time.monotonic() + 60
+    while True:
+        resp: Any = c.call(22, 6, InitProducerIdRequest(
+            transactional_id=tid, transaction_timeout_ms=60_000, enable2_pc=True, keep_prepared_txn=keep))
+        if resp.error_code not in (ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+                                   ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE):
+            return resp
+        assert time.monotonic() < deadline, f"InitProducerId stayed busy: {resp.error_code}"
+        time.sleep(0.05)
+
+
+def test_kip_939_prepared_on_three_leaders_survives_its_coordinator_and_commits(
+    txn_cluster: OdradekCluster,
+) -> None:
+    """A two-phase-commit transaction prepared on partitions of all three brokers: its
+    coordinator is killed (SIGKILL), the new one keeps it (KeepPreparedTxn) and commits it."""
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("kip939")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique("ext")
+    coordinator = find_txn_coordinator(cluster, tid)
+    clients = {n: WireClient(cluster.broker(n).bootstrap, timeout=60) for n in ALL}
+    try:
+        first = _init_2pc(clients[coordinator], tid, keep=False)
+        assert first.error_code == ErrorCode.NONE
+        pid, epoch = first.producer_id, first.producer_epoch
+        for partition in range(3):
+            assert _produce_tv2(clients[led[partition]], topic, partition, tid, pid, epoch, 0) == ErrorCode.NONE
+    finally:
+        for client in clients.values():
+            client.close()
+    cluster.broker(coordinator).kill()
+    survivors = ALL - {coordinator}
+    # The new coordinator of the id, among the survivors.
+    with WireClient(cluster.broker(min(survivors)).bootstrap, timeout=60) as c:
+        found: list[int] = []
+
+        def moved() -> bool:
+            resp: Any = c.call(10, 4, FindCoordinatorRequest(key_type=1, coordinator_keys=[tid]))
+            found[:] = [resp.coordinators[0].node_id]
+            return resp.coordinators[0].error_code == ErrorCode.NONE and found[0] in survivors
+
+        wait_until(moved, timeout=30, what=f"a coordinator of {tid} among {sorted(survivors)}")
+    with WireClient(cluster.broker(found[0]).bootstrap, timeout=60) as c:
+        second = _init_2pc(c, tid, keep=True)
+        assert second.error_code == ErrorCode.NONE
+        assert (second.producer_id, second.producer_epoch) == (pid, epoch + 1)
+        assert (second.ongoing_txn_producer_id, second.ongoing_txn_producer_epoch) == (pid, epoch)
+        committed = _end_txn_v5(c, tid, pid, epoch + 1, True)
+        assert (committed.error_code, committed.producer_epoch) == (ErrorCode.NONE, epoch + 2)
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    assert consume_all(bootstrap, topic, 3, 3 * 2) == {p: [b"v0", b"v1"] for p in range(3)}
