@@ -26,6 +26,7 @@ from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, leaders, wait_for_leaders
 from tests.integration.idempotence.idempotent_produce import produce
+from tests.integration.transactions.txn_clients import TxnProducer
 from tests.kafka_wire import WireClient, producer_batch
 from tests.names import unique
 from tests.polling import wait_until
@@ -411,3 +412,47 @@ def test_kip_939_prepared_on_three_leaders_survives_its_coordinator_and_commits(
         assert (committed.error_code, committed.producer_epoch) == (ErrorCode.NONE, epoch + 2)
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
     assert consume_all(bootstrap, topic, 3, 3 * 2) == {p: [b"v0", b"v1"] for p in range(3)}
+
+
+@pytest.mark.parametrize("client", ["aiokafka", "kafka-python"])
+def test_other_clients_commit_and_abort_over_three_leaders(txn_cluster: OdradekCluster, client: str) -> None:
+    """aiokafka and kafka-python (transaction version 1), as confluent-kafka above: data on
+    all three brokers, offsets on a group coordinator other than the transaction's."""
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic, source = unique(f"{client}-out"), unique(f"{client}-in")
+    create_topic(admin, topic, 3)
+    create_topic(admin, source, 1)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    tid = unique(f"{client}-tid")
+    p = TxnProducer(client, cluster.bootstrap, tid)
+    try:
+        p.init()
+        coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+        open_offsets_topic(cluster.bootstrap)
+        group = group_away_from(admin, coordinator)
+        committed: list[tuple[int, bytes]] = []
+        for round_, commit in (("one", True), ("aborted", False), ("two", True)):
+            p.begin()
+            values = [(i % 3, f"{round_}-{i}".encode()) for i in range(12)]
+            for partition, value in values:
+                p.send(topic, partition, value)
+            p.flush()
+            p.send_offsets({(source, 0): {"one": 10, "aborted": 20, "two": 30}[round_]}, group)
+            if commit:
+                p.commit()
+                committed += values
+            else:
+                p.abort()
+    finally:
+        p.close()
+    assert consume_all(cluster.bootstrap, topic, 3, len(committed)) == expected(committed)
+    reader = Consumer({"bootstrap.servers": cluster.bootstrap, "group.id": group, "enable.auto.commit": False})
+    try:
+        wait_until(
+            lambda: reader.committed([TopicPartition(source, 0)], timeout=10)[0].offset == 30,
+            timeout=30, what="the committed offset of the last transaction",
+        )
+    finally:
+        reader.close()
