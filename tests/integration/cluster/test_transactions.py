@@ -7,13 +7,14 @@ which completes the transaction."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from coordinator.partitioning import partition_for
@@ -456,3 +457,64 @@ def test_other_clients_commit_and_abort_over_three_leaders(txn_cluster: OdradekC
         )
     finally:
         reader.close()
+
+
+def test_kill_9_of_a_data_leader_under_transactional_load(txn_cluster: OdradekCluster) -> None:
+    """Transactions, one record per partition each, run while the leader of a data
+    partition (not the coordinator) is killed: every committed transaction's records are
+    read back exactly once, in order, and nothing of an aborted one."""
+    cluster = txn_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("txn-load")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    tid = unique("tid-load")
+    p = txn_producer(cluster.bootstrap, tid)
+    p.init_transactions(60)
+    coordinator = leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS)
+    victim = next(leader for leader in led.values() if leader != coordinator)
+    committed: list[int] = []
+    aborted: list[int] = []
+    failures: list[BaseException] = []
+    stop = threading.Event()
+
+    def load() -> None:
+        n = 0
+        try:
+            while not stop.is_set():
+                p.begin_transaction()
+                for partition in range(3):
+                    p.produce(topic, f"t{n}-{partition}".encode(), partition=partition)
+                while True:
+                    try:
+                        p.commit_transaction(60)
+                        committed.append(n)
+                        break
+                    except KafkaException as exc:
+                        if exc.args[0].txn_requires_abort():
+                            p.abort_transaction(60)
+                            aborted.append(n)
+                            break
+                        if not exc.args[0].retriable():
+                            raise
+                n += 1
+        except BaseException as exc:
+            failures.append(exc)
+
+    worker = threading.Thread(target=load)
+    worker.start()
+    try:
+        wait_until(lambda: len(committed) >= 10 or failures, timeout=60, what="transactions before the kill")
+        cluster.broker(victim).kill()
+        before = len(committed)
+        wait_until(lambda: len(committed) >= before + 10 or failures, timeout=90,
+                   what="transactions after the kill")
+    finally:
+        stop.set()
+        worker.join(120)
+    assert failures == []
+    survivors = ALL - {victim}
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    got = consume_all(bootstrap, topic, 3, 3 * len(committed))
+    assert got == {part: [f"t{n}-{part}".encode() for n in committed] for part in range(3)}, (
+        f"aborted: {aborted}")
