@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from broker.config import Config
+    from broker.dataplane.types import TransactionVerifier
     from broker.dynamic_config import DynamicConfigs
     from broker.features import Features
     from broker.fetch_sessions import FetchSessionCache
@@ -62,6 +63,11 @@ class RequestContext:
     @property
     def transactions(self) -> Transactions:
         return self.ports.transactions
+
+    @property
+    def txn_verifier(self) -> TransactionVerifier:
+        """KIP-890 verification with the transactional id's coordinator, wherever it is."""
+        return self.ports.txn_verifier
 
     @property
     def groups(self) -> GroupCoordinator:

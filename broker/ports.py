@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         FetchTarget,
         PartitionAppend,
         TransactionSupportedOperation,
+        TransactionVerifier,
     )
     from broker.dynamic_config import DynamicConfigs
     from broker.features import Features
@@ -126,6 +127,8 @@ class Topics(Protocol):
 
 class Transactions(Protocol):
     """The transaction coordinator's calls of the transaction APIs (TransactionCoordinator)."""
+
+    async def ensure_log(self) -> ErrorCode: ...
 
     async def init_producer_id(
         self,
@@ -249,6 +252,9 @@ class BrokerPorts(Protocol):
 
     @property
     def transactions(self) -> Transactions: ...
+
+    @property
+    def txn_verifier(self) -> TransactionVerifier: ...
 
     @property
     def group_coordinator(self) -> GroupCoordinator: ...

@@ -16,6 +16,7 @@ from broker.coordinator_leadership import following
 from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
+from broker.inter_broker import InterBrokerClient
 from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
@@ -27,8 +28,10 @@ from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
 from broker.storage_setup import open_storage, producer_id_manager
 from broker.tls_gate import CountedTlsConnection
+from broker.txn_marker_channel import ClusterMarkerWriter, inter_broker_addresses
 from coordinator.group.service import start_group_coordinator
 from coordinator.share.service import start_share_coordinator
+from coordinator.transaction.markers import EngineMarkerWriter, MarkerListener, MarkerWriter
 from coordinator.transaction.service import run_ticks, start_transaction_coordinator
 from storage.clock import Clock, SystemClock
 from storage.errors import UnknownTopicOrPartitionError
@@ -75,6 +78,8 @@ class Server:
         self.metrics_endpoint: MetricsEndpoint | None = None
         self.metrics_port: int | None = None
         self.cluster_node: ClusterNode | None = None
+        # Cluster mode: requests to the other brokers (transaction markers, KIP-890 verification).
+        self.inter_broker: InterBrokerClient | None = None
 
     async def start(self) -> None:
         config = self.config
@@ -111,8 +116,11 @@ class Server:
         # `Services.coordinator_leadership` as leaderships move.
         owns_all = self.leads_every_partition()
         groups = await start_group_coordinator(config, self.clock, storage, owns_all)
+        marker_writer: MarkerWriter | None = None
+        if cluster_node is not None:
+            marker_writer = self._cluster_marker_writer(cluster_node, storage, [groups.on_txn_marker])
         transactions = await start_transaction_coordinator(
-            config, self.clock, storage, marker_listeners=[groups.on_txn_marker],
+            config, self.clock, storage, marker_writer, marker_listeners=[groups.on_txn_marker],
             producer_ids=producer_id_manager(config, storage), owns_all_partitions=owns_all,
         )
         share = await start_share_coordinator(config, self.clock, storage)
@@ -132,6 +140,7 @@ class Server:
             sasl_servers=sasl_servers,
             authorizer=build_authorizer(config),
             cluster_node=cluster_node,
+            inter_broker=self.inter_broker,
         )
         if cluster_node is not None:
             follow = following(self.services.coordinator_leadership, lambda topic_id: _topic_name(storage, topic_id))
@@ -187,6 +196,33 @@ class Server:
         self.metrics_endpoint = MetricsEndpoint(metrics.registry, lambda: coordinators_ready(services))
         self.metrics_port = await self.metrics_endpoint.start(self.config.get_str("metrics.host"), port)
 
+    def _cluster_marker_writer(
+        self, node: ClusterNode, storage: LogManager, listeners: list[MarkerListener]
+    ) -> MarkerWriter:
+        """Markers to each partition's leader (broker/txn_marker_channel.py)."""
+        config = self.config
+        # The inter-broker client speaks plaintext only: the first PLAINTEXT listener (Kafka's
+        # default `security.inter.broker.protocol`), else the first listener, which fails.
+        plain = [lst.name for lst in config.listeners if config.security_protocols[lst.name] == "PLAINTEXT"]
+        if not plain:
+            log.warning("no PLAINTEXT listener: transaction markers and KIP-890 verification "
+                        "to other brokers will fail (TLS/SASL between brokers is not supported yet)")
+        listener = plain[0] if plain else config.listeners[0].name
+        # A peer silent for a session timeout has lost its partitions: ask their new leader.
+        self.inter_broker = InterBrokerClient(
+            inter_broker_addresses(node, listener),
+            client_id=f"odradek-broker-{config.node_id}",
+            timeout_s=config.get_int("broker.session.timeout.ms") / 1000,
+        )
+        return ClusterMarkerWriter(
+            config.node_id,
+            EngineMarkerWriter(storage, self.clock, listeners),
+            self.inter_broker,
+            node.leadership.leader_of,
+            node.leadership.check,
+            lambda name: storage.describe_topic(name).topic_id,
+        )
+
     async def stop(self) -> None:
         log.info("broker stopping")
         if self.cluster_node is not None:
@@ -208,6 +244,8 @@ class Server:
             await self.services.group_coordinator.stop()
             await self.services.share_coordinator.stop()
             await self.services.storage.close()
+        if self.inter_broker is not None:
+            self.inter_broker.close()
         if self.cluster_node is not None:
             # After the last round: the partitions move once everything written is in PostgreSQL.
             await self.cluster_node.stop()

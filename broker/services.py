@@ -10,12 +10,14 @@ from broker.config import Config, Listener
 from broker.connection_limits import ConnectionLimits
 from broker.coordinator_leadership import CoordinatorLeadership
 from broker.dataplane import ReplicaManager
+from broker.dataplane.types import TransactionVerifier
 from broker.features import SHARE_VERSION, TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.ports import BrokerAddress
 from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
 from broker.router import Router
+from broker.txn_verifier import ClusterTransactionVerifier
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.engine import StorageEngine
@@ -23,6 +25,7 @@ from storage.engine import StorageEngine
 if TYPE_CHECKING:
     from broker.dynamic_config import DynamicConfigs
     from broker.fetch_sessions import FetchSessionCache
+    from broker.inter_broker import InterBrokerClient
     from broker.ports import OpenConnection
     from broker.security.acl.authorizer import StandardAuthorizer
     from broker.security.sasl.servers import SaslServers
@@ -51,6 +54,8 @@ class Services:
     authorizer: StandardAuthorizer | None
     # Cluster mode (`cluster.enable`): membership and leadership; None for a single broker.
     cluster_node: ClusterNode | None = None
+    # Cluster mode: requests to the other brokers (broker/inter_broker.py).
+    inter_broker: InterBrokerClient | None = None
     connections: set[OpenConnection] = field(default_factory=set)
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
@@ -59,14 +64,26 @@ class Services:
     quotas: ClientQuotas = field(init=False)
     # The data plane: appends, reads, offset lookups and deletions on the logs.
     replica_manager: ReplicaManager = field(init=False)
+    # KIP-890 verification (the data plane's and TxnOffsetCommit's): the coordinator itself,
+    # or in a cluster whichever broker coordinates the transactional id.
+    txn_verifier: TransactionVerifier = field(init=False)
     # Who leads each partition (FindCoordinator): this broker alone until a cluster sets its own.
     # What a cluster calls when this broker gains or loses an internal partition's leadership.
     coordinator_leadership: CoordinatorLeadership = field(init=False)
 
     def __post_init__(self) -> None:
+        node = self.cluster_node
+        verifier: TransactionVerifier = self.transactions
+        if node is not None and self.inter_broker is not None:
+            # KIP-890 verification asks the transactional id's coordinator, wherever it is.
+            verifier = ClusterTransactionVerifier(
+                self.node_id, self.transactions, self.inter_broker, node.leadership.leader_of,
+                lambda name: self.storage.describe_topic(name).topic_id,
+            )
+        self.txn_verifier = verifier
         self.replica_manager = ReplicaManager(
-            self.storage, self.transactions, self.clock,
-            leadership=self.cluster_node.leadership if self.cluster_node is not None else None,
+            self.storage, verifier, self.clock,
+            leadership=node.leadership if node is not None else None,
         )
         self.coordinator_leadership = CoordinatorLeadership(self.group_coordinator, self.transactions)
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))

@@ -304,7 +304,11 @@ class ProducerStateManager:
             return False
         if entry.find_duplicate(header.producer_epoch, header.base_sequence, header.last_sequence):
             return False
-        return entry.current_txn_first_offset is None
+        # An open transaction of an earlier epoch is not this batch's (Kafka's
+        # UnifiedLog.hasOngoingTransaction compares the epoch): with transaction version 2
+        # the next transaction's first batch, at the bumped epoch, can reach the partition
+        # before the previous one's marker, which a coordinator on another broker sends.
+        return entry.current_txn_first_offset is None or header.producer_epoch != entry.epoch
 
     def check_strict_marker_epoch(self, producer_id: int, epoch: int) -> None:
         """Transaction version 2: the coordinator bumps the epoch before writing a marker,

@@ -65,6 +65,10 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type not in _PARTITION_COUNT_SETTING:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.INVALID_REQUEST,
                            error_message=f"Invalid coordinator type {key_type}")
+    # The coordinator's topic is created on first use, as Kafka's FindCoordinator does.
+    if key_type == KEY_TYPE_TRANSACTION and await ctx.transactions.ensure_log() is not ErrorCode.NONE:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                           error_message="The coordinator is not available.")
     if key_type == KEY_TYPE_GROUP and await ctx.groups.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")

@@ -63,7 +63,8 @@ def verification_error(error: int, version: int) -> ErrorCode:
 async def handle(ctx: RequestContext, request: TxnOffsetCommitRequest) -> TxnOffsetCommitResponse:
     v = ctx.api_version
     coordinator = group_coordinator(ctx)
-    transactions = ctx.transactions
+    # The transactional id's coordinator may be another broker (KIP-890 verification).
+    transactions = ctx.txn_verifier
     now = ctx.clock.now_ms()
     errors: dict[tuple[str, int], ErrorCode] = {}
     offsets: dict[tuple[str, int], OffsetAndMetadata] = {}

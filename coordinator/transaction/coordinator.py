@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from coordinator.log import CoordinatorLog
+from coordinator.log import CoordinatorLog, CoordinatorLogError
 from coordinator.producer_ids import ProducerIdManager
 from coordinator.transaction.busy import BusyIds
 from coordinator.transaction.completion import Completions
@@ -97,6 +97,9 @@ class TransactionCoordinator:
         self.clock = clock
         self.config = config
         self.state = TransactionStateManager(log_store, clock, owns_all_partitions)
+        # Only a single broker defers its transactions' data durability: see
+        # `defers_data_durability`.
+        self.defers_data = owns_all_partitions
         # Wall time of the last load from the log (operators watch it; not a protocol timer).
         self.load_seconds: float | None = None
         # Stamped on every marker: the leader epoch of the id's __transaction_state partition.
@@ -222,9 +225,32 @@ class TransactionCoordinator:
         is Ongoing, is closed at the next start: after an unclean shutdown the Ongoing
         transactions that wrote data are aborted, as if they had timed out. Not for a
         two-phase-commit transaction (KIP-939): what it prepared must survive a restart as
-        it is, for the external coordinator to commit."""
+        it is, for the external coordinator to commit.
+
+        Never in a cluster: the PrepareX round covers this broker's engine only, and a data
+        partition may be led elsewhere, or move away before its round ran (its lazy writes
+        then fenced, storage/postgres/cluster/leadership.py). There every leader answers a
+        transactional Produce with acks=all only once its round committed under the
+        leader's epoch fence (broker/dataplane/replica_manager.py), and a producer sends
+        EndTxn only once every Produce of the transaction was answered (Kafka's
+        TransactionManager: the commit waits for the batches in flight; one that failed
+        makes the transaction abortable). So when PrepareCommit is written, all the data it
+        commits is already in PostgreSQL, whichever broker led its partition, and a new
+        leader after a failover serves it."""
+        if not self.defers_data:
+            return False
         txn = self.state.get(transactional_id) if transactional_id else None
         return txn is not None and not txn.is_two_phase_commit
+
+    async def ensure_log(self) -> ErrorCode:
+        """Create `__transaction_state` if it is missing (FindCoordinator does, as in Kafka):
+        in a cluster no coordinator owns a partition of it, and none appends, before its
+        partitions have leaders."""
+        try:
+            await self.log_store.ensure_topic()
+        except CoordinatorLogError:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return ErrorCode.NONE
 
     async def shutdown(self) -> None:
         """Resign: drop the cache and the work in flight; callers get NOT_COORDINATOR."""

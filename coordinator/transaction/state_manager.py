@@ -242,7 +242,9 @@ class TransactionStateManager:
         ]
         # The transaction's data was answered before it was durable (the Produce does not
         # wait, TransactionCoordinator.defers_data_durability): a PrepareCommit on the disk
-        # ahead of it would commit records a power loss took.
+        # ahead of it would commit records a power loss took. (In a cluster the data is
+        # durable before its Produce is answered, on whichever broker: this gate then only
+        # covers this broker's own engine, and costs a round at most.)
         commits = any(t.state is TransactionState.PREPARE_COMMIT for t in transits)
         try:
             await self._append(partition, records, after_earlier_writes=commits)

@@ -740,6 +740,20 @@ async def test_needs_verification_when_a_batch_would_open_a_transaction(harness:
         await log.append(txn_batch(2), durable=True)
 
 
+async def test_a_batch_of_a_bumped_epoch_is_verified_while_the_previous_transaction_is_open(
+    harness: Harness,
+) -> None:
+    """Transaction version 2: the next transaction's first batch, at the epoch its EndTxn
+    bumped to, can arrive before the previous transaction's marker (the coordinator on
+    another broker): it opens a new transaction, so it is verified, not appended to the old."""
+    engine = engine_of(harness)
+    await engine.create_topic("t", 1)
+    log: PartitionLog = engine.log("t", 0)
+    await log.append(txn_batch(0, epoch=1), durable=True)
+    assert not log.needs_verification(rb.BatchHeader.parse(txn_batch(2, epoch=1)))
+    assert log.needs_verification(rb.BatchHeader.parse(txn_batch(0, epoch=2)))
+
+
 async def test_marker_epoch_rule_of_transaction_version_2(harness: Harness) -> None:
     engine = engine_of(harness)
     await engine.create_topic("t", 1)

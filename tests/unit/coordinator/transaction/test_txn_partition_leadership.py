@@ -221,3 +221,27 @@ async def test_a_failed_load_answers_not_coordinator_until_elected_again() -> No
     a.log_store.replay = replay  # type: ignore[method-assign]
     await elect(a, p, 2)
     assert (await a.init_producer_id("tx", TIMEOUT_MS)).error_code == E.NONE
+
+
+async def test_a_cluster_coordinator_never_defers_data_durability() -> None:
+    """A transaction's data may sit on other brokers, where PrepareCommit's round does not
+    reach: in a cluster every leader makes a Produce durable before answering it."""
+    brokers = Brokers()
+    a = brokers.coordinator()
+    p = a.partition_for("tx")
+    await elect(a, p, 0)
+    pid, epoch = await init(a, "tx")
+    await begin(a, "tx", pid, epoch, ("t", 0))
+    assert a.state.get("tx") is not None
+    assert not a.defers_data_durability("tx")
+    assert not a.defers_data_durability(None)
+
+
+async def test_ensure_log_creates_the_transaction_state_topic() -> None:
+    """FindCoordinator creates `__transaction_state`: in a cluster nothing else does."""
+    brokers = Brokers()
+    a = brokers.coordinator()
+    assert TRANSACTION_STATE_TOPIC not in [t.name for t in brokers.engine.list_topics()]
+    assert await a.ensure_log() == E.NONE
+    assert await a.ensure_log() == E.NONE
+    assert brokers.engine.describe_topic(TRANSACTION_STATE_TOPIC).num_partitions == PARTITIONS
