@@ -133,7 +133,11 @@ class PostgresServer:
         """`fast` (clean) or `immediate` (as a crash: recovery at the next start)."""
         if not self.running:
             return
-        self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", mode, "-w", "stop", check=False)
+        try:
+            self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", mode, "-w", "stop", check=False)
+        except subprocess.TimeoutExpired:  # a shutdown checkpoint too slow: stop it as a crash
+            self._run(str(self.bin_dir / "pg_ctl"), "-D", str(self.data_dir), "-m", "immediate", "-w", "stop",
+                      check=False)
         self.running = False
 
     def restart(self) -> None:
