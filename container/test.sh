@@ -74,6 +74,20 @@ teardown() {
   exit $rc
 }
 
+log_has() {  # log_has CONTAINER TEXT: through a file, as `logs | grep -q` under pipefail fails
+  # when grep stops reading before a long log ends (SIGPIPE)
+  $ENGINE logs "$1" >"$WORK/container.log" 2>&1
+  grep -qF -- "$2" "$WORK/container.log"
+}
+
+pg_ready() {  # pg_ready CONTAINER SECONDS: PostgreSQL in it accepts TCP connections
+  local deadline=$((SECONDS + $2))
+  until $ENGINE exec "$1" pg_isready -h 127.0.0.1 -U odradek -d odradek >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || return 1
+    sleep 1
+  done
+}
+
 wait_healthy() {  # wait_healthy CONTAINER SECONDS
   local deadline=$((SECONDS + $2)) status
   while [ $SECONDS -lt $deadline ]; do
@@ -152,7 +166,7 @@ DEMO=$(broker_id demo)
 timed "demo service produces and consumes" wait_exited "$DEMO" 90 >"$WORK/demo.code" || fail "the demo did not finish"
 code=$(cat "$WORK/demo.code")
 [ "$code" = 0 ] || fail "the demo exited with $code"
-$ENGINE logs "$DEMO" 2>&1 | grep -q "demo done: 10 records" || fail "the demo did not read its records back"
+log_has "$DEMO" "demo done: 10 records" || fail "the demo did not read its records back"
 
 # --- through the published port --------------------------------------------------------------
 timed "produce $RECORDS records through $BOOTSTRAP" \
@@ -169,7 +183,7 @@ STOP_SECONDS=$(elapsed "$t0")
 awk -v s="$STOP_SECONDS" 'BEGIN{exit !(s < 25)}' || fail "stopping took ${STOP_SECONDS} s: SIGTERM was not handled"
 code=$($ENGINE inspect --format '{{.State.ExitCode}}' "$BROKER")
 [ "$code" = 0 ] || fail "the broker exited with $code after SIGTERM"
-$ENGINE logs "$BROKER" 2>&1 | grep -q '"broker stopped"' || fail "no 'broker stopped' in the log"
+log_has "$BROKER" '"broker stopped"' || fail "no 'broker stopped' in the log"
 in_volume test -f /data/.clean_shutdown 2>>"$WORK/engine.log" || fail "no clean-shutdown marker in the volume"
 echo "   clean-shutdown marker present; exit code 0 after ${STOP_SECONDS} s"
 
@@ -185,12 +199,19 @@ export ODRADEK_PG_HOST_PORT=$PG_PORT
 PG_BOOTSTRAP=127.0.0.1:$PG_PORT
 timed "build the postgres profile's image" compose --profile postgres build postgres >"$WORK/build-pg.log" 2>&1 \
   || { tail -30 "$WORK/build-pg.log"; fail "build postgres"; }
-timed "compose up the postgres profile" compose --profile postgres up -d postgres odradek-pg >"$WORK/up-pg.log" 2>&1 \
-  || { cat "$WORK/up-pg.log"; fail "compose up --profile postgres"; }
+# PostgreSQL first and ready: podman-compose does not wait for `service_healthy`, and a
+# broker that cannot reach PostgreSQL at start exits (docs/postgresql.md).
+timed "compose up PostgreSQL" compose --profile postgres up -d postgres >"$WORK/up-pg.log" 2>&1 \
+  || { cat "$WORK/up-pg.log"; fail "compose up postgres"; }
+PG_SERVER=$(broker_id postgres)
+[ -n "$PG_SERVER" ] || fail "no postgres container"
+timed "PostgreSQL ready" pg_ready "$PG_SERVER" 90 || fail "PostgreSQL never became ready"
+timed "compose up odradek-pg" compose --profile postgres up -d odradek-pg >>"$WORK/up-pg.log" 2>&1 \
+  || { cat "$WORK/up-pg.log"; fail "compose up odradek-pg"; }
 PG_BROKER=$(broker_id odradek-pg)
 [ -n "$PG_BROKER" ] || fail "no odradek-pg container"
 timed "odradek-pg healthy" wait_healthy "$PG_BROKER" 90 || fail "odradek-pg never became healthy"
-$ENGINE logs "$PG_BROKER" 2>&1 | grep -q '"storage on PostgreSQL"' || fail "odradek-pg does not say its log is in PostgreSQL"
+log_has "$PG_BROKER" '"storage on PostgreSQL"' || fail "odradek-pg does not say its log is in PostgreSQL"
 timed "produce $RECORDS records through $PG_BOOTSTRAP (PostgreSQL engine)" \
   "$PYTHON" container/check.py produce "$PG_BOOTSTRAP" "$TOPIC" "$RECORDS" "$WORK/expected-pg.json" || fail "produce (pg)"
 timed "consume them back (PostgreSQL engine)" \
