@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# pytest-xdist workers for `make test`: most integration tests wait on processes (brokers,
+# PostgreSQL, Spark), so two workers keep both cores busy.
+TEST_WORKERS ?= 2
 
 .PHONY: run cluster test check lint postgres promtool typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
 
@@ -49,7 +52,7 @@ test: $(STAMP) fuse postgres promtool java-jars
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 # The edit-test loop: codegen check, lint, and the in-process tests of tests/unit/ (no
 # broker process, no broad property runs), in well under a minute. `make test` runs

@@ -17,13 +17,23 @@ pytest_plugins = ["pytester", "odradek.pytest_plugin"]
 _INTEGRATION = Path(__file__).resolve().parent / "integration"
 
 
+# Tests that share one machine-wide resource run on one pytest-xdist worker: the container
+# tests build and run the same image and compose project with podman.
+_EXCLUSIVE = {_INTEGRATION / "container": "container"}
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Marks `integration` what lies under tests/integration/ (a real process: a broker,
     PostgreSQL, Spark, a fuzzer, a JVM, a container engine); tests/unit/ runs in-process
-    (`make check`)."""
+    (`make check`). Under `make test`'s `--dist loadgroup` a module's tests stay on one
+    worker (its module fixtures start once), as do the tests of each `_EXCLUSIVE` folder."""
     for item in items:
         if item.path.is_relative_to(_INTEGRATION):
             item.add_marker(pytest.mark.integration)
+        group = next((name for folder, name in _EXCLUSIVE.items() if item.path.is_relative_to(folder)),
+                     str(item.path))
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
