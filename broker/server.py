@@ -17,6 +17,7 @@ from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
 from broker.inter_broker import InterBrokerClient
+from broker.inter_broker_security import inter_broker_security
 from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
@@ -201,18 +202,16 @@ class Server:
     ) -> MarkerWriter:
         """Markers to each partition's leader (broker/txn_marker_channel.py)."""
         config = self.config
-        # The inter-broker client speaks plaintext only: the first PLAINTEXT listener (Kafka's
-        # default `security.inter.broker.protocol`), else the first listener, which fails.
-        plain = [lst.name for lst in config.listeners if config.security_protocols[lst.name] == "PLAINTEXT"]
-        if not plain:
-            log.warning("no PLAINTEXT listener: transaction markers and KIP-890 verification "
-                        "to other brokers will fail (TLS/SASL between brokers is not supported yet)")
-        listener = plain[0] if plain else config.listeners[0].name
+        security = inter_broker_security(config)
+        log.info("inter-broker listener", listener=security.listener, security_protocol=security.protocol,
+                 sasl_mechanism=security.mechanism)
         # A peer silent for a session timeout has lost its partitions: ask their new leader.
         self.inter_broker = InterBrokerClient(
-            inter_broker_addresses(node, listener),
+            inter_broker_addresses(node, security.listener),
             client_id=f"odradek-broker-{config.node_id}",
             timeout_s=config.get_int("broker.session.timeout.ms") / 1000,
+            ssl_context=security.ssl_context,
+            sasl=security.sasl,
         )
         return ClusterMarkerWriter(
             config.node_id,

@@ -1,0 +1,138 @@
+"""Brokers that speak to each other on a SASL_SSL listener of their own
+(`inter.broker.listener.name`, broker/inter_broker_security.py) with ACLs on: the
+transaction coordinator's markers and the partition leaders' KIP-890 verification cross
+brokers logged in as User:broker, which needs CLUSTER_ACTION on the cluster. Without it the
+markers are refused with CLUSTER_AUTHORIZATION_FAILED and retried; the transaction completes
+once the ACL is there. Clients use the PLAINTEXT listener, whose User:ANONYMOUS is a super
+user here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+from odradek.pki import make_pki
+from odradek.testing import OdradekCluster, free_port
+from protocol.errors import ErrorCode
+from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
+from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
+from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
+from tests.integration.cluster.test_transactions import (
+    ALL,
+    TXN_STATE_PARTITIONS,
+    expected,
+    leader_of_key,
+    txn_producer,
+    txn_state,
+)
+from tests.kafka_wire import WireClient
+from tests.names import unique
+from tests.polling import wait_until
+
+# Kafka's codes: ResourceType CLUSTER, PatternType LITERAL, AclOperation CLUSTER_ACTION, ALLOW.
+CLUSTER, LITERAL, CLUSTER_ACTION, ALLOW = 4, 3, 9, 3
+BROKER_PRINCIPAL = "User:broker"
+JAAS = (
+    "org.apache.kafka.common.security.plain.PlainLoginModule required "
+    'username="broker" password="broker-secret" user_broker="broker-secret";'
+)
+REFUSED = "transaction markers refused: CLUSTER_AUTHORIZATION_FAILED"
+
+
+@pytest.fixture
+def secure_cluster(tmp_path: Path, new_postgres_url: Callable[[], str]) -> Iterator[OdradekCluster]:
+    pki = make_pki(tmp_path / "pki")
+    nodes = OdradekCluster(
+        new_postgres_url(),
+        tmp_path,
+        overrides={
+            "broker.session.timeout.ms": str(SESSION_TIMEOUT_MS),
+            "broker.heartbeat.interval.ms": str(HEARTBEAT_INTERVAL_MS),
+            "num.partitions": "3",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL",
+            "inter.broker.listener.name": "INTERNAL",
+            "sasl.mechanism.inter.broker.protocol": "PLAIN",
+            "listener.name.internal.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.internal.plain.sasl.jaas.config": JAAS,
+            "ssl.keystore.type": "PEM",
+            "ssl.truststore.type": "PEM",
+            "listener.name.internal.ssl.keystore.location": str(pki.server.keystore),
+            "listener.name.internal.ssl.truststore.location": str(pki.ca),
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "super.users": "User:ANONYMOUS",
+        },
+        per_node=lambda node_id, port: {
+            "listeners": f"PLAINTEXT://127.0.0.1:{port},INTERNAL://127.0.0.1:{free_port()}"
+        },
+    )
+    with nodes:
+        yield nodes
+
+
+def grant_cluster_action(cluster: OdradekCluster) -> None:
+    """CLUSTER_ACTION for the brokers' principal, on every broker (each keeps its own ACLs)."""
+    acl = AclCreation(resource_type=CLUSTER, resource_name="kafka-cluster", resource_pattern_type=LITERAL,
+                      principal=BROKER_PRINCIPAL, host="*", operation=CLUSTER_ACTION, permission_type=ALLOW)
+    for broker in cluster.brokers.values():
+        with WireClient(broker.bootstrap, timeout=30) as c:
+            created: Any = c.call(30, 3, CreateAclsRequest(creations=[acl]))
+        assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+
+
+def revoke_cluster_action(cluster: OdradekCluster) -> None:
+    for broker in cluster.brokers.values():
+        with WireClient(broker.bootstrap, timeout=30) as c:
+            deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
+                resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
+                principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION,
+                permission_type=ALLOW)]))
+        assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
+        assert len(deleted.filter_results[0].matching_acls) == 1
+
+
+def test_transactions_across_brokers_over_sasl_ssl_with_acls(secure_cluster: OdradekCluster) -> None:
+    cluster = secure_cluster
+    for broker in cluster.brokers.values():
+        assert "inter-broker listener" in broker.log() and "SASL_SSL" in broker.log()
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("secure-txn")
+    create_topic(admin, topic, 3)
+    assert sorted(wait_for_leaders(admin, topic, 3, ALL).values()) == [1, 2, 3]
+    grant_cluster_action(cluster)
+    tid = unique("secure-tid")
+    p = txn_producer(cluster.bootstrap, tid)
+    p.init_transactions(60)
+    coordinator = cluster.broker(leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS))
+
+    # Verification (each leader asks the coordinator) and markers (the coordinator tells
+    # each leader) cross brokers over the SASL_SSL listener.
+    first = [(i % 3, f"one-{i}".encode()) for i in range(9)]
+    p.begin_transaction()
+    for partition, value in first:
+        p.produce(topic, value, partition=partition)
+    p.commit_transaction(60)
+    assert consume_all(cluster.bootstrap, topic, 3, len(first)) == expected(first)
+
+    # The records are in (verified while the ACL allowed it); the markers are refused by the
+    # two leaders other than the coordinator, and retried.
+    second = [(i % 3, f"two-{i}".encode()) for i in range(9)]
+    p.begin_transaction()
+    for partition, value in second:
+        p.produce(topic, value, partition=partition)
+    p.flush(30)
+    mark = coordinator.log_size()
+    revoke_cluster_action(cluster)
+    p.commit_transaction(60)
+    wait_until(lambda: REFUSED in coordinator.log_since(mark), timeout=30, what="the markers refused")
+    assert txn_state(coordinator.bootstrap, tid) == "PrepareCommit"
+
+    grant_cluster_action(cluster)
+    wait_until(lambda: txn_state(coordinator.bootstrap, tid) == "CompleteCommit", timeout=30,
+               what="the transaction completed once the ACL allows the markers")
+    assert "transaction markers accepted again" in coordinator.log_since(mark)
+    assert consume_all(cluster.bootstrap, topic, 3, len(first) + len(second)) == expected(first + second)
