@@ -2,8 +2,9 @@
 (`inter.broker.listener.name`, broker/inter_broker_security.py) with ACLs on: the
 transaction coordinator's markers and the partition leaders' KIP-890 verification cross
 brokers logged in as User:broker, which needs CLUSTER_ACTION on the cluster. Without it the
-markers are refused with CLUSTER_AUTHORIZATION_FAILED and retried; the transaction completes
-once the ACL is there. Clients use the PLAINTEXT listener, whose User:ANONYMOUS is a super
+markers are refused with CLUSTER_AUTHORIZATION_FAILED and retried, the transaction completing
+once the ACL is there, and a leader's verification is refused (INVALID_TXN_STATE to the
+producer). Clients use the PLAINTEXT listener, whose User:ANONYMOUS is a super
 user here."""
 
 from __future__ import annotations
@@ -20,17 +21,20 @@ from odradek.testing import OdradekCluster, free_port
 from protocol.errors import ErrorCode
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
 from tests.integration.cluster.test_transactions import (
     ALL,
     TXN_STATE_PARTITIONS,
     expected,
+    find_txn_coordinator,
     leader_of_key,
     txn_producer,
     txn_state,
 )
-from tests.kafka_wire import WireClient
+from tests.integration.idempotence.idempotent_produce import produce
+from tests.kafka_wire import WireClient, add_partition, end_txn, producer_batch
 from tests.names import unique
 from tests.polling import wait_until
 
@@ -95,6 +99,47 @@ def revoke_cluster_action(cluster: OdradekCluster) -> None:
         assert len(deleted.filter_results[0].matching_acls) == 1
 
 
+class TransactionOnPartitionZero:
+    """A transaction (over the raw wire) that added partition 0 of `topic`, whose
+    coordinator is not that partition's leader: its first batch there is verified with
+    the coordinator over the inter-broker listener."""
+
+    def __init__(self, cluster: OdradekCluster, topic: str, leader: int) -> None:
+        self.topic = topic
+        self.leader = cluster.broker(leader)
+        for _ in range(100):
+            self.tid = unique("verified-tid")
+            coordinator = find_txn_coordinator(cluster, self.tid)
+            if coordinator != leader:
+                break
+        else:
+            raise AssertionError(f"every transactional id lands on broker {leader}")
+        self.coordinator = cluster.broker(coordinator)
+        ids: list[tuple[int, int]] = []
+
+        def initialized() -> bool:
+            with WireClient(self.coordinator.bootstrap, timeout=30) as c:
+                resp: Any = c.call(22, 4, InitProducerIdRequest(transactional_id=self.tid,
+                                                                transaction_timeout_ms=60_000))
+            ids[:] = [(resp.producer_id, resp.producer_epoch)] if resp.error_code == ErrorCode.NONE else []
+            return bool(ids)
+
+        wait_until(initialized, timeout=30, what="InitProducerId answered")
+        self.pid, self.epoch = ids[0]
+        with WireClient(self.coordinator.bootstrap, timeout=30) as c:
+            add_partition(c, self.tid, self.pid, self.epoch, topic)
+        self.mark = self.leader.log_size()
+
+    def produce(self) -> int:
+        with WireClient(self.leader.bootstrap, timeout=30) as c:
+            out = produce(c, {(self.topic, 0): producer_batch(self.pid, self.epoch, 0, txn=True)}, tid=self.tid)
+        return out[(self.topic, 0)][0]
+
+    def abort(self) -> None:
+        with WireClient(self.coordinator.bootstrap, timeout=30) as c:
+            end_txn(c, self.tid, self.pid, self.epoch, False)
+
+
 def test_transactions_across_brokers_over_sasl_ssl_with_acls(secure_cluster: OdradekCluster) -> None:
     cluster = secure_cluster
     for broker in cluster.brokers.values():
@@ -102,7 +147,8 @@ def test_transactions_across_brokers_over_sasl_ssl_with_acls(secure_cluster: Odr
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
     topic = unique("secure-txn")
     create_topic(admin, topic, 3)
-    assert sorted(wait_for_leaders(admin, topic, 3, ALL).values()) == [1, 2, 3]
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
     grant_cluster_action(cluster)
     tid = unique("secure-tid")
     p = txn_producer(cluster.bootstrap, tid)
@@ -130,8 +176,15 @@ def test_transactions_across_brokers_over_sasl_ssl_with_acls(secure_cluster: Odr
     p.commit_transaction(60)
     wait_until(lambda: REFUSED in coordinator.log_since(mark), timeout=30, what="the markers refused")
     assert txn_state(coordinator.bootstrap, tid) == "PrepareCommit"
+    # A leader's KIP-890 verification with another broker is refused too: the producer is
+    # answered INVALID_TXN_STATE (Kafka's AddPartitionsToTxnManager), not told why.
+    verifier = TransactionOnPartitionZero(cluster, topic, led[0])
+    assert verifier.produce() == ErrorCode.INVALID_TXN_STATE
+    assert "transaction verification refused" in verifier.leader.log_since(verifier.mark)
 
     grant_cluster_action(cluster)
+    assert verifier.produce() == ErrorCode.NONE
+    verifier.abort()
     wait_until(lambda: txn_state(coordinator.bootstrap, tid) == "CompleteCommit", timeout=30,
                what="the transaction completed once the ACL allows the markers")
     assert "transaction markers accepted again" in coordinator.log_since(mark)
