@@ -9,16 +9,22 @@ user here."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from confluent_kafka.admin import AdminClient
 
+from broker.config import Config
+from broker.inter_broker import InterBrokerClient, PeerUnavailable
+from broker.inter_broker_security import inter_broker_security
 from odradek.pki import make_pki
+from odradek.sasl import Plain
 from odradek.testing import OdradekCluster, free_port
+from odradek.wire import parse_host_port
 from protocol.errors import ErrorCode
+from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
@@ -48,8 +54,11 @@ JAAS = (
 REFUSED = "transaction markers refused: CLUSTER_AUTHORIZATION_FAILED"
 
 
-@pytest.fixture
-def secure_cluster(tmp_path: Path, new_postgres_url: Callable[[], str]) -> Iterator[OdradekCluster]:
+@pytest.fixture(scope="module")
+def secure_cluster(tmp_path_factory: pytest.TempPathFactory,
+                   new_postgres_url: Callable[[], str]) -> Iterator[OdradekCluster]:
+    """One cluster for this module's tests (they leave each other's state alone)."""
+    tmp_path = tmp_path_factory.mktemp("secure-cluster")
     pki = make_pki(tmp_path / "pki")
     nodes = OdradekCluster(
         new_postgres_url(),
@@ -189,3 +198,46 @@ def test_transactions_across_brokers_over_sasl_ssl_with_acls(secure_cluster: Odr
                what="the transaction completed once the ACL allows the markers")
     assert "transaction markers accepted again" in coordinator.log_since(mark)
     assert consume_all(cluster.bootstrap, topic, 3, len(first) + len(second)) == expected(first + second)
+
+
+def internal_address(cluster: OdradekCluster, node_id: int) -> tuple[str, int]:
+    listeners = cluster.broker(node_id).overrides["listeners"].split(",")
+    return parse_host_port(next(u for u in listeners if u.startswith("INTERNAL://")).removeprefix("INTERNAL://"))
+
+
+def test_the_inter_broker_client_logs_in_over_tls(secure_cluster: OdradekCluster) -> None:
+    """broker/inter_broker.py with the settings the brokers run with: a TLS connection that
+    checks the peer's certificate and host, a PLAIN login, the connection kept; a wrong
+    password or no TLS is a peer unavailable."""
+    cluster = secure_cluster
+    security = inter_broker_security(Config(cluster.broker(1).overrides))
+    assert (security.listener, security.protocol, security.mechanism) == ("INTERNAL", "SASL_SSL", "PLAIN")
+    assert security.ssl_context is not None and security.ssl_context.check_hostname
+    address = internal_address(cluster, 2)
+    request = ApiVersionsRequest(client_software_name="odradek-broker", client_software_version="1")
+
+    async def call(client: InterBrokerClient) -> Any:
+        try:
+            return await client.call(2, 18, 3, request)
+        finally:
+            client.close()
+
+    async def logged_in() -> int:
+        client = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10,
+                                   ssl_context=security.ssl_context, sasl=security.sasl)
+        try:
+            for _ in range(2):
+                resp: Any = await client.call(2, 18, 3, request)
+                assert resp.error_code == ErrorCode.NONE
+            return client.idle_connections(2)
+        finally:
+            client.close()
+
+    assert asyncio.run(logged_in()) == 1
+    wrong = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10, ssl_context=security.ssl_context,
+                              sasl=lambda: Plain("broker", "wrong"))
+    with pytest.raises(PeerUnavailable, match="refused the PLAIN login"):
+        asyncio.run(call(wrong))
+    plaintext = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10, sasl=security.sasl)
+    with pytest.raises(PeerUnavailable):
+        asyncio.run(call(plaintext))
