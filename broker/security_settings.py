@@ -31,6 +31,10 @@ DEFAULTS: dict[str, str | None] = {
     "ssl.endpoint.identification.algorithm": "https",
     "sasl.enabled.mechanisms": "GSSAPI",
     "sasl.jaas.config": None,
+    # The listener brokers reach each other on, and how they log in there.
+    "inter.broker.listener.name": None,
+    "security.inter.broker.protocol": "PLAINTEXT",
+    "sasl.mechanism.inter.broker.protocol": "GSSAPI",
     # Authorization (Kafka's StandardAuthorizer): on when authorizer.class.name is not empty.
     "authorizer.class.name": "",
     "super.users": None,
@@ -64,6 +68,10 @@ class SecuritySettings:
 
     def get(self, name: str) -> str | None:
         return self._values.get(name, DEFAULTS.get(name))
+
+    def given(self, name: str) -> bool:
+        """Whether the setting was given, not left to its default."""
+        return name in self._values
 
     def for_listener(self, listener: str, name: str) -> str | None:
         prefixed = f"listener.name.{listener.lower()}.{name}"

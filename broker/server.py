@@ -17,6 +17,7 @@ from broker.dynamic_config import DynamicConfigs, effective_topic_defaults
 from broker.fetch_sessions import FetchSessionCache
 from broker.handlers import build_router
 from broker.inter_broker import InterBrokerClient
+from broker.inter_broker_security import InterBrokerSecurity, inter_broker_security
 from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
@@ -84,6 +85,8 @@ class Server:
     async def start(self) -> None:
         config = self.config
         contexts = tls_contexts(config)
+        # Checked before anything starts, as the listeners' own settings are.
+        peers = inter_broker_security(config) if config.get("cluster.enable") else None
         config.data_dir.mkdir(parents=True, exist_ok=True)
         sasl_servers = SaslServers(config, ScramCredentialStore.load(config.data_dir), self.clock)
         cluster_id = load_or_create_cluster_id(config)
@@ -118,7 +121,8 @@ class Server:
         groups = await start_group_coordinator(config, self.clock, storage, owns_all)
         marker_writer: MarkerWriter | None = None
         if cluster_node is not None:
-            marker_writer = self._cluster_marker_writer(cluster_node, storage, [groups.on_txn_marker])
+            assert peers is not None
+            marker_writer = self._cluster_marker_writer(cluster_node, storage, peers, [groups.on_txn_marker])
         transactions = await start_transaction_coordinator(
             config, self.clock, storage, marker_writer, marker_listeners=[groups.on_txn_marker],
             producer_ids=producer_id_manager(config, storage), owns_all_partitions=owns_all,
@@ -197,22 +201,19 @@ class Server:
         self.metrics_port = await self.metrics_endpoint.start(self.config.get_str("metrics.host"), port)
 
     def _cluster_marker_writer(
-        self, node: ClusterNode, storage: LogManager, listeners: list[MarkerListener]
+        self, node: ClusterNode, storage: LogManager, security: InterBrokerSecurity, listeners: list[MarkerListener]
     ) -> MarkerWriter:
         """Markers to each partition's leader (broker/txn_marker_channel.py)."""
         config = self.config
-        # The inter-broker client speaks plaintext only: the first PLAINTEXT listener (Kafka's
-        # default `security.inter.broker.protocol`), else the first listener, which fails.
-        plain = [lst.name for lst in config.listeners if config.security_protocols[lst.name] == "PLAINTEXT"]
-        if not plain:
-            log.warning("no PLAINTEXT listener: transaction markers and KIP-890 verification "
-                        "to other brokers will fail (TLS/SASL between brokers is not supported yet)")
-        listener = plain[0] if plain else config.listeners[0].name
+        log.info("inter-broker listener", listener=security.listener, security_protocol=security.protocol,
+                 sasl_mechanism=security.mechanism)
         # A peer silent for a session timeout has lost its partitions: ask their new leader.
         self.inter_broker = InterBrokerClient(
-            inter_broker_addresses(node, listener),
+            inter_broker_addresses(node, security.listener),
             client_id=f"odradek-broker-{config.node_id}",
             timeout_s=config.get_int("broker.session.timeout.ms") / 1000,
+            ssl_context=security.ssl_context,
+            sasl=security.sasl,
         )
         return ClusterMarkerWriter(
             config.node_id,

@@ -66,6 +66,8 @@ class ClusterMarkerWriter:
         self.leader_of = leader_of
         self.serving = serving
         self.topic_id = topic_id
+        # Leaders whose last answer refused this broker's principal.
+        self._refusing: set[int] = set()
 
     async def write_markers(
         self,
@@ -149,18 +151,32 @@ class ClusterMarkerWriter:
                 for p in topic.partitions:
                     if (topic.name, p.partition_index) in result:
                         result[(topic.name, p.partition_index)] = p.error_code
+        self._note_authorization(leader, ErrorCode.CLUSTER_AUTHORIZATION_FAILED in result.values())
         return result
+
+    def _note_authorization(self, leader: int, refused: bool) -> None:
+        """Logs once when a leader starts refusing this broker's markers for want of
+        CLUSTER_ACTION (retried until an ACL allows them), and once when it stops."""
+        if refused and leader not in self._refusing:
+            self._refusing.add(leader)
+            log.warning(
+                "transaction markers refused: CLUSTER_AUTHORIZATION_FAILED, retrying; the inter-broker "
+                "principal needs CLUSTER_ACTION on the cluster", leader=leader,
+            )
+        elif not refused and leader in self._refusing:
+            self._refusing.discard(leader)
+            log.info("transaction markers accepted again", leader=leader)
 
 
 def inter_broker_addresses(node: ClusterNode, listener: str) -> Callable[[int], tuple[str, int] | None]:
-    """Where each live broker of `node`'s cluster listens on `listener` (its first endpoint
-    if it has none of that name)."""
+    """Where each live broker of `node`'s cluster listens on `listener`, as it registered it
+    (None for a broker without one: every broker of a cluster must have the inter-broker
+    listener, as in Kafka)."""
 
     def address(node_id: int) -> tuple[str, int] | None:
         for broker in node.brokers:
             if broker.node_id == node_id:
                 endpoint = next((e for e in broker.endpoints if e.listener == listener), None)
-                endpoint = endpoint or (broker.endpoints[0] if broker.endpoints else None)
                 return (endpoint.host, endpoint.port) if endpoint is not None else None
         return None
 

@@ -17,6 +17,8 @@ import uuid
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+import structlog
+
 from broker.dataplane.types import TopicPartition
 from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
@@ -30,6 +32,8 @@ from storage.errors import StorageError
 
 if TYPE_CHECKING:
     from coordinator.transaction import TransactionCoordinator
+
+log = structlog.get_logger("odradek.txn")
 
 ADD_PARTITIONS_TO_TXN_KEY = 24
 # The batched form brokers send; v5 answers TRANSACTION_ABORTABLE as it is.
@@ -135,6 +139,12 @@ class ClusterTransactionVerifier:
             )
         except PeerUnavailable:
             return dict.fromkeys(partitions, ErrorCode.NETWORK_EXCEPTION)
+        if response.error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED:
+            # As Kafka's AddPartitionsToTxnManager: the producer is not told of the brokers'
+            # own authorization, only that its batch could not be verified.
+            log.warning("transaction verification refused: CLUSTER_AUTHORIZATION_FAILED; the inter-broker "
+                        "principal needs CLUSTER_ACTION on the cluster", coordinator=coordinator)
+            return dict.fromkeys(partitions, ErrorCode.INVALID_TXN_STATE)
         if response.error_code != ErrorCode.NONE:
             return dict.fromkeys(partitions, response.error_code)
         # A partition the answer leaves out is asked again by the producer's retry.

@@ -314,17 +314,27 @@ def running_broker(
 class OdradekCluster:
     """Brokers of one cluster over a PostgreSQL database (`cluster.enable`, docs/cluster.md),
     each a process of its own on a free loopback port with node ids 1..`size`. `overrides`
-    apply to every broker (a short `broker.session.timeout.ms` for a test, say)."""
+    apply to every broker (a short `broker.session.timeout.ms` for a test, say);
+    `per_node(node_id, port)` adds one broker's own (a second listener on a port of its own,
+    say), `port` being its PLAINTEXT listener's."""
 
     def __init__(
-        self, postgres_url: str, base_dir: Path, size: int = 3, overrides: Mapping[str, str] | None = None
+        self,
+        postgres_url: str,
+        base_dir: Path,
+        size: int = 3,
+        overrides: Mapping[str, str] | None = None,
+        per_node: Callable[[int, int], Mapping[str, str]] | None = None,
     ) -> None:
         self.postgres_url = postgres_url
         common = {"storage.engine": postgres_url, "cluster.enable": "true", **(overrides or {})}
-        self.brokers = {
-            node_id: OdradekBroker(base_dir / f"broker-{node_id}", {**common, "node.id": str(node_id)})
-            for node_id in range(1, size + 1)
-        }
+        self.brokers = {}
+        for node_id in range(1, size + 1):
+            port = free_port()
+            own = per_node(node_id, port) if per_node is not None else {}
+            self.brokers[node_id] = OdradekBroker(
+                base_dir / f"broker-{node_id}", {**common, "node.id": str(node_id), **own}, port
+            )
 
     @property
     def bootstrap(self) -> str:

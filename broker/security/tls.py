@@ -53,6 +53,34 @@ def server_context(settings: SecuritySettings, listener: str) -> ssl.SSLContext:
     return ctx
 
 
+def client_context(settings: SecuritySettings, listener: str) -> ssl.SSLContext:
+    """The context this broker connects to a peer's `listener` with, as Kafka's inter-broker
+    client: the listener's own `ssl.*` settings, its truststore to check the peer (the
+    system's CAs without one), its keystore presented as this broker's certificate (for a
+    peer with `ssl.client.auth`), the host name checked unless
+    `ssl.endpoint.identification.algorithm` is empty."""
+
+    def get(name: str) -> str | None:
+        return settings.for_listener(listener, name)
+
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    _set_versions(ctx, settings.list_for_listener(listener, "ssl.enabled.protocols"))
+    suites = settings.list_for_listener(listener, "ssl.cipher.suites")
+    if suites:
+        _set_cipher_suites(ctx, suites)
+    if get("ssl.keystore.location") or get("ssl.keystore.certificate.chain"):
+        _load_keystore(ctx, get)
+    if get("ssl.truststore.location") or get("ssl.truststore.certificates"):
+        _load_truststore(ctx, get, needed=True)
+    else:
+        ctx.load_default_certs()
+    algorithm = (get("ssl.endpoint.identification.algorithm") or "").strip().lower()
+    if algorithm not in ("", "https"):
+        raise TlsConfigError(f"ssl.endpoint.identification.algorithm must be https or empty, not {algorithm!r}")
+    ctx.check_hostname = algorithm == "https"
+    return ctx
+
+
 def _set_versions(ctx: ssl.SSLContext, enabled: list[str]) -> None:
     unknown = [p for p in enabled if p not in _PROTOCOL_VERSIONS]
     if unknown or not enabled:

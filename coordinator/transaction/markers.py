@@ -58,6 +58,9 @@ _RETRIABLE = frozenset(
         ErrorCode.COORDINATOR_NOT_AVAILABLE,
         ErrorCode.NOT_COORDINATOR,
         ErrorCode.NETWORK_EXCEPTION,
+        # The leader refuses this broker's principal (no CLUSTER_ACTION): retried, so the
+        # transaction completes once an ACL allows it, as after a leader change.
+        ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
     }
 )
 _OBSOLETE = frozenset(

@@ -1,7 +1,10 @@
 """kafkajs (Node.js) against three brokers, started from one broker's address: an
 idempotent producer writes to partitions led by the three brokers, and a consumer group
-reads every record back and commits (kafkajs_round_trip.js). kafkajs is installed with npm
-into a cache folder on first use (KAFKAJS_DIR), as the container test installs its tools."""
+reads every record back and commits (kafkajs_round_trip.js); then a transactional producer
+whose coordinator and partitions sit on different brokers commits and aborts, and a
+read_committed group sees exactly the committed records (kafkajs_transactions.js). kafkajs
+is installed with npm into a cache folder on first use (KAFKAJS_DIR), as the container
+test installs its tools."""
 
 from __future__ import annotations
 
@@ -12,14 +15,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import AdminClient
 
 from odradek.testing import OdradekCluster
+from tests.integration.cluster.test_failover import consume_all
 from tests.integration.cluster.test_other_clients import PARTITIONS, spread_topic
+from tests.integration.cluster.test_transactions import TXN_STATE_PARTITIONS, leader_of_key
 from tests.names import unique
 
 KAFKAJS_VERSION = "2.2.4"
 KAFKAJS_DIR = Path(os.environ.get("KAFKAJS_DIR", "/var/tmp/odradek-kafkajs"))
 SCRIPT = Path(__file__).with_name("kafkajs_round_trip.js")
+TXN_SCRIPT = Path(__file__).with_name("kafkajs_transactions.js")
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +56,27 @@ def test_kafkajs_produces_and_a_group_consumes_across_brokers(cluster: OdradekCl
     assert sorted(result["consumed"]) == sorted(
         [i % PARTITIONS, i // PARTITIONS, f"k{i}", f"v{i}"] for i in range(count))
     assert sorted(result["committed"]) == [[p, count // PARTITIONS] for p in range(PARTITIONS)]
+
+    # The same cluster: transactions across brokers, read back with read_committed.
+    topic, led = spread_topic(cluster, "kjs-txn")
+    tid = unique("kjs-tid")
+    done = subprocess.run(
+        ["node", str(TXN_SCRIPT), cluster.broker(2).bootstrap, topic, unique("kjs-txn-group"), tid,
+         str(PARTITIONS)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "NODE_PATH": node_path},
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.splitlines()[-1])
+    committed = [(p, f"{r}-{i}") for r in ("one", "two") for i in range(3 * PARTITIONS) for p in [i % PARTITIONS]]
+    assert sorted(map(tuple, result["committed"])) == sorted(committed)
+    by_partition = {p: [v for q, v in committed if q == p] for p in range(PARTITIONS)}
+    consumed = {p: [v for q, v in result["consumed"] if q == p] for p in range(PARTITIONS)}
+    assert consumed == by_partition
+    # Its coordinator leads one partition at most: the other two were verified and marked
+    # over the wire.
+    coordinator = leader_of_key(AdminClient({"bootstrap.servers": cluster.bootstrap}), "__transaction_state",
+                                tid, TXN_STATE_PARTITIONS)
+    assert sum(1 for leader in led.values() if leader != coordinator) == 2
+    # librdkafka's read_committed consumer agrees.
+    got = consume_all(cluster.bootstrap, topic, PARTITIONS, len(committed))
+    assert got == {p: [v.encode() for v in vs] for p, vs in by_partition.items()}

@@ -1,7 +1,8 @@
 """The other clients against three brokers, each started from one broker's address alone
 and following Metadata to the partitions' leaders on the others: aiokafka (idempotent
 produce, and a consumer group of two members that commits), kafka-python and kcat produce
-and consume exact records, non-transactional."""
+and consume exact records, non-transactional; kcat's read_committed consumer reads a topic
+of committed and aborted transactions across brokers."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from kafka import TopicPartition as KafkaTopicPartition
 
 from odradek.testing import OdradekCluster
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
+from tests.integration.cluster.test_transactions import txn_producer
 from tests.names import unique
 
 PARTITIONS = 3
@@ -133,3 +135,42 @@ def test_kcat_produces_and_consumes_across_brokers(cluster: OdradekCluster) -> N
     # librdkafka's own consumer sees the same, from every leader.
     values = consume_all(cluster.bootstrap, topic, PARTITIONS, 30)
     assert {p: len(v) for p, v in values.items()} == {p: 10 for p in range(PARTITIONS)}
+
+    # kcat runs no transactions: a topic of committed and aborted transactions across
+    # brokers (librdkafka's producer, its coordinator on one broker), read with kcat's
+    # read_committed consumer from one broker's address.
+    txn_topic, _ = spread_topic(cluster, "kcat-txn")
+    producer = txn_producer(cluster.bootstrap, unique("kcat-tid"))
+    producer.init_transactions(60)
+    for round_, commit in (("one", True), ("aborted", False), ("two", True)):
+        producer.begin_transaction()
+        for i in range(3 * PARTITIONS):
+            producer.produce(txn_topic, f"{round_}-{i}".encode(), partition=i % PARTITIONS)
+        # In the log before the abort (librdkafka drops the records it still holds).
+        assert producer.flush(30) == 0
+        if commit:
+            producer.commit_transaction(60)
+        else:
+            producer.abort_transaction(60)
+    # Every transaction completed (librdkafka reads up to the last stable offset).
+    assert {p: len(v) for p, v in consume_all(cluster.bootstrap, txn_topic, PARTITIONS, 18).items()} == {
+        p: 6 for p in range(PARTITIONS)}
+
+    def kcat_read(isolation: str) -> dict[int, list[str]]:
+        out = subprocess.run(
+            ["kcat", "-b", one, "-C", "-t", txn_topic, "-o", "beginning", "-e", "-X", f"isolation.level={isolation}",
+             "-f", "%p %o %s\\n"], capture_output=True, text=True, check=True, timeout=60).stdout
+        read: dict[int, list[str]] = {p: [] for p in range(PARTITIONS)}
+        for line in out.splitlines():
+            partition, rest = line.split(" ", 1)
+            read[int(partition)].append(rest)
+        return read
+
+    # Each partition: three records of each transaction, each followed by its marker.
+    def records(round_: str, p: int, first_offset: int) -> list[str]:
+        return [f"{first_offset + n} {round_}-{p + PARTITIONS * n}" for n in range(3)]
+
+    assert kcat_read("read_committed") == {
+        p: records("one", p, 0) + records("two", p, 8) for p in range(PARTITIONS)}
+    assert kcat_read("read_uncommitted") == {
+        p: records("one", p, 0) + records("aborted", p, 4) + records("two", p, 8) for p in range(PARTITIONS)}

@@ -1,0 +1,243 @@
+"""Brokers that speak to each other on a SASL_SSL listener of their own
+(`inter.broker.listener.name`, broker/inter_broker_security.py) with ACLs on: the
+transaction coordinator's markers and the partition leaders' KIP-890 verification cross
+brokers logged in as User:broker, which needs CLUSTER_ACTION on the cluster. Without it the
+markers are refused with CLUSTER_AUTHORIZATION_FAILED and retried, the transaction completing
+once the ACL is there, and a leader's verification is refused (INVALID_TXN_STATE to the
+producer). Clients use the PLAINTEXT listener, whose User:ANONYMOUS is a super
+user here."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import AdminClient
+
+from broker.config import Config
+from broker.inter_broker import InterBrokerClient, PeerUnavailable
+from broker.inter_broker_security import inter_broker_security
+from odradek.pki import make_pki
+from odradek.sasl import Plain
+from odradek.testing import OdradekCluster, free_port
+from odradek.wire import parse_host_port
+from protocol.errors import ErrorCode
+from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
+from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
+from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
+from tests.integration.cluster.test_transactions import (
+    ALL,
+    TXN_STATE_PARTITIONS,
+    expected,
+    find_txn_coordinator,
+    leader_of_key,
+    txn_producer,
+    txn_state,
+)
+from tests.integration.idempotence.idempotent_produce import produce
+from tests.kafka_wire import WireClient, add_partition, end_txn, producer_batch
+from tests.names import unique
+from tests.polling import wait_until
+
+# Kafka's codes: ResourceType CLUSTER, PatternType LITERAL, AclOperation CLUSTER_ACTION, ALLOW.
+CLUSTER, LITERAL, CLUSTER_ACTION, ALLOW = 4, 3, 9, 3
+BROKER_PRINCIPAL = "User:broker"
+JAAS = (
+    "org.apache.kafka.common.security.plain.PlainLoginModule required "
+    'username="broker" password="broker-secret" user_broker="broker-secret";'
+)
+REFUSED = "transaction markers refused: CLUSTER_AUTHORIZATION_FAILED"
+
+
+@pytest.fixture(scope="module")
+def secure_cluster(tmp_path_factory: pytest.TempPathFactory,
+                   new_postgres_url: Callable[[], str]) -> Iterator[OdradekCluster]:
+    """One cluster for this module's tests (they leave each other's state alone)."""
+    tmp_path = tmp_path_factory.mktemp("secure-cluster")
+    pki = make_pki(tmp_path / "pki")
+    nodes = OdradekCluster(
+        new_postgres_url(),
+        tmp_path,
+        overrides={
+            "broker.session.timeout.ms": str(SESSION_TIMEOUT_MS),
+            "broker.heartbeat.interval.ms": str(HEARTBEAT_INTERVAL_MS),
+            "num.partitions": "3",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL",
+            "inter.broker.listener.name": "INTERNAL",
+            "sasl.mechanism.inter.broker.protocol": "PLAIN",
+            "listener.name.internal.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.internal.plain.sasl.jaas.config": JAAS,
+            "ssl.keystore.type": "PEM",
+            "ssl.truststore.type": "PEM",
+            "listener.name.internal.ssl.keystore.location": str(pki.server.keystore),
+            "listener.name.internal.ssl.truststore.location": str(pki.ca),
+            "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+            "super.users": "User:ANONYMOUS",
+        },
+        per_node=lambda node_id, port: {
+            "listeners": f"PLAINTEXT://127.0.0.1:{port},INTERNAL://127.0.0.1:{free_port()}"
+        },
+    )
+    with nodes:
+        yield nodes
+
+
+def grant_cluster_action(cluster: OdradekCluster) -> None:
+    """CLUSTER_ACTION for the brokers' principal, on every broker (each keeps its own ACLs)."""
+    acl = AclCreation(resource_type=CLUSTER, resource_name="kafka-cluster", resource_pattern_type=LITERAL,
+                      principal=BROKER_PRINCIPAL, host="*", operation=CLUSTER_ACTION, permission_type=ALLOW)
+    for broker in cluster.brokers.values():
+        with WireClient(broker.bootstrap, timeout=30) as c:
+            created: Any = c.call(30, 3, CreateAclsRequest(creations=[acl]))
+        assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+
+
+def revoke_cluster_action(cluster: OdradekCluster) -> None:
+    for broker in cluster.brokers.values():
+        with WireClient(broker.bootstrap, timeout=30) as c:
+            deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
+                resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
+                principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION,
+                permission_type=ALLOW)]))
+        assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
+        assert len(deleted.filter_results[0].matching_acls) == 1
+
+
+class TransactionOnPartitionZero:
+    """A transaction (over the raw wire) that added partition 0 of `topic`, whose
+    coordinator is not that partition's leader: its first batch there is verified with
+    the coordinator over the inter-broker listener."""
+
+    def __init__(self, cluster: OdradekCluster, topic: str, leader: int) -> None:
+        self.topic = topic
+        self.leader = cluster.broker(leader)
+        for _ in range(100):
+            self.tid = unique("verified-tid")
+            coordinator = find_txn_coordinator(cluster, self.tid)
+            if coordinator != leader:
+                break
+        else:
+            raise AssertionError(f"every transactional id lands on broker {leader}")
+        self.coordinator = cluster.broker(coordinator)
+        ids: list[tuple[int, int]] = []
+
+        def initialized() -> bool:
+            with WireClient(self.coordinator.bootstrap, timeout=30) as c:
+                resp: Any = c.call(22, 4, InitProducerIdRequest(transactional_id=self.tid,
+                                                                transaction_timeout_ms=60_000))
+            ids[:] = [(resp.producer_id, resp.producer_epoch)] if resp.error_code == ErrorCode.NONE else []
+            return bool(ids)
+
+        wait_until(initialized, timeout=30, what="InitProducerId answered")
+        self.pid, self.epoch = ids[0]
+        with WireClient(self.coordinator.bootstrap, timeout=30) as c:
+            add_partition(c, self.tid, self.pid, self.epoch, topic)
+        self.mark = self.leader.log_size()
+
+    def produce(self) -> int:
+        with WireClient(self.leader.bootstrap, timeout=30) as c:
+            out = produce(c, {(self.topic, 0): producer_batch(self.pid, self.epoch, 0, txn=True)}, tid=self.tid)
+        return out[(self.topic, 0)][0]
+
+    def abort(self) -> None:
+        with WireClient(self.coordinator.bootstrap, timeout=30) as c:
+            end_txn(c, self.tid, self.pid, self.epoch, False)
+
+
+def test_transactions_across_brokers_over_sasl_ssl_with_acls(secure_cluster: OdradekCluster) -> None:
+    cluster = secure_cluster
+    for broker in cluster.brokers.values():
+        assert "inter-broker listener" in broker.log() and "SASL_SSL" in broker.log()
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("secure-txn")
+    create_topic(admin, topic, 3)
+    led = wait_for_leaders(admin, topic, 3, ALL)
+    assert sorted(led.values()) == [1, 2, 3]
+    grant_cluster_action(cluster)
+    tid = unique("secure-tid")
+    p = txn_producer(cluster.bootstrap, tid)
+    p.init_transactions(60)
+    coordinator = cluster.broker(leader_of_key(admin, "__transaction_state", tid, TXN_STATE_PARTITIONS))
+
+    # Verification (each leader asks the coordinator) and markers (the coordinator tells
+    # each leader) cross brokers over the SASL_SSL listener.
+    first = [(i % 3, f"one-{i}".encode()) for i in range(9)]
+    p.begin_transaction()
+    for partition, value in first:
+        p.produce(topic, value, partition=partition)
+    p.commit_transaction(60)
+    assert consume_all(cluster.bootstrap, topic, 3, len(first)) == expected(first)
+
+    # The records are in (verified while the ACL allowed it); the markers are refused by the
+    # two leaders other than the coordinator, and retried.
+    second = [(i % 3, f"two-{i}".encode()) for i in range(9)]
+    p.begin_transaction()
+    for partition, value in second:
+        p.produce(topic, value, partition=partition)
+    p.flush(30)
+    mark = coordinator.log_size()
+    revoke_cluster_action(cluster)
+    p.commit_transaction(60)
+    wait_until(lambda: REFUSED in coordinator.log_since(mark), timeout=30, what="the markers refused")
+    assert txn_state(coordinator.bootstrap, tid) == "PrepareCommit"
+    # A leader's KIP-890 verification with another broker is refused too: the producer is
+    # answered INVALID_TXN_STATE (Kafka's AddPartitionsToTxnManager), not told why.
+    verifier = TransactionOnPartitionZero(cluster, topic, led[0])
+    assert verifier.produce() == ErrorCode.INVALID_TXN_STATE
+    assert "transaction verification refused" in verifier.leader.log_since(verifier.mark)
+
+    grant_cluster_action(cluster)
+    assert verifier.produce() == ErrorCode.NONE
+    verifier.abort()
+    wait_until(lambda: txn_state(coordinator.bootstrap, tid) == "CompleteCommit", timeout=30,
+               what="the transaction completed once the ACL allows the markers")
+    assert "transaction markers accepted again" in coordinator.log_since(mark)
+    assert consume_all(cluster.bootstrap, topic, 3, len(first) + len(second)) == expected(first + second)
+
+
+def internal_address(cluster: OdradekCluster, node_id: int) -> tuple[str, int]:
+    listeners = cluster.broker(node_id).overrides["listeners"].split(",")
+    return parse_host_port(next(u for u in listeners if u.startswith("INTERNAL://")).removeprefix("INTERNAL://"))
+
+
+def test_the_inter_broker_client_logs_in_over_tls(secure_cluster: OdradekCluster) -> None:
+    """broker/inter_broker.py with the settings the brokers run with: a TLS connection that
+    checks the peer's certificate and host, a PLAIN login, the connection kept; a wrong
+    password or no TLS is a peer unavailable."""
+    cluster = secure_cluster
+    security = inter_broker_security(Config(cluster.broker(1).overrides))
+    assert (security.listener, security.protocol, security.mechanism) == ("INTERNAL", "SASL_SSL", "PLAIN")
+    assert security.ssl_context is not None and security.ssl_context.check_hostname
+    address = internal_address(cluster, 2)
+    request = ApiVersionsRequest(client_software_name="odradek-broker", client_software_version="1")
+
+    async def call(client: InterBrokerClient) -> Any:
+        try:
+            return await client.call(2, 18, 3, request)
+        finally:
+            client.close()
+
+    async def logged_in() -> int:
+        client = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10,
+                                   ssl_context=security.ssl_context, sasl=security.sasl)
+        try:
+            for _ in range(2):
+                resp: Any = await client.call(2, 18, 3, request)
+                assert resp.error_code == ErrorCode.NONE
+            return client.idle_connections(2)
+        finally:
+            client.close()
+
+    assert asyncio.run(logged_in()) == 1
+    wrong = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10, ssl_context=security.ssl_context,
+                              sasl=lambda: Plain("broker", "wrong"))
+    with pytest.raises(PeerUnavailable, match="refused the PLAIN login"):
+        asyncio.run(call(wrong))
+    plaintext = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10, sasl=security.sasl)
+    with pytest.raises(PeerUnavailable):
+        asyncio.run(call(plaintext))
