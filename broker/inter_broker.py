@@ -21,7 +21,6 @@ from collections.abc import Callable
 from typing import Any
 
 from broker.logging import get_logger
-from odradek.sasl import SaslAuthenticationError, SaslMechanism
 from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
 from protocol.frames import frame
@@ -31,6 +30,7 @@ from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
 from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
 from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+from protocol.sasl_client import SaslAuthenticationError, SaslMechanism
 
 log = get_logger("odradek.inter_broker")
 

@@ -18,7 +18,7 @@ from broker.config import Config, ConfigError
 from broker.security.jaas import JaasConfigError, login_module_options
 from broker.security.listeners import uses_sasl, uses_tls
 from broker.security.tls import TlsConfigError, client_context
-from odradek.sasl import OAuthBearer, Plain, SaslMechanism, Scram, extensions, unsecured_token
+from protocol.sasl_client import OAuthBearer, Plain, SaslMechanism, Scram, extensions, unsecured_token
 
 # A fresh login per connection (an OAUTHBEARER token is minted for each).
 SaslLogin = Callable[[], SaslMechanism]

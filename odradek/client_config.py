@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from odradek.sasl import OAuthBearer, Plain, SaslMechanism, Scram, extensions, unsecured_token
+from protocol.sasl_client import OAuthBearer, Plain, SaslMechanism, Scram, extensions, unsecured_token
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 ENV_PREFIX = "ODRADEK_"

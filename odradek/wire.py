@@ -1,5 +1,5 @@
 """The project's one blocking Kafka connection: framed requests over a plain or TLS socket,
-logged in with SASL (odradek/sasl.py) when asked, encoded and decoded by the sans-I/O codec
+logged in with SASL (protocol/sasl_client.py) when asked, encoded and decoded by the sans-I/O codec
 of protocol/.
 
 The admin CLI (odradek/cli/client.py), the sink's two-phase commit (pipeline/wire.py) and
@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from odradek.sasl import SaslAuthenticationError, SaslMechanism
 from protocol.codec import Reader, Writer
 from protocol.errors import ErrorCode
 from protocol.frames import frame
@@ -26,6 +25,7 @@ from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
 from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
 from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
+from protocol.sasl_client import SaslAuthenticationError, SaslMechanism
 
 SASL_HANDSHAKE_KEY = 17
 SASL_AUTHENTICATE_KEY = 36

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from odradek.client_config import ClientSecurity
-from odradek.sasl import SaslAuthenticationError
 from odradek.wire import WireConnection, WireError, error_name, parse_host_port
 from protocol.apis import API_VERSIONS_KEY
 from protocol.errors import ErrorCode
@@ -19,6 +18,7 @@ from protocol.messages import API_SPECS
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.sasl_client import SaslAuthenticationError
 
 CLIENT_ID = "odradek-cli"
 # Coordinator lookups are retried while the coordinator loads its state, as clients do.

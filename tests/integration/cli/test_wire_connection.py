@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from odradek.sasl import Plain, SaslAuthenticationError
 from odradek.testing import OdradekBroker, free_port
 from odradek.wire import REAUTH_FRACTION, WireConnection, WireError, error_name, parse_host_port
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.metadata_request import MetadataRequest
+from protocol.sasl_client import Plain, SaslAuthenticationError
 
 API_VERSIONS = 18
 

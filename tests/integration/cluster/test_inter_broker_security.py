@@ -20,7 +20,6 @@ from broker.config import Config
 from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from broker.inter_broker_security import inter_broker_security
 from odradek.pki import make_pki
-from odradek.sasl import Plain
 from odradek.testing import OdradekCluster, free_port
 from odradek.wire import parse_host_port
 from protocol.errors import ErrorCode
@@ -28,6 +27,7 @@ from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.sasl_client import Plain
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
 from tests.integration.cluster.test_transactions import (

@@ -18,7 +18,7 @@ from odradek.client_config import (
     parse_jaas,
     parse_properties,
 )
-from odradek.sasl import OAuthBearer, Plain, Scram, unsecured_token
+from protocol.sasl_client import OAuthBearer, Plain, Scram, unsecured_token
 
 SCRAM_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 

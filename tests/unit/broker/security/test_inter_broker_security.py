@@ -9,7 +9,7 @@ import pytest
 
 from broker.config import Config, ConfigError
 from broker.inter_broker_security import inter_broker_listener, inter_broker_security
-from odradek.sasl import OAuthBearer, Plain, Scram
+from protocol.sasl_client import OAuthBearer, Plain, Scram
 
 TWO = "CLIENT://127.0.0.1:9192,INTERNAL://127.0.0.1:9193"
 MAP = "CLIENT:PLAINTEXT,INTERNAL:SASL_PLAINTEXT"
