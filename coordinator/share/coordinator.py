@@ -70,6 +70,7 @@ class ShareCoordinator:
         self.store = ShareStateStore(state_log, clock, snapshot_every)
         self.partitions = SharePartitions(self.store, clock)
         self.partitions.on_available = lambda key: self.notify()
+        self.partitions.spawn = self.spawn
         self.membership = ShareGroupMembership(clock, membership_config, on_member_removed=self._member_removed)
         self.sessions = ShareSessionCache()
         self._changed = asyncio.Event()
@@ -137,18 +138,12 @@ class ShareCoordinator:
         read_from: int | None = None,
     ) -> list[AcquiredRecords]:
         """Acquire out of what was read from `read_from` (the `next_fetch_offset` of when the
-        read was asked); answered once durable. A failed write acquires nothing (the records
-        stay available)."""
-        try:
-            return await self.partitions.change(
-                key,
-                lambda sp: sp.acquire(
-                    member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from
-                ),
-            )
-        except CoordinatorLogError as exc:
-            log.warning("share state write failed; nothing acquired", key=str(key), error=exc.error.name)
-            return []
+        read was asked), in memory: Kafka's `SharePartition.acquire` writes nothing, so a
+        crash delivers these records again at the delivery count last written."""
+        return await self.partitions.in_memory(
+            key,
+            lambda sp: sp.acquire(member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from),
+        )
 
     async def acknowledge(
         self, key: SharePartitionKey, member_id: str, acks: Sequence[Acknowledgement]
