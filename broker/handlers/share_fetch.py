@@ -1,5 +1,5 @@
 """ShareFetch (KIP-932): the share session, the acknowledgements it carries, and the
-acquisition of records for the member, answered once the acquisition is durable
+acquisition of records for the member, in memory as Kafka acquires them
 (`coordinator/share/partitions.py`).
 
 A ShareFetch that acquires nothing waits up to MaxWaitMs for records: new records past a
