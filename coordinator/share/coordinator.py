@@ -171,6 +171,8 @@ class ShareCoordinator:
             except CoordinatorLogError as exc:
                 # The locks still run: the records come back when they time out.
                 log.warning("share state write failed on release", key=str(key), error=exc.error.name)
+            except ShareAcknowledgeError:
+                pass  # the share partition was reset or deleted meanwhile: nothing to release
         if released:
             self.notify()
 
