@@ -130,6 +130,10 @@ class Server:
         share = await start_share_coordinator(config, self.clock, storage)
         # A group id is of one type: consumer and classic members may not join a share group.
         groups.rt.share_group = lambda group_id: group_id in share.membership.groups
+        # Share groups are kept in `__consumer_offsets` too: they follow its partitions.
+        share.group_status = lambda group_id: groups.rt.validate(group_id, allow_empty=False)
+        groups.partitions.share_load = share.load_groups
+        groups.partitions.share_unload = share.unload_groups
         self.services = Services(
             config=config,
             clock=self.clock,

@@ -1,5 +1,5 @@
 """ShareFetch (KIP-932): the share session, the acknowledgements it carries, and the
-acquisition of records for the member, answered once the acquisition is durable
+acquisition of records for the member, in memory as Kafka acquires them
 (`coordinator/share/partitions.py`).
 
 A ShareFetch that acquires nothing waits up to MaxWaitMs for records: new records past a
@@ -25,6 +25,8 @@ from broker.share_support import (
     deliverable,
     group_settings,
     initial_start_offset,
+    learn_record_size,
+    read_bytes,
     records_for,
     share_groups_enabled,
     share_key,
@@ -211,9 +213,10 @@ async def _acquire_one(
     if sp is None or not sp.can_acquire():
         return []
     offset = sp.next_fetch_offset
+    size = read_bytes(sp, budget, max_bytes)
     [answer] = await ctx.data_plane.fetch(
-        [FetchTarget(part.info, part.index, offset, max(max_bytes, 1))],
-        by_id=True, isolation_level=isolation_level, max_bytes=max(max_bytes, 1), min_bytes=0, max_wait_ms=0,
+        [FetchTarget(part.info, part.index, offset, size)],
+        by_id=True, isolation_level=isolation_level, max_bytes=size, min_bytes=0, max_wait_ms=0,
     )
     if answer.error == ErrorCode.OFFSET_OUT_OF_RANGE and answer.log_start_offset > offset:
         sp.update_log_start_offset(answer.log_start_offset)
@@ -224,6 +227,7 @@ async def _acquire_one(
     if answer.log_start_offset > sp.start_offset:
         sp.update_log_start_offset(answer.log_start_offset)
     read = deliverable(answer.records, isolation_level, answer.aborted_transactions)
+    learn_record_size(sp, read)
     if read.read_until is None:
         return []
     # Records released while the read was under way lie below `offset`: not skipped.

@@ -28,6 +28,10 @@ async def handle(ctx: RequestContext, request: ShareGroupDescribeRequest) -> Sha
         if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, group_id):
             described.append(DescribedGroup(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED, group_id=group_id))
             continue
+        status = ctx.share.group_status(group_id)
+        if status is not None:  # another broker coordinates the group, or it is loading
+            described.append(DescribedGroup(error_code=status, group_id=group_id))
+            continue
         out = describe_group(group_id, ctx.share.membership.groups.get(group_id), topics)
         if request.include_authorized_operations and out.error_code == ErrorCode.NONE:
             out.authorized_operations = authorized_operations(ctx, ResourceType.GROUP, group_id)

@@ -88,7 +88,10 @@ class OffsetManager:
         error = self.rt.validate(req.group_id, allow_empty=True)
         group = self.rt.groups.get(req.group_id)
         consumer_group = self.rt.consumer_groups.get(req.group_id)
-        if error is None and consumer_group is not None:
+        if error is None and self.rt.share_group(req.group_id):
+            # Kafka's ShareGroup.validateOffsetCommit: a share group keeps no committed offsets.
+            error = ErrorCode.GROUP_ID_NOT_FOUND
+        elif error is None and consumer_group is not None:
             # A KIP-848 group: member epochs, not generations (its classic twin holds the offsets).
             error = consumer_group.validate_offset_commit(req.member_id, req.generation_id, req.api_version)
         elif error is None:
@@ -151,6 +154,8 @@ class OffsetManager:
         partition = self.rt.partition_for(req.group_id)
         if verify is not None and (error := await verify(partition)) is not ErrorCode.NONE:
             return dict.fromkeys(offsets, error)
+        if self.rt.share_group(req.group_id):  # ShareGroup.validateOffsetCommit, as above
+            return dict.fromkeys(offsets, ErrorCode.GROUP_ID_NOT_FOUND)
         error = self._validate_commit(self.rt.groups.get(req.group_id), req.generation_id, req.member_id,
                                       req.group_instance_id, transactional=True)
         if error is not None:
@@ -252,7 +257,9 @@ class OffsetManager:
         if error is not None:
             return error, {}
         group = self.rt.groups.get(group_id)
-        if group is None or group.is_state(GroupState.DEAD):
+        if group is None or group.is_state(GroupState.DEAD) or self.rt.share_group(group_id):
+            # Kafka's fetchOffsets fails every partition of a group it cannot validate (a
+            # share group: ShareGroup.validateOffsetFetch) into "no offset", with no error.
             return ErrorCode.NONE, dict.fromkeys(partitions or [], NO_OFFSET)
         wanted = partitions if partitions is not None else sorted(group.offsets.committed)
         out = {}

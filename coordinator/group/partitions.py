@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -49,6 +49,11 @@ class GroupPartitions:
         self._consumers_loaded = consumers_loaded
         # Wall time of the last partition load (operators watch it; not a protocol timer).
         self.last_load_seconds: float | None = None
+        # The share groups kept in the same partitions (the share coordinator's, set by the
+        # broker): read while a partition loads, before its groups are served, and dropped
+        # when it is given up.
+        self.share_load: Callable[[int], Awaitable[None]] | None = None
+        self.share_unload: Callable[[int], None] | None = None
 
     def elect(self, partition: int, epoch: int) -> asyncio.Task[None] | None:
         """Become the partition's coordinator at `epoch`: loading at once, loaded when the
@@ -84,6 +89,12 @@ class GroupPartitions:
                 self.rt.ownership.resign(owned.partition, None)
                 self._unload(owned)
             return
+        if self.share_load is not None and self.rt.ownership.get(owned.partition) is owned:
+            try:
+                await self.share_load(owned.partition)
+            except Exception:
+                log.exception("loading the share groups of a __consumer_offsets partition failed",
+                              partition=owned.partition)
         if not self.rt.ownership.loaded(owned):
             return  # resigned (or elected again) while replaying: the result is stale
         for group in groups:
@@ -110,6 +121,8 @@ class GroupPartitions:
             del rt.consumer_groups[group_id]
         if not keep_markers:
             self.offsets.forget_partition(partition)
+        if self.share_unload is not None:
+            self.share_unload(partition)
 
 
 def _unload_classic(group: ClassicGroup, now_ms: int) -> None:

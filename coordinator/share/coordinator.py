@@ -70,8 +70,14 @@ class ShareCoordinator:
         self.store = ShareStateStore(state_log, clock, snapshot_every)
         self.partitions = SharePartitions(self.store, clock)
         self.partitions.on_available = lambda key: self.notify()
+        self.partitions.spawn = self.spawn
         self.membership = ShareGroupMembership(clock, membership_config, on_member_removed=self._member_removed)
         self.sessions = ShareSessionCache()
+        # Whether this broker coordinates a group now: None, or what a group request is
+        # answered (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS). Share groups live in
+        # `__consumer_offsets` beside the other groups, so they follow the group
+        # coordinator's partitions (set by the broker; a lone coordinator serves them all).
+        self.group_status: Callable[[str], ErrorCode | None] = lambda group_id: None
         self._changed = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -80,11 +86,35 @@ class ShareCoordinator:
         for group_id, group in (await self.membership_store.load(self.topic_names())).items():
             self.membership.install(group_id, group)
 
+    # --- following the group coordinator's partitions of __consumer_offsets -----------------
+
+    async def load_groups(self, partition: int) -> None:
+        """This broker now coordinates the groups of `partition` of `__consumer_offsets`:
+        its share groups are read again from the log (called while the partition loads,
+        before its groups are served)."""
+        loaded = await self.membership_store.load_partition(partition, self.topic_names())
+        for group_id in [g for g in self.membership.groups if self.membership_store.partition_for(g) == partition]:
+            if group_id not in loaded:
+                self.membership.install(group_id, None)
+        for group_id, group in loaded.items():
+            self.membership.install(group_id, group)
+
+    def unload_groups(self, partition: int) -> None:
+        """Another broker coordinates the groups of `partition` now: its share groups are
+        dropped here (their session timers too)."""
+        gone = set(self.membership_store.forget_partition(partition))
+        gone |= {g for g in self.membership.groups if self.membership_store.partition_for(g) == partition}
+        for group_id in gone:
+            self.membership.install(group_id, None)
+
     # --- membership -----------------------------------------------------------------------------
 
     async def heartbeat(self, req: ShareHeartbeat, topics: Mapping[str, ShareTopic]) -> ShareHeartbeatResult:
         """A ShareGroupHeartbeat, answered once what it changed is durable; a failed write
         puts the group back as the log holds it and answers the error."""
+        status = self.group_status(req.group_id)
+        if status is not None:
+            return ShareHeartbeatResult(error=status)
         async with self.membership_store.lock(req.group_id):
             result = self.membership.heartbeat(req, topics)
             if result.error != ErrorCode.NONE:
@@ -137,18 +167,12 @@ class ShareCoordinator:
         read_from: int | None = None,
     ) -> list[AcquiredRecords]:
         """Acquire out of what was read from `read_from` (the `next_fetch_offset` of when the
-        read was asked); answered once durable. A failed write acquires nothing (the records
-        stay available)."""
-        try:
-            return await self.partitions.change(
-                key,
-                lambda sp: sp.acquire(
-                    member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from
-                ),
-            )
-        except CoordinatorLogError as exc:
-            log.warning("share state write failed; nothing acquired", key=str(key), error=exc.error.name)
-            return []
+        read was asked), in memory: Kafka's `SharePartition.acquire` writes nothing, so a
+        crash delivers these records again at the delivery count last written."""
+        return await self.partitions.in_memory(
+            key,
+            lambda sp: sp.acquire(member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from),
+        )
 
     async def acknowledge(
         self, key: SharePartitionKey, member_id: str, acks: Sequence[Acknowledgement]
@@ -176,6 +200,8 @@ class ShareCoordinator:
             except CoordinatorLogError as exc:
                 # The locks still run: the records come back when they time out.
                 log.warning("share state write failed on release", key=str(key), error=exc.error.name)
+            except ShareAcknowledgeError:
+                pass  # the share partition was reset or deleted meanwhile: nothing to release
         if released:
             self.notify()
 

@@ -64,19 +64,39 @@ class ShareMembershipStore:
         check.finish(groups)
         return groups.get(group_id)
 
+    def partition_for(self, group_id: str) -> int:
+        return partition_for(group_id, self.log.num_partitions)
+
     async def load(self, names: Mapping[uuid.UUID, str]) -> dict[str, ShareGroup]:
         """Every share group the log holds."""
         groups: dict[str, ShareGroup] = {}
-        check = mr.LoadCheck()
         for partition in range(self.log.num_partitions):
-            for entry in await self.log.replay(partition):
-                if entry.key is None or mr.record_type(entry.key) not in mr.RECORD_TYPES:
-                    continue
-                try:
-                    mr.replay(groups, entry.key, entry.value, names, check)
-                except ValueError:
-                    continue  # unreadable: as the group coordinator, skipped
+            groups.update(await self.load_partition(partition, names))
+        return groups
+
+    async def load_partition(self, partition: int, names: Mapping[uuid.UUID, str]) -> dict[str, ShareGroup]:
+        """The share groups of one partition of the log, as it holds them now (another
+        broker may have written them since this one last read them)."""
+        groups: dict[str, ShareGroup] = {}
+        check = mr.LoadCheck()
+        for entry in await self.log.replay(partition):
+            if entry.key is None or mr.record_type(entry.key) not in mr.RECORD_TYPES:
+                continue
+            try:
+                mr.replay(groups, entry.key, entry.value, names, check)
+            except ValueError:
+                continue  # unreadable: as the group coordinator, skipped
         check.finish(groups)
         ids = {name: tid for tid, name in names.items()}
-        self.written = {gid: mr.group_records(g, ids) for gid, g in groups.items()}
+        for gid in [g for g in self.written if self.partition_for(g) == partition]:
+            del self.written[gid]
+        self.written.update({gid: mr.group_records(g, ids) for gid, g in groups.items()})
         return groups
+
+    def forget_partition(self, partition: int) -> list[str]:
+        """Drop what is known of the partition's groups (another broker coordinates them
+        now); returns their ids."""
+        gone = [g for g in self.written if self.partition_for(g) == partition]
+        for gid in gone:
+            del self.written[gid]
+        return gone

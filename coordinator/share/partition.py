@@ -144,6 +144,8 @@ class SharePartition:
         # ShareFetch can be completed.
         self.on_change = on_change
         self.stats = ShareStats()
+        # Average bytes per record of the last log read, which sizes the next (the broker's).
+        self.record_bytes_hint = 0
 
     @classmethod
     def restored(
@@ -166,8 +168,8 @@ class SharePartition:
                 sp._runs.append(_Run(sp._next_new_offset(), first - 1, RecordState.AVAILABLE, 0))
             state = b.state
             if state is RecordState.AVAILABLE and b.delivery_count >= sp.config.delivery_count_limit:
-                # Its last allowed delivery was in flight when the state was written: that
-                # delivery ended without an acknowledgement, as a release at the limit.
+                # No more deliveries allowed (state written by an older odradek, which
+                # counted an acquisition in flight, or a limit lowered since).
                 state = RecordState.ARCHIVED
             sp._runs.append(_Run(first, b.last_offset, state, b.delivery_count))
         sp._advance_start()
@@ -217,22 +219,28 @@ class SharePartition:
         return run.lock.deadline_ms if run and run.lock else None
 
     def snapshot(self) -> tuple[int, list[PersistedBatch]]:
-        """(start offset, batches) to persist. Acquired records are stored as available with
-        the delivery already counted, so a restart redelivers them and a record that brings
-        the broker down still reaches the delivery limit."""
+        """(start offset, batches) to persist. An acquisition is not persisted (Kafka's
+        `SharePartition` writes on acknowledgement, release and lock timeout only): an
+        acquired record is stored as it was before it was acquired, available with the
+        delivery count it had, so a restart delivers it again at that count. Available
+        records never delivered are left out: a restart treats offsets without state so."""
         out: list[PersistedBatch] = []
         for r in self._runs:
-            state = RecordState.AVAILABLE if r.state is RecordState.ACQUIRED else r.state
+            state, count = r.state, r.delivery_count
+            if state is RecordState.ACQUIRED:
+                state, count = RecordState.AVAILABLE, count - 1
+            if state is RecordState.AVAILABLE and count == 0:
+                continue
             prev = out[-1] if out else None
             if (
                 prev is not None
                 and prev.last_offset + 1 == r.first
                 and prev.state is state
-                and prev.delivery_count == r.delivery_count
+                and prev.delivery_count == count
             ):
-                out[-1] = PersistedBatch(prev.first_offset, r.last, state, r.delivery_count)
+                out[-1] = PersistedBatch(prev.first_offset, r.last, state, count)
             else:
-                out.append(PersistedBatch(r.first, r.last, state, r.delivery_count))
+                out.append(PersistedBatch(r.first, r.last, state, count))
         return self._start, out
 
     def checkpoint(self) -> Checkpoint:

@@ -1,22 +1,41 @@
 """The share partitions a broker serves (Kafka's SharePartitionManager, its state part): one
 `SharePartition` per (group, topic id, partition), built from the durable state of
-`coordinator/share/state_store.py` on first use, and changed only with its new state written
-durably before the change is answered. A change whose write fails is rolled back
-(`SharePartition.rollback`) and leaves no trace."""
+`coordinator/share/state_store.py` on first use.
+
+As Kafka's `SharePartition` does, an acquisition changes the partition in memory only (a
+crash delivers again what was acquired and not acknowledged, at the delivery count last
+written); an acknowledgement or a release is answered once the new state is durable, and one
+whose write fails is rolled back (`SharePartition.rollback`) and leaves no trace. The
+acknowledgements that queue behind a write are applied and written together by the next
+one (one write per acknowledgement round rather than one per request). A lock timeout
+writes the state too, and keeps its change if that write fails (Kafka's
+`releaseAcquisitionLockOnTimeout`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
 
+import structlog
+
+from coordinator.log import CoordinatorLogError
 from coordinator.share.config import SharePartitionConfig
-from coordinator.share.partition import PersistedBatch, SharePartition
+from coordinator.share.partition import PersistedBatch, ShareAcknowledgeError, SharePartition
 from coordinator.share.records import SharePartitionKey
 from coordinator.share.state_store import ShareStateStore
+from protocol.errors import ErrorCode
 from storage.clock import Clock
 
 _T = TypeVar("_T")
+
+log = structlog.get_logger("odradek.share")
+
+_Pending = tuple[Callable[[SharePartition], Any], "asyncio.Future[Any]"]
+
+
+def _drop_coroutine(coro: Coroutine[Any, Any, None]) -> None:
+    coro.close()
 
 
 class SharePartitions:
@@ -27,8 +46,12 @@ class SharePartitions:
         self._locks: dict[SharePartitionKey, asyncio.Lock] = {}
         # What was last written for each share partition: an unchanged state is not written again.
         self._written: dict[SharePartitionKey, tuple[int, list[PersistedBatch]]] = {}
+        # Changes waiting for the next write of their share partition.
+        self._pending: dict[SharePartitionKey, list[_Pending]] = {}
         # Called with the key when records of a share partition became available by lock timeout.
         self.on_available: Callable[[SharePartitionKey], None] = lambda key: None
+        # Runs a background task (the write after a lock timeout); set by the coordinator.
+        self.spawn: Callable[[Coroutine[Any, Any, None]], None] = _drop_coroutine
 
     def get(
         self,
@@ -49,30 +72,80 @@ class SharePartitions:
         else:
             sp = SharePartition.restored(self.clock, state.start_offset, state.batches, config)
             self._written[key] = (state.start_offset, list(state.batches))
-        sp.on_change = lambda: self.on_available(key)
+        sp.on_change = lambda: self._timed_out(key)
         self.partitions[key] = sp
         return sp
 
     def lock(self, key: SharePartitionKey) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
 
-    async def change(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
-        """Run `operation` on the share partition and return its result once the new state is
-        durable; a failed write (CoordinatorLogError) rolls the partition back and raises."""
+    async def in_memory(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
+        """Run `operation` (an acquisition) on the share partition, writing nothing; it waits
+        for a write under way, whose rollback must not undo it."""
         sp = self.partitions[key]
         async with self.lock(key):
-            cp = sp.checkpoint()
-            result = operation(sp)
-            state = sp.snapshot()
-            if self._written.get(key) == state:
-                return result
+            return operation(sp)
+
+    async def change(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
+        """Run `operation` on the share partition and return its result once the new state is
+        durable. The operations queued while a write is under way are applied and written
+        together; a failed write (CoordinatorLogError) rolls back all of them, and each
+        raises. An operation that raises changes nothing and its error is its own."""
+        fut: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
+        self._pending.setdefault(key, []).append((operation, fut))
+        async with self.lock(key):
+            # Whoever holds the lock first writes every change queued so far, this one's too.
+            batch = self._pending.pop(key, [])
+            if batch:
+                await self._write_batch(key, batch)
+        return await fut
+
+    async def _write_batch(self, key: SharePartitionKey, batch: list[_Pending]) -> None:
+        sp = self.partitions.get(key)
+        if sp is None:  # reset or deleted while the change waited
+            for _, fut in batch:
+                fut.set_exception(ShareAcknowledgeError(ErrorCode.INVALID_RECORD_STATE, "share partition was reset"))
+            return
+        cp = sp.checkpoint()
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        for operation, fut in batch:
+            try:
+                outcomes.append((fut, operation(sp), None))
+            except Exception as exc:
+                outcomes.append((fut, None, exc))
+        state = sp.snapshot()
+        if self._written.get(key) != state:
             try:
                 await self.store.write(key, state[0], state[1])
-            except BaseException:
+            except BaseException as exc:
                 sp.rollback(cp)
-                raise
+                # A cancelled writer fails the changes it carried, and is cancelled itself.
+                failure = exc if isinstance(exc, Exception) else CoordinatorLogError(
+                    ErrorCode.UNKNOWN_SERVER_ERROR, "share state write cancelled")
+                for fut, _, error in outcomes:
+                    fut.set_exception(error or failure)
+                if not isinstance(exc, Exception):
+                    raise
+                return
             self._written[key] = state
-            return result
+        for fut, result, error in outcomes:
+            if error is not None:
+                fut.set_exception(error)
+            else:
+                fut.set_result(result)
+
+    def _timed_out(self, key: SharePartitionKey) -> None:
+        """Records came back by lock timeout: wake fetches, and write the new delivery
+        counts (and what reached the delivery limit and was archived)."""
+        self.on_available(key)
+        self.spawn(self._write_after_timeout(key))
+
+    async def _write_after_timeout(self, key: SharePartitionKey) -> None:
+        try:
+            await self.change(key, lambda sp: None)
+        except (CoordinatorLogError, ShareAcknowledgeError) as exc:
+            # The change stays in memory; the next write carries it.
+            log.warning("share state write after a lock timeout failed", key=str(key), error=str(exc))
 
     async def reset(self, key: SharePartitionKey, start_offset: int) -> None:
         """AlterShareGroupOffsets: the share partition starts over at `start_offset`."""

@@ -74,7 +74,9 @@ def test_sigkill_keeps_acknowledgements_and_redelivers_the_rest(fresh_broker: Od
                     c.commit_sync()
         assert again == [], "acknowledged records delivered again"
         assert sorted(redelivered) == list(range(1, 20, 2))
-        assert all(count >= 2 for count in redelivered.values())
+        # Kafka writes no acquisition (SharePartition persists acknowledgements, releases and
+        # lock timeouts): the delivery in flight at the crash is not counted.
+        assert set(redelivered.values()) == {1}
         assert poll_records(new, 1.0) == []
     finally:
         with contextlib.suppress(Exception):

@@ -8,6 +8,7 @@ from typing import Any
 
 from odradek.testing import OdradekBroker
 from protocol.errors import ErrorCode as E
+from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
 from protocol.messages.alter_share_group_offsets_request import (
     AlterShareGroupOffsetsRequest,
     AlterShareGroupOffsetsRequestPartition,
@@ -26,8 +27,27 @@ from protocol.messages.describe_share_group_offsets_request import (
     DescribeShareGroupOffsetsRequestGroup,
     DescribeShareGroupOffsetsRequestTopic,
 )
+from protocol.messages.end_txn_request import EndTxnRequest
+from protocol.messages.heartbeat_request import HeartbeatRequest
+from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
+from protocol.messages.leave_group_request import LeaveGroupRequest, MemberIdentity
 from protocol.messages.list_groups_request import ListGroupsRequest
+from protocol.messages.offset_commit_request import (
+    OffsetCommitRequest,
+    OffsetCommitRequestPartition,
+    OffsetCommitRequestTopic,
+)
+from protocol.messages.offset_delete_request import (
+    OffsetDeleteRequest,
+    OffsetDeleteRequestPartition,
+    OffsetDeleteRequestTopic,
+)
+from protocol.messages.offset_fetch_request import (
+    OffsetFetchRequest,
+    OffsetFetchRequestGroup,
+    OffsetFetchRequestTopics,
+)
 from protocol.messages.share_acknowledge_request import AcknowledgementBatch as AckBatch
 from protocol.messages.share_acknowledge_request import AcknowledgePartition as AckPartition
 from protocol.messages.share_acknowledge_request import AcknowledgeTopic as AckTopic
@@ -35,6 +55,12 @@ from protocol.messages.share_acknowledge_request import ShareAcknowledgeRequest
 from protocol.messages.share_fetch_request import FetchPartition, FetchTopic, ShareFetchRequest
 from protocol.messages.share_group_describe_request import ShareGroupDescribeRequest
 from protocol.messages.share_group_heartbeat_request import ShareGroupHeartbeatRequest
+from protocol.messages.sync_group_request import SyncGroupRequest
+from protocol.messages.txn_offset_commit_request import (
+    TxnOffsetCommitRequest,
+    TxnOffsetCommitRequestPartition,
+    TxnOffsetCommitRequestTopic,
+)
 from tests.broker_process import own_broker
 from tests.integration.share.share_clients import create_topic, new_name, produce
 from tests.kafka_wire import WireClient
@@ -215,3 +241,65 @@ def test_share_version_0_lists_the_share_apis_and_refuses_them(tmp_path: Path) -
             refused: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id="g", member_id="m1", member_epoch=0,
                                                                     subscribed_topic_names=["t"]))
             assert refused.error_code == E.UNSUPPORTED_VERSION
+
+
+def test_a_share_groups_id_in_the_classic_group_and_offset_apis(share_broker: OdradekBroker) -> None:
+    """What Kafka's GroupMetadataManager and OffsetMetadataManager answer for a share group's
+    id: SyncGroup and Heartbeat UNKNOWN_MEMBER_ID, LeaveGroup UNKNOWN_MEMBER_ID for each
+    member (the group is not a classic or consumer group); OffsetCommit and TxnOffsetCommit GROUP_ID_NOT_FOUND for every partition
+    (ShareGroup.validateOffsetCommit), an admin commit (generation -1) too; OffsetFetch every
+    partition at offset -1 with no error (the group's offsets are not read); OffsetDelete
+    GROUP_ID_NOT_FOUND. Nothing is committed and the share group is untouched."""
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        assert joined.error_code == E.NONE
+        sync: Any = c.call(14, 5, SyncGroupRequest(group_id=group, generation_id=1, member_id="m1",
+                                                   protocol_type="consumer", protocol_name="range"))
+        assert sync.error_code == E.UNKNOWN_MEMBER_ID
+        beat: Any = c.call(12, 4, HeartbeatRequest(group_id=group, generation_id=1, member_id="m1"))
+        assert beat.error_code == E.UNKNOWN_MEMBER_ID
+        leave: Any = c.call(13, 5, LeaveGroupRequest(group_id=group, members=[MemberIdentity(member_id="m1")]))
+        # GroupCoordinatorService.leaveGroup: "group not found" is each member's error.
+        assert (leave.error_code, [(m.member_id, m.error_code) for m in leave.members]) == (
+            E.NONE, [("m1", E.UNKNOWN_MEMBER_ID)])
+        for generation, member in ((-1, ""), (1, "m1")):
+            commit: Any = c.call(8, 9, OffsetCommitRequest(
+                group_id=group, generation_id_or_member_epoch=generation, member_id=member,
+                topics=[OffsetCommitRequestTopic(name=topic, partitions=[
+                    OffsetCommitRequestPartition(partition_index=0, committed_offset=5)])]))
+            assert [(p.partition_index, p.error_code) for t in commit.topics for p in t.partitions] == [
+                (0, E.GROUP_ID_NOT_FOUND)]
+        tid = new_name("t")
+        pid: Any = c.call(22, 4, InitProducerIdRequest(transactional_id=tid, transaction_timeout_ms=60000))
+        assert pid.error_code == E.NONE
+        added: Any = c.call(25, 3, AddOffsetsToTxnRequest(transactional_id=tid, producer_id=pid.producer_id,
+                                                          producer_epoch=pid.producer_epoch, group_id=group))
+        assert added.error_code == E.NONE
+        txn: Any = c.call(28, 3, TxnOffsetCommitRequest(
+            transactional_id=tid, group_id=group, producer_id=pid.producer_id, producer_epoch=pid.producer_epoch,
+            topics=[TxnOffsetCommitRequestTopic(name=topic, partitions=[
+                TxnOffsetCommitRequestPartition(partition_index=0, committed_offset=5)])]))
+        assert [(p.partition_index, p.error_code) for t in txn.topics for p in t.partitions] == [
+            (0, E.GROUP_ID_NOT_FOUND)]
+        aborted: Any = c.call(26, 3, EndTxnRequest(transactional_id=tid, producer_id=pid.producer_id,
+                                                   producer_epoch=pid.producer_epoch, committed=False))
+        assert aborted.error_code == E.NONE
+        fetched: Any = c.call(9, 8, OffsetFetchRequest(groups=[OffsetFetchRequestGroup(
+            group_id=group, topics=[OffsetFetchRequestTopics(name=topic, partition_indexes=[0])])]))
+        [g] = fetched.groups
+        assert g.error_code == E.NONE
+        assert [(p.partition_index, p.committed_offset, p.error_code) for t in g.topics for p in t.partitions] == [
+            (0, -1, E.NONE)]
+        every: Any = c.call(9, 8, OffsetFetchRequest(groups=[OffsetFetchRequestGroup(group_id=group, topics=None)]))
+        assert (every.groups[0].error_code, every.groups[0].topics) == (E.NONE, [])
+        deleted: Any = c.call(47, 0, OffsetDeleteRequest(group_id=group, topics=[
+            OffsetDeleteRequestTopic(name=topic, partitions=[OffsetDeleteRequestPartition(partition_index=0)])]))
+        assert deleted.error_code == E.GROUP_ID_NOT_FOUND
+        assert _listed(c, ["share"])[group] == ("share", "Stable", "share")
+        assert group not in _listed(c, ["consumer", "classic"])
+        again: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=1))
+        assert (again.error_code, again.member_epoch) == (E.NONE, 1)

@@ -1,11 +1,20 @@
 """Which offsets of a log read a share partition may deliver (broker/share_support.py): data
-batches only, and under read_committed none of an aborted transaction's."""
+batches only, and under read_committed none of an aborted transaction's; how much one
+acquisition reads."""
 
 from __future__ import annotations
 
-from broker.share_support import deliverable, records_for
-from coordinator.share.partition import AcquiredRecords
+from broker.share_support import (
+    FIRST_READ_RECORD_BYTES,
+    MIN_READ_BYTES,
+    deliverable,
+    learn_record_size,
+    read_bytes,
+    records_for,
+)
+from coordinator.share.partition import AcquiredRecords, SharePartition
 from protocol import record_batch as rb
+from storage.clock import ManualClock
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransaction
 
 
@@ -49,3 +58,19 @@ def test_records_for_sends_the_batches_holding_acquired_offsets() -> None:
 def test_an_empty_read_covers_nothing() -> None:
     read = deliverable(b"", READ_COMMITTED, [])
     assert (read.ranges, read.read_until, read.batches) == ([], None, [])
+
+
+def test_a_read_is_sized_for_the_budget_by_the_records_seen() -> None:
+    sp = SharePartition(ManualClock(), 0)
+    # Nothing read yet: records taken as 1 KiB; never below 64 KiB, never above MaxBytes.
+    assert read_bytes(sp, 500, 50 * 1024 * 1024) == 2 * 500 * FIRST_READ_RECORD_BYTES
+    assert read_bytes(sp, 1, 50 * 1024 * 1024) == MIN_READ_BYTES
+    assert read_bytes(sp, 500, 1000) == 1000
+    assert read_bytes(sp, 500, 0) == 1
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    learn_record_size(sp, read)
+    size = sum(len(b) for _, _, b in read.batches) // 8  # 8 records in the data batches
+    assert sp.record_bytes_hint == size
+    assert read_bytes(sp, 100_000, 50 * 1024 * 1024) == 2 * 100_000 * size
+    learn_record_size(sp, deliverable(b"", READ_UNCOMMITTED, None))  # an empty read teaches nothing
+    assert sp.record_bytes_hint == size

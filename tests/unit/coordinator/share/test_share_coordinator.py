@@ -1,5 +1,6 @@
 """The share coordinator: a member that leaves or times out has its records released (and
-its share session closed); records made available again wake waiting fetches."""
+its share session closed); records made available again wake waiting fetches; share groups
+follow the group coordinator's partitions of `__consumer_offsets`."""
 
 from __future__ import annotations
 
@@ -75,3 +76,36 @@ async def test_a_lock_timeout_wakes_waiting_fetches() -> None:
     clock.advance(30_000)
     await asyncio.wait_for(woken.wait(), 1)
     assert share.partitions.partitions[KEY].state_of(0) == (RecordState.AVAILABLE, 1)
+
+
+async def test_share_groups_follow_the_partitions_of_the_group_coordinator() -> None:
+    # Two brokers' share coordinators over one __consumer_offsets: the group moves from the
+    # first to the second, which reads it back; the first answers what the group
+    # coordinator answers for a partition it gave up.
+    clock, offsets = ManualClock(), MemoryCoordinatorLog()
+    names = {TOPIC.topic_id: "t"}
+    first = ShareCoordinator(MemoryCoordinatorLog(), clock, membership_log=offsets, topic_names=lambda: names)
+    second = ShareCoordinator(MemoryCoordinatorLog(), clock, membership_log=offsets, topic_names=lambda: names)
+    joined = await first.heartbeat(ShareHeartbeat("g", "m1", 0, subscribed_topic_names=["t"]), {"t": TOPIC})
+    assert (joined.error, joined.member_epoch) == (ErrorCode.NONE, 1)
+    partition = first.membership_store.partition_for("g")
+
+    first.unload_groups(partition)
+    first.group_status = lambda group_id: ErrorCode.NOT_COORDINATOR
+    assert "g" not in first.membership.groups
+    refused = await first.heartbeat(ShareHeartbeat("g", "m1", 1), {"t": TOPIC})
+    assert refused.error is ErrorCode.NOT_COORDINATOR
+
+    await second.load_groups(partition)
+    again = await second.heartbeat(ShareHeartbeat("g", "m1", 1), {"t": TOPIC})
+    assert (again.error, again.member_epoch) == (ErrorCode.NONE, 1)
+    assert sorted(second.membership.groups["g"].members) == ["m1"]
+    # Loading a partition drops what it no longer holds (a group deleted elsewhere).
+    await first.load_groups(partition)
+    assert sorted(first.membership.groups["g"].members) == ["m1"]
+    assert await second.delete_group("g") is ErrorCode.NON_EMPTY_GROUP
+    left = await second.heartbeat(ShareHeartbeat("g", "m1", -1), {"t": TOPIC})
+    assert left.error is ErrorCode.NONE
+    assert await second.delete_group("g") is ErrorCode.NONE
+    await first.load_groups(partition)
+    assert "g" not in first.membership.groups

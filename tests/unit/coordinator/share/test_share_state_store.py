@@ -1,9 +1,10 @@
 """The durable state of share partitions in `__share_group_state`: written before a change is
-answered, a snapshot after N updates, replayed on load, and a failed append leaves the share
+answered (acquisitions are not written), a snapshot after N updates, replayed on load, and a failed append leaves the share
 partition (and the stored state) exactly as before."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -11,7 +12,13 @@ import pytest
 from coordinator.log import CoordinatorLogError, MemoryCoordinatorLog
 from coordinator.share import records as rec
 from coordinator.share.config import SharePartitionConfig
-from coordinator.share.partition import Acknowledgement, AcquiredRecords, PersistedBatch, SharePartition
+from coordinator.share.partition import (
+    Acknowledgement,
+    AcquiredRecords,
+    PersistedBatch,
+    ShareAcknowledgeError,
+    SharePartition,
+)
 from coordinator.share.partitions import SharePartitions
 from coordinator.share.record_state import AcknowledgeType, RecordState
 from coordinator.share.records import SharePartitionKey
@@ -54,31 +61,32 @@ def test_coordinator_key_is_kafkas() -> None:
     assert coordinator_key(KEY) == f"g:{uuid.UUID(int=7)}:0"
 
 
-async def test_acquisition_and_acknowledgement_are_durable_before_answered() -> None:
+async def test_acquisition_writes_nothing_and_acknowledgement_is_durable_before_answered() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
     sp = parts.get(KEY, lambda: 0)
-    got = await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 9))
+    got = await parts.in_memory(KEY, lambda sp: acquire(sp, "m1", 0, 9))
     assert got == [AcquiredRecords(0, 9, 1)]
-    assert types_in(log) == [rec.SNAPSHOT]
+    assert types_in(log) == []
     await parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(0, 3, (A.ACCEPT,))]))
-    assert types_in(log) == [rec.SNAPSHOT, rec.UPDATE]
+    assert types_in(log) == [rec.SNAPSHOT]
     assert sp.start_offset == 4
 
-    # A restart: acknowledged stay acknowledged, what was acquired is delivered again.
+    # A restart: acknowledged stay acknowledged, what was acquired is delivered again, at
+    # the delivery count last written (none: as the first delivery, as Kafka does).
     clock2 = ManualClock()
     parts2 = await fresh(log, clock2)
     sp2 = parts2.get(KEY, lambda: 100)
     assert sp2.start_offset == 4
-    assert sp2.state_of(4) == (S.AVAILABLE, 1)
-    assert await parts2.change(KEY, lambda sp: acquire(sp, "m2", 4, 9)) == [AcquiredRecords(4, 9, 2)]
+    assert sp2.state_of(4) is None
+    assert await parts2.in_memory(KEY, lambda sp: acquire(sp, "m2", 4, 9)) == [AcquiredRecords(4, 9, 1)]
 
 
 async def test_a_failed_append_leaves_no_trace() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
     sp = parts.get(KEY, lambda: 0)
-    await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 4))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m1", 0, 4))
     before = list(log.partitions[parts.store.partition_for(KEY)])
     log.fail_next = 1
     with pytest.raises(CoordinatorLogError) as err:
@@ -92,77 +100,113 @@ async def test_a_failed_append_leaves_no_trace() -> None:
     assert sp.state_of(0) == (S.AVAILABLE, 1)
 
 
-async def test_a_failed_acquisition_write_cancels_its_lock() -> None:
+async def test_acknowledgements_queued_behind_a_write_share_the_next_one() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
     sp = parts.get(KEY, lambda: 0)
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m1", 0, 4))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m2", 5, 9))
+    async with parts.lock(KEY):  # a write under way
+        first = asyncio.ensure_future(
+            parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(0, 4, (A.ACCEPT,))])))
+        second = asyncio.ensure_future(
+            parts.change(KEY, lambda sp: sp.acknowledge("m2", [Acknowledgement(5, 9, (A.REJECT,))])))
+        refused = asyncio.ensure_future(
+            parts.change(KEY, lambda sp: sp.acknowledge("m2", [Acknowledgement(0, 0, (A.ACCEPT,))])))
+        await asyncio.sleep(0)
+    await first
+    await second
+    with pytest.raises(ShareAcknowledgeError) as err:
+        await refused
+    assert err.value.error_code is ErrorCode.INVALID_RECORD_STATE
+    assert types_in(log) == [rec.SNAPSHOT]
+    assert sp.start_offset == 10
+
+    # A failed write fails and rolls back every change it carried.
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m1", 10, 11))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m2", 12, 13))
     log.fail_next = 1
-    with pytest.raises(CoordinatorLogError):
-        await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 4))
-    assert sp.in_flight_count == 0
-    assert types_in(log) == []
+    async with parts.lock(KEY):
+        a = asyncio.ensure_future(
+            parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(10, 11, (A.ACCEPT,))])))
+        b = asyncio.ensure_future(
+            parts.change(KEY, lambda sp: sp.acknowledge("m2", [Acknowledgement(12, 13, (A.RELEASE,))])))
+        await asyncio.sleep(0)
+    for task in (a, b):
+        with pytest.raises(CoordinatorLogError):
+            await task
+    assert [sp.state_of(o) for o in range(10, 14)] == [(S.ACQUIRED, 1)] * 4
+    assert [sp.acquired_by(o) for o in range(10, 14)] == ["m1", "m1", "m2", "m2"]
+    assert types_in(log) == [rec.SNAPSHOT]
+
+
+async def test_a_lock_timeout_is_written() -> None:
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    tasks: list[asyncio.Future[None]] = []
+    parts.spawn = lambda coro: tasks.append(asyncio.ensure_future(coro))
+    parts.get(KEY, lambda: 0, SharePartitionConfig(delivery_count_limit=2))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1))
     clock.advance(LOCK_MS)
-    assert sp.in_flight_count == 0
-    assert await parts.change(KEY, lambda sp: acquire(sp, "m2", 0, 4)) == [AcquiredRecords(0, 4, 1)]
-
-
-async def test_a_rolled_back_release_rearms_the_lock() -> None:
-    clock, log = ManualClock(), MemoryCoordinatorLog()
-    parts = await fresh(log, clock)
-    sp = parts.get(KEY, lambda: 0)
-    await parts.change(KEY, lambda sp: acquire(sp, "m1", 0, 0))
-    clock.advance(10_000)
-    log.fail_next = 1
-    with pytest.raises(CoordinatorLogError):
-        await parts.change(KEY, lambda sp: sp.acknowledge("m1", [Acknowledgement(0, 0, (A.ACCEPT,))]))
-    assert sp.state_of(0) == (S.ACQUIRED, 1)
-    clock.advance(LOCK_MS - 10_000 - 1)
-    assert sp.state_of(0) == (S.ACQUIRED, 1)
-    clock.advance(1)
-    assert sp.state_of(0) == (S.AVAILABLE, 1)
+    await asyncio.gather(*tasks)
+    assert types_in(log) == [rec.SNAPSHOT]
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    clock.advance(LOCK_MS)  # the last allowed delivery timed out: archived, and written
+    await asyncio.gather(*tasks)
+    assert types_in(log) == [rec.SNAPSHOT, rec.UPDATE]
+    sp2 = (await fresh(log, ManualClock())).get(KEY, lambda: 0, SharePartitionConfig(delivery_count_limit=2))
+    assert (sp2.start_offset, sp2.in_flight_count) == (2, 0)
 
 
 async def test_a_snapshot_after_n_updates_and_load_replays_them() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock, every=3)
     parts.get(KEY, lambda: 0)
-    for o in range(6):
-        await parts.change(KEY, lambda sp, o=o: acquire(sp, "m", o, o))
+    for o in range(12):
+        await parts.in_memory(KEY, lambda sp, o=o: acquire(sp, "m", o, o))
         await parts.change(KEY, lambda sp, o=o: sp.acknowledge("m", [Acknowledgement(o, o, (A.ACCEPT,))]))
     assert types_in(log) == [0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1]
     reloaded = ShareStateStore(log, clock)
     await reloaded.load()
     state = reloaded.states[KEY]
-    assert (state.start_offset, state.batches, state.snapshot_epoch) == (6, (), 2)
+    assert (state.start_offset, state.batches, state.snapshot_epoch) == (12, (), 2)
 
 
 async def test_an_unchanged_state_is_not_written_again() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
     parts.get(KEY, lambda: 0)
-    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    await parts.change(KEY, lambda sp: sp.acknowledge("m", [Acknowledgement(0, 1, (A.RELEASE,))]))
+    # Acquired again: stored as before it was (available, delivered once).
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1))
     await parts.change(KEY, lambda sp: sp.acquire("m", [], 10))
     assert types_in(log) == [rec.SNAPSHOT]
 
 
-async def test_the_last_delivery_in_flight_at_a_crash_archives_on_restore() -> None:
+async def test_the_last_delivery_in_flight_at_a_crash_is_made_again() -> None:
+    # Kafka writes no acquisition: the delivery in flight at the crash was not counted, so
+    # the restarted broker makes it again, and archives the record when it ends unacknowledged.
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
     parts.get(KEY, lambda: 0, SharePartitionConfig(delivery_count_limit=2))
-    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1))
     await parts.change(KEY, lambda sp: sp.acknowledge("m", [Acknowledgement(0, 1, (A.RELEASE,))]))
-    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 1))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1))
     parts2 = await fresh(log, ManualClock())
     sp2 = parts2.get(KEY, lambda: 0, SharePartitionConfig(delivery_count_limit=2))
-    assert sp2.start_offset == 2
-    assert sp2.in_flight_count == 0
+    assert sp2.start_offset == 0
+    assert sp2.state_of(0) == (S.AVAILABLE, 1)
+    assert await parts2.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 1)) == [AcquiredRecords(0, 1, 2)]
+    await parts2.change(KEY, lambda sp: sp.acknowledge("m", [Acknowledgement(0, 1, (A.RELEASE,))]))
+    assert (sp2.start_offset, sp2.in_flight_count) == (2, 0)
 
 
 async def test_reset_and_delete() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
     parts.get(KEY, lambda: 0)
-    await parts.change(KEY, lambda sp: acquire(sp, "m", 0, 4))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m", 0, 4))
     await parts.reset(KEY, 42)
     assert parts.get(KEY, lambda: 0).start_offset == 42
     await parts.delete(KEY)
