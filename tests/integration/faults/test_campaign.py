@@ -15,9 +15,10 @@ SEED = int(os.environ.get("FAULTS_SEED") or 20261123)
 pytestmark = CAMPAIGN_MARKS
 
 
-def _run(tmp_path: Path, seconds: float, faults: tuple[str, ...], broken: str | None = None) -> Run:
-    print(f"faults seed {SEED}")
-    cfg = run(Run(seed=SEED, seconds=seconds, faults=faults, workdir=tmp_path / "run", broken=broken))
+def _run(tmp_path: Path, seconds: float, faults: tuple[str, ...], broken: str | None = None,
+         seed: int = SEED) -> Run:
+    print(f"faults seed {seed}")
+    cfg = run(Run(seed=seed, seconds=seconds, faults=faults, workdir=tmp_path / f"run-{seed}", broken=broken))
     print_report(cfg)
     assert cfg.report is not None
     return cfg
@@ -26,7 +27,14 @@ def _run(tmp_path: Path, seconds: float, faults: tuple[str, ...], broken: str | 
 def test_every_fault_type_leaves_no_anomaly(tmp_path: Path) -> None:
     cfg = _run(tmp_path, 55, FAULTS)
     assert cfg.report is not None
-    assert {f["fault"] for f in cfg.injected} == set(FAULTS)
+    # A loaded machine fits fewer faults in the schedule (each restart takes longer): the
+    # types left out get a run of their own, checked the same way.
+    missing = tuple(f for f in FAULTS if f not in {i["fault"] for i in cfg.injected})
+    if missing:
+        rest = _run(tmp_path, 30, missing, seed=SEED + 1)
+        assert rest.report is not None and rest.report.valid, rest.report and rest.report.table()
+        assert rest.drained
+        assert {f["fault"] for f in rest.injected} == set(missing)
     assert cfg.drained
     assert cfg.report.valid, cfg.report.table()
     # a broker that stopped itself (a disk fault) said why
@@ -41,10 +49,17 @@ def test_every_fault_type_leaves_no_anomaly(tmp_path: Path) -> None:
 def test_power_loss_catches_acks_before_fsync(tmp_path: Path) -> None:
     """A broker answering acks=all without fsync loses acknowledged records when the power
     goes: the checker sees other values at their offsets, or never sees them again."""
-    cfg = _run(tmp_path, 12, ("power-loss",), broken="no-fsync")
-    assert cfg.report is not None
-    lost = sum(cfg.report.counts[f] for f in ("inconsistent-offsets", "lost-write", "unseen"))
-    assert lost > 0, cfg.report.table()
+    # A power loss takes back only what was written since the last one and not yet
+    # written back; on a loaded machine one short run may see too few acknowledgements in
+    # that window: up to three seeds, any one of them must catch it.
+    tables = []
+    for attempt in range(3):
+        cfg = _run(tmp_path, 12, ("power-loss",), broken="no-fsync", seed=SEED + attempt)
+        assert cfg.report is not None
+        if sum(cfg.report.counts[f] for f in ("inconsistent-offsets", "lost-write", "unseen")) > 0:
+            return
+        tables.append(cfg.report.table())
+    raise AssertionError("\n".join(tables))
 
 
 def test_aborted_reads_are_caught(tmp_path: Path) -> None:
