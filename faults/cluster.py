@@ -33,7 +33,7 @@ CLUSTER_OVERRIDES = {
 CLUSTER_FAULTS = (
     "kill-leader",  # kill -9 of the leader of one of the workload's partitions
     "kill-txn-coordinator",  # ... of a transactional producer's coordinator
-    "kill-group-coordinator",  # ... of the consumer group's or the share group's coordinator
+    "kill-group-coordinator",  # ... of the consumer group's coordinator
     "kill-controller",
     "pause-leader",  # SIGSTOP past the session timeout, then SIGCONT: fenced
     "pg-stop",  # PostgreSQL stopped cleanly under load, started again
