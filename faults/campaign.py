@@ -164,7 +164,9 @@ def _run_cluster(cfg: Run, rng: random.Random) -> Run:
 
     try:
         pg.start()
+        cfg.log(f"PostgreSQL up: {pg.url}")
         nodes.start(START_SECONDS)
+        cfg.log(f"PostgreSQL and {len(nodes.brokers)} brokers up: {nodes.bootstrap}")
         # No share group: its state (`__share_group_state`) does not follow partition
         # leadership yet (docs/cluster.md, "Not yet").
         _workload(cfg, nodes.bootstrap, lambda: _schedule(
@@ -203,6 +205,7 @@ def _workload(cfg: Run, bootstrap: str, nemesis: Callable[[], None], *, share: b
         # timeout (transaction.timeout.ms in faults/client.py); the drain reads up to the LSO.
         # The share drain waits out the acquisition lock of records whose ShareFetch answer
         # was lost.
+        cfg.log("workload over; draining")
         drain = _client("drain", "drain", bootstrap, cfg.workdir, 90, cfg.seed)
         clients.append(drain)
         share_drain = _client("share-drain", "share-drain", bootstrap, cfg.workdir, 90, cfg.seed) if share else None
@@ -215,6 +218,7 @@ def _workload(cfg: Run, bootstrap: str, nemesis: Callable[[], None], *, share: b
         if not cfg.drained:
             cfg.log("the drain did not reach the end of every key")
         cfg.report = check(read_history([p for p in histories if p.exists()]))
+        cfg.log("drained and checked")
     finally:
         for client in clients:
             if client.poll() is None:

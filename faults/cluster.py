@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ CLUSTER_FAULTS = (
 # for its partitions and coordinators to move, so the clients fail over.
 DOWN_SECONDS = (0.5, 3.0)
 LOOKUP_TIMEOUT = 3.0
+LOOKUP_SECONDS = 5.0
 
 
 class BrokerCluster:
@@ -71,15 +73,22 @@ class BrokerCluster:
         return ",".join(b.bootstrap for b in self.brokers.values())
 
     def start(self, timeout: float) -> None:
-        for broker in self.brokers.values():
-            broker.start(timeout)
+        """All brokers at once (each start waits for a Python process to listen)."""
+        with ThreadPoolExecutor(len(self.brokers)) as pool:
+            for started in [pool.submit(b.start, timeout) for b in self.brokers.values()]:
+                started.result()
 
     def stop(self) -> None:
-        for node_id, broker in self.brokers.items():
+        """The run is over: all brokers stopped at once, killed if SIGTERM is ignored."""
+
+        def stop(node_id: int, broker: OdradekBroker) -> None:
             try:
                 broker.stop(30)
-            except RuntimeError:  # killed instead: the run is over either way
+            except RuntimeError:
                 self.log(f"broker {node_id} ignored SIGTERM")
+
+        with ThreadPoolExecutor(len(self.brokers)) as pool:
+            list(pool.map(stop, self.brokers, self.brokers.values()))
 
     def _answering(self) -> str:
         """The bootstrap list of the brokers that are up and not paused."""
@@ -88,39 +97,42 @@ class BrokerCluster:
     def _random(self, rng: random.Random) -> int:
         return rng.choice(sorted(self.brokers))
 
-    def leader(self, rng: random.Random, topic: str, partitions: int) -> tuple[int, dict[str, Any]]:
-        partition = rng.randrange(partitions)
-        try:
-            with Cluster(self._answering(), LOOKUP_TIMEOUT) as cluster:
-                node = cluster.leaders([topic])[topic].get(partition, -1)
-        except CliError:
-            node = -1
-        detail = {"partition": f"{topic}-{partition}"}
+    def _ask(self, question: Callable[[Cluster], int]) -> int:
+        """A node id asked of the brokers that answer, again while the answer is none (no
+        leader yet, a coordinator loading) for up to LOOKUP_SECONDS; -1 if none came."""
+        deadline = time.monotonic() + LOOKUP_SECONDS
+        while True:
+            try:
+                with Cluster(self._answering(), LOOKUP_TIMEOUT) as cluster:
+                    node = question(cluster)
+            except CliError:
+                node = -1
+            if node in self.brokers or time.monotonic() > deadline:
+                return node
+            time.sleep(0.2)
+
+    def _target(self, node: int, rng: random.Random, detail: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         return (node, detail) if node in self.brokers else (self._random(rng), {**detail, "random": True})
 
+    def leader(self, rng: random.Random, topic: str, partitions: int) -> tuple[int, dict[str, Any]]:
+        partition = rng.randrange(partitions)
+        node = self._ask(lambda cluster: cluster.leaders([topic])[topic].get(partition, -1))
+        return self._target(node, rng, {"partition": f"{topic}-{partition}"})
+
     def controller(self, rng: random.Random) -> tuple[int, dict[str, Any]]:
-        try:
-            with Cluster(self._answering(), LOOKUP_TIMEOUT) as cluster:
-                node = int(cluster.metadata([]).controller_id)
-        except CliError:
-            node = -1
-        return (node, {}) if node in self.brokers else (self._random(rng), {"random": True})
+        return self._target(self._ask(lambda cluster: int(cluster.metadata([]).controller_id)), rng, {})
 
     def coordinator(self, rng: random.Random, key: str, key_type: int) -> tuple[int, dict[str, Any]]:
         """The group (key_type 0) or transaction (1) coordinator of `key`."""
-        node = -1
-        try:
-            with Cluster(self._answering(), LOOKUP_TIMEOUT) as cluster:
-                resp: Any = cluster.bootstrap.call(
-                    FindCoordinatorRequest(key=key, key_type=key_type, coordinator_keys=[key]), 4
-                )
+
+        def find(cluster: Cluster) -> int:
+            resp: Any = cluster.bootstrap.call(
+                FindCoordinatorRequest(key=key, key_type=key_type, coordinator_keys=[key]), 4
+            )
             found = resp.coordinators[0] if resp.coordinators else resp
-            if found.error_code == ErrorCode.NONE:
-                node = int(found.node_id)
-        except CliError:
-            pass
-        detail = {"key": key}
-        return (node, detail) if node in self.brokers else (self._random(rng), {**detail, "random": True})
+            return int(found.node_id) if found.error_code == ErrorCode.NONE else -1
+
+        return self._target(self._ask(find), rng, {"key": key})
 
     def kill(self, node_id: int, rng: random.Random, start_timeout: float) -> None:
         broker = self.brokers[node_id]
