@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # PostgreSQL, Spark), so two workers keep both cores busy.
 TEST_WORKERS ?= 2
 
-.PHONY: run cluster test check lint postgres promtool typecheck check-codegen codegen bench pipeline faults fuse fuzz clean container-test
+.PHONY: run cluster test check lint postgres promtool typecheck check-codegen codegen bench pipeline faults faults-cluster fuse fuzz clean container-test
 
 $(STAMP): pyproject.toml
 	test -d $(VENV) || $(PYTHON) -m venv $(VENV)
@@ -95,9 +95,14 @@ bench: $(STAMP) postgres
 pipeline: $(STAMP)
 	$(BIN)/python -m pipeline.examples.demo $(PIPELINE_ARGS)
 
-# The fault campaign (faults/README.md): FAULTS_SEED to replay, FAULTS_SECONDS of workload.
+# The fault campaign (faults/README.md): FAULTS_SEED to replay, FAULTS_SECONDS of workload,
+# FAULTS_CLUSTER=1 for three brokers over PostgreSQL with a cluster's faults.
 faults: $(STAMP) fuse
-	$(BIN)/python -m faults $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) $(if $(FAULTS_SECONDS),--total $(FAULTS_SECONDS)) $(FAULTS_ARGS)
+	$(BIN)/python -m faults $(if $(FAULTS_CLUSTER),--cluster) $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) $(if $(FAULTS_SECONDS),--total $(FAULTS_SECONDS)) $(FAULTS_ARGS)
+
+# The cluster mode alone (no disk faults: neither root nor libfuse needed), 10 minutes unless told.
+faults-cluster: $(STAMP) postgres
+	$(BIN)/python -m faults --cluster --seconds 120 $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) --total $(or $(FAULTS_SECONDS),600) $(FAULTS_ARGS)
 
 clean:
 	rm -rf $(VENV) data

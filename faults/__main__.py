@@ -5,6 +5,7 @@ then one JSON line with the totals. Exits 1 on any anomaly.
     python -m faults --seed 7 --seconds 60 --total 180
     FAULTS_SEED=7 FAULTS_SECONDS=180 make faults
     python -m faults --engine postgres --seconds 60   # the log in PostgreSQL, with its faults
+    python -m faults --cluster --seconds 120         # three brokers over PostgreSQL, a cluster's faults
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from .campaign import (
     ALL_FAULTS,
+    CLUSTER_FAULTS,
     ENGINES,
     FAULTS,
     PG_ASYNC_COMMIT,
@@ -46,12 +48,15 @@ def main() -> int:
     parser.add_argument("--fault", action="append", choices=ALL_FAULTS, help="only these faults (repeatable)")
     parser.add_argument("--engine", choices=ENGINES, default="file",
                         help="the broker's storage engine (postgres: a private PostgreSQL server, with its faults)")
+    parser.add_argument("--cluster", action="store_true",
+                        help="three brokers over one PostgreSQL, with a cluster's faults (faults/cluster.py)")
     parser.add_argument(
         "--broken", choices=["no-fsync", "aborted-reads", PG_ASYNC_COMMIT],
         help="a deliberately broken broker, or (pg-async-commit, with --engine postgres) PostgreSQL"
     )
     parser.add_argument("--keep", type=Path, help="keep histories and logs in this directory")
     args = parser.parse_args()
+    default_faults = CLUSTER_FAULTS if args.cluster else POSTGRES_FAULTS if args.engine == "postgres" else FAULTS
     print(f"faults campaign: seed {args.seed} (replay with FAULTS_SEED={args.seed})", flush=True)
     base = args.keep or Path(tempfile.mkdtemp(prefix="odradek-faults-"))
     runs: list[Run] = []
@@ -62,8 +67,9 @@ def main() -> int:
         cfg = Run(
             seed=args.seed + index,
             seconds=max(seconds, 10.0),
-            faults=tuple(args.fault or (POSTGRES_FAULTS if args.engine == "postgres" else FAULTS)),
-            engine=args.engine,
+            faults=tuple(args.fault or default_faults),
+            engine="postgres" if args.cluster else args.engine,
+            cluster=args.cluster,
             workdir=base / f"run-{index}",
             broken=args.broken,
         )

@@ -3,14 +3,12 @@ clients, the nemesis on a schedule drawn from the seed, then a drain and the che
 
 from __future__ import annotations
 
-import contextlib
 import json
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,8 +16,12 @@ from typing import Any
 from odradek.testing import OdradekBroker, free_port
 
 from .checker import Report, check
+from .client import share_group_id
+from .cluster import CLUSTER_FAULTS, CLUSTER_OVERRIDES, BrokerCluster
+from .cluster import inject as inject_cluster_fault
 from .disks import Disk
 from .history import read_history
+from .postgres import Postgres, pg_fault
 from .proxy import ADD_PARTITIONS_TO_TXN, END_TXN, PRODUCE, Proxy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,13 +33,11 @@ FAULTS = ("kill", "power-loss", "pause", "partition", "delay", "hold", "disk-ful
 # folder losing power (on a lazyfs disk of its own: what PostgreSQL did not fsync is gone),
 # and its connections to the broker cut by a second proxy.
 POSTGRES_FAULTS = ("kill", "pause", "partition", "delay", "hold", "pg-stop", "pg-crash", "pg-power-loss", "pg-cut")
-ALL_FAULTS = tuple(dict.fromkeys(FAULTS + POSTGRES_FAULTS))
+ALL_FAULTS = tuple(dict.fromkeys(FAULTS + POSTGRES_FAULTS + CLUSTER_FAULTS))
 DISK_FAULTS = ("power-loss", "disk-full", "io-error", "io-error+power-loss")
 # A deliberately misconfigured PostgreSQL (synchronous_commit=off: COMMIT answered before
 # its WAL is flushed), so that a test can show pg-power-loss catches what it loses.
 PG_ASYNC_COMMIT = "pg-async-commit"
-# PostgreSQL's disk for pg-power-loss (a tmpfs: memory only as far as it is used).
-PG_DISK_MB = 2048
 ENGINES = ("file", "postgres")
 # The share-group workload (roles share-*) has a one-partition topic of its own: a producer
 # fills it, two share consumers of one group read it, acknowledging explicitly.
@@ -77,6 +77,7 @@ class Run:
     workdir: Path = Path("faults-run")
     broken: str | None = None
     engine: str = "file"
+    cluster: bool = False  # three brokers over PostgreSQL (faults/cluster.py)
     disk_mb: int = 48
     injected: list[dict[str, Any]] = field(default_factory=list)
     broker_stops: list[str] = field(default_factory=list)  # the broker's own last words
@@ -92,8 +93,11 @@ def run(cfg: Run) -> Run:
     cfg.workdir.mkdir(parents=True, exist_ok=True)
     rng = random.Random(cfg.seed)
     cfg.log(
-        f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} dir={cfg.workdir}"
+        f"seed={cfg.seed} seconds={cfg.seconds} faults={','.join(cfg.faults)} broken={cfg.broken} "
+        f"cluster={cfg.cluster} dir={cfg.workdir}"
     )
+    if cfg.cluster:
+        return _run_cluster(cfg, rng)
     # Without disk faults (always on PostgreSQL, where the broker's own directory holds only
     # its cluster id) no lazyfs, nor root and libfuse, is needed for the broker; PostgreSQL
     # gets a lazyfs disk of its own for pg-power-loss.
@@ -109,12 +113,6 @@ def run(cfg: Run) -> Run:
         overrides["storage.engine"] = pg.url
     broken = None if cfg.broken == PG_ASYNC_COMMIT else cfg.broken
     broker = faults_broker(log_dir, cfg.workdir / "broker.log", broker_port, proxy_port, overrides, broken)
-    clients: list[subprocess.Popen[bytes]] = []
-    histories = [cfg.workdir / f"{name}.jsonl" for _, name in CLIENTS]
-    histories += [cfg.workdir / "drain.jsonl", cfg.workdir / "share-drain.jsonl"]
-    for path in histories:
-        path.unlink(missing_ok=True)
-    bootstrap = f"127.0.0.1:{proxy_port}"
     try:
         if disk is not None:
             disk.setup()
@@ -122,35 +120,10 @@ def run(cfg: Run) -> Run:
         if pg is not None:
             pg.start()
         broker.start(START_SECONDS)
-        _create_topic(bootstrap)
-        for role, name in CLIENTS:
-            clients.append(_client(role, name, bootstrap, cfg.workdir, cfg.seconds, cfg.seed))
-        _nemesis(cfg, rng, broker, disk, proxy, pg)
-        for client in clients:
-            try:
-                client.wait(cfg.seconds + 60)
-            except subprocess.TimeoutExpired:
-                client.kill()
-                client.wait()
-        # Transactions the clients left open are aborted by the coordinator after their
-        # timeout (transaction.timeout.ms in faults/client.py); the drain reads up to the LSO.
-        # The share drain waits out the acquisition lock of records whose ShareFetch answer
-        # was lost.
-        drain = _client("drain", "drain", bootstrap, cfg.workdir, 90, cfg.seed)
-        share_drain = _client("share-drain", "share-drain", bootstrap, cfg.workdir, 90, cfg.seed)
-        cfg.drained = drain.wait(150) == 0
-        if share_drain.wait(150) != 0:
-            cfg.drained = False
-            cfg.log("the share drain did not run idle")
-        if not cfg.drained:
-            cfg.log("the drain did not reach the end of every key")
-        cfg.report = check(read_history([p for p in histories if p.exists()]))
+        _workload(cfg, f"127.0.0.1:{proxy_port}", lambda: _nemesis(cfg, rng, broker, disk, proxy, pg))
         if not broker.alive:
             cfg.broker_stops.append(broker.log_tail(1))
     finally:
-        for client in clients:
-            if client.poll() is None:
-                client.kill()
         try:
             broker.stop(30)
         except RuntimeError:  # killed instead: the run is over either way
@@ -161,6 +134,95 @@ def run(cfg: Run) -> Run:
         if disk is not None:
             disk.teardown()
     return cfg
+
+
+def _run_cluster(cfg: Run, rng: random.Random) -> Run:
+    """`--cluster`: three brokers over one PostgreSQL (faults/cluster.py), the clients
+    bootstrapping from all of them, no proxy in front of them."""
+    pg = Postgres(cfg.seed, power_loss="pg-power-loss" in cfg.faults,
+                  synchronous_commit=cfg.broken != PG_ASYNC_COMMIT)
+    overrides = {**BROKER_OVERRIDES, **CLUSTER_OVERRIDES, "storage.engine": pg.url}
+    broken = None if cfg.broken == PG_ASYNC_COMMIT else cfg.broken
+    nodes = BrokerCluster(cfg.workdir, overrides, broken, cfg.log)
+    txn_ids = [f"faults-{name}" for role, name in CLIENTS if role == "txn"]  # faults/client.py's
+    group_ids = [f"faults-{TOPIC}"]
+
+    def inject(fault: str) -> dict[str, Any]:
+        if fault in CLUSTER_FAULTS:
+            return inject_cluster_fault(fault, rng, nodes, pg, topic=TOPIC, partitions=PARTITIONS,
+                                        txn_ids=txn_ids, group_ids=group_ids, start_timeout=START_SECONDS)
+        if fault.startswith("pg-"):
+            pg_fault(pg, fault, rng)
+            return {}
+        raise ValueError(f"{fault} is not a fault of the cluster mode")
+
+    def heal() -> None:
+        pg.proxy.heal()
+        if not pg.server.running:
+            pg.server.restart()
+        nodes.heal()
+
+    try:
+        pg.start()
+        cfg.log(f"PostgreSQL up: {pg.url}")
+        nodes.start(START_SECONDS)
+        cfg.log(f"PostgreSQL and {len(nodes.brokers)} brokers up: {nodes.bootstrap}")
+        # No share group: its state (`__share_group_state`) does not follow partition
+        # leadership yet (docs/cluster.md, "Not yet").
+        _workload(cfg, nodes.bootstrap, lambda: _schedule(
+            cfg, rng, inject, lambda: nodes.ensure_up(cfg.broker_stops, START_SECONDS), heal
+        ), share=False)
+        for node_id, broker in nodes.brokers.items():
+            if not broker.alive:
+                cfg.broker_stops.append(f"broker {node_id}: {broker.log_tail(1)}")
+    finally:
+        nodes.stop()
+        pg.stop()
+    return cfg
+
+
+def _workload(cfg: Run, bootstrap: str, nemesis: Callable[[], None], *, share: bool = True) -> None:
+    """The topics, the clients under the nemesis, the drains, the checker's report; without
+    `share`, no share-group workload."""
+    clients: list[subprocess.Popen[bytes]] = []
+    roles = [(role, name) for role, name in CLIENTS if share or not role.startswith("share")]
+    histories = [cfg.workdir / f"{name}.jsonl" for _, name in roles]
+    histories += [cfg.workdir / "drain.jsonl"] + ([cfg.workdir / "share-drain.jsonl"] if share else [])
+    for path in histories:
+        path.unlink(missing_ok=True)
+    try:
+        _create_topic(bootstrap, share)
+        for role, name in roles:
+            clients.append(_client(role, name, bootstrap, cfg.workdir, cfg.seconds, cfg.seed))
+        nemesis()
+        for client in clients:
+            try:
+                client.wait(cfg.seconds + 60)
+            except subprocess.TimeoutExpired:
+                client.kill()
+                client.wait()
+        # Transactions the clients left open are aborted by the coordinator after their
+        # timeout (transaction.timeout.ms in faults/client.py); the drain reads up to the LSO.
+        # The share drain waits out the acquisition lock of records whose ShareFetch answer
+        # was lost.
+        cfg.log("workload over; draining")
+        drain = _client("drain", "drain", bootstrap, cfg.workdir, 90, cfg.seed)
+        clients.append(drain)
+        share_drain = _client("share-drain", "share-drain", bootstrap, cfg.workdir, 90, cfg.seed) if share else None
+        if share_drain is not None:
+            clients.append(share_drain)
+        cfg.drained = drain.wait(150) == 0
+        if share_drain is not None and share_drain.wait(150) != 0:
+            cfg.drained = False
+            cfg.log("the share drain did not run idle")
+        if not cfg.drained:
+            cfg.log("the drain did not reach the end of every key")
+        cfg.report = check(read_history([p for p in histories if p.exists()]))
+        cfg.log("drained and checked")
+    finally:
+        for client in clients:
+            if client.poll() is None:
+                client.kill()
 
 
 def faults_broker(
@@ -182,64 +244,17 @@ def faults_broker(
     )
 
 
-class Postgres:
-    """PostgreSQL for `--engine postgres`: a private server (odradek/postgres_server.py),
-    the broker connected to it through a raw proxy the nemesis can cut."""
-
-    def __init__(self, seed: int, *, power_loss: bool = False, synchronous_commit: bool = True) -> None:
-        from odradek.postgres_server import TEST_SETTINGS, PostgresServer
-
-        # Its own folder (odradek/postgres_server.py: never under pytest's), removed at the end.
-        self.directory = Path(tempfile.mkdtemp(prefix="odradek-faults-pg-"))
-        # For pg-power-loss its data folder is on a lazyfs disk of its own.
-        self.disk = Disk(self.directory / "disk", PG_DISK_MB) if power_loss else None
-        data_path = self.disk.mount / "data" if self.disk is not None else None
-        settings = {**TEST_SETTINGS, **({} if synchronous_commit else {"synchronous_commit": "off"})}
-        self.server = PostgresServer(self.directory, data_path=data_path, settings=settings)
-        self.proxy = Proxy(free_port(), self.server.port, seed, raw=True)
-
-    @property
-    def url(self) -> str:
-        return f"postgresql://{self.server.user}@127.0.0.1:{self.proxy.listen_port}/{self.server.database}"
-
-    def start(self) -> None:
-        if self.disk is not None:
-            self.disk.setup()
-        self.server.init()
-        self.server.start()
-        self.proxy.start()
-
-    def power_loss(self) -> None:
-        """The machine under PostgreSQL loses power: the server dies at once, then what it
-        had not fsynced is gone, then it starts again and recovers from its WAL."""
-        assert self.disk is not None
-        self.server.stop("immediate")
-        self.disk.power_loss()
-        self.server.restart()
-
-    def stop(self) -> None:
-        with contextlib.suppress(RuntimeError):  # its thread never started (a failed start)
-            self.proxy.stop()
-        try:
-            # The run is over: on the power-loss disk nothing is kept, so no shutdown
-            # checkpoint through lazyfs (slow) either.
-            self.server.stop("fast" if self.disk is None else "immediate")
-        finally:
-            if self.disk is not None:
-                self.disk.teardown()
-            shutil.rmtree(self.directory, ignore_errors=True)
-
-
-def _create_topic(bootstrap: str) -> None:
-    """The topics, and the share group's configs: reading from the earliest offset."""
+def _create_topic(bootstrap: str, share: bool = True) -> None:
+    """The topics, and (with `share`) the share group's configs: reading from the earliest offset."""
     from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic
 
-    from .client import share_group_id
-
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(TOPIC, PARTITIONS, 1), NewTopic(SHARE_TOPIC, 1, 1)], request_timeout=20)
+    topics = [NewTopic(TOPIC, PARTITIONS, 1)] + ([NewTopic(SHARE_TOPIC, 1, 1)] if share else [])
+    futures = admin.create_topics(topics, request_timeout=20)
     for future in futures.values():
         future.result(30)
+    if not share:
+        return
     # (its lock duration is the broker's group.share.record.lock.duration.ms: a group's own
     # may not go below 15 s)
     entries = [ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)]
@@ -282,6 +297,29 @@ def _client(
 def _nemesis(
     cfg: Run, rng: random.Random, broker: OdradekBroker, disk: Disk | None, proxy: Proxy, pg: Postgres | None
 ) -> None:
+    def heal() -> None:
+        proxy.heal()
+        if disk is not None:
+            disk.free()
+            disk.fail_io(False)
+        if pg is not None:
+            pg.proxy.heal()
+            if not pg.server.running:
+                pg.server.restart()
+        broker.resume()
+
+    _schedule(
+        cfg, rng, lambda fault: _inject(fault, rng, broker, disk, proxy, pg), lambda: _ensure_up(cfg, broker), heal
+    )
+
+
+def _schedule(
+    cfg: Run,
+    rng: random.Random,
+    inject: Callable[[str], dict[str, Any]],
+    ensure_up: Callable[[], None],
+    heal: Callable[[], None],
+) -> None:
     """Faults one after another until the workload's end, each followed by a quiet spell in
     which the clients can make progress."""
     deadline = time.monotonic() + cfg.seconds - 2
@@ -294,23 +332,15 @@ def _nemesis(
         fault = order.pop(0) if order else rng.choice(cfg.faults)
         time.sleep(rng.uniform(0.2, 0.8))
         started = time.monotonic()
-        detail = _inject(fault, rng, broker, disk, proxy, pg)
+        detail = inject(fault)
         took = time.monotonic() - started
         cfg.fault_seconds += took
         cfg.injected.append({"fault": fault, "seconds": round(took, 2), **detail})
         cfg.log(f"{fault} for {took:.1f}s {detail or ''}")
-        _ensure_up(cfg, broker)
+        ensure_up()
         time.sleep(rng.uniform(0.8, 1.5))
-    proxy.heal()
-    if disk is not None:
-        disk.free()
-        disk.fail_io(False)
-    if pg is not None:
-        pg.proxy.heal()
-        if not pg.server.running:
-            pg.server.restart()
-    broker.resume()
-    _ensure_up(cfg, broker)
+    heal()
+    ensure_up()
 
 
 def _inject(
@@ -319,16 +349,7 @@ def _inject(
     if fault.startswith("pg-"):
         if pg is None:
             raise ValueError(f"{fault} needs --engine postgres")
-        if fault == "pg-cut":
-            pg.proxy.drop()
-            time.sleep(rng.uniform(1.0, 3.0))
-            pg.proxy.heal()
-        elif fault == "pg-power-loss":
-            pg.power_loss()
-        else:  # pg-stop (clean) or pg-crash (as a crash: recovery from PostgreSQL's WAL)
-            pg.server.stop("fast" if fault == "pg-stop" else "immediate")
-            time.sleep(rng.uniform(0.5, 2.0))
-            pg.server.restart()
+        pg_fault(pg, fault, rng)
         return {}
     if fault == "kill":
         broker.kill()
