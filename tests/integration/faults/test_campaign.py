@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from faults.campaign import FAULTS, Run, print_report, run
 from tests.integration.faults.campaign_marks import CAMPAIGN_MARKS
 
@@ -24,6 +26,7 @@ def _run(tmp_path: Path, seconds: float, faults: tuple[str, ...], broken: str | 
     return cfg
 
 
+@pytest.mark.timeout(600)  # a second run when the first left fault types out
 def test_every_fault_type_leaves_no_anomaly(tmp_path: Path) -> None:
     cfg = _run(tmp_path, 55, FAULTS)
     assert cfg.report is not None
@@ -46,6 +49,7 @@ def test_every_fault_type_leaves_no_anomaly(tmp_path: Path) -> None:
     assert cfg.report.read_values >= cfg.report.acknowledged
 
 
+@pytest.mark.timeout(600)  # up to three runs
 def test_power_loss_catches_acks_before_fsync(tmp_path: Path) -> None:
     """A broker answering acks=all without fsync loses acknowledged records when the power
     goes: the checker sees other values at their offsets, or never sees them again."""

@@ -40,15 +40,23 @@ def test_postgres_faults_leave_no_anomaly(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(can_mount() is not None, reason=str(can_mount()))
+@pytest.mark.timeout(600)  # up to three runs
 def test_power_loss_catches_commits_answered_before_the_wal_flush(tmp_path: Path) -> None:
     """PostgreSQL run with synchronous_commit=off answers COMMIT before its WAL is on disk:
     a power loss of its data folder takes back rounds the broker acknowledged, which the
     broker still serves from memory until a restart reloads the log from PostgreSQL."""
     find_bin_dir()
-    print(f"faults seed {SEED}")
-    cfg = run(Run(seed=SEED, seconds=30, faults=("pg-power-loss", "kill"), workdir=tmp_path / "run",
-                  engine="postgres", broken="pg-async-commit"))
-    print_report(cfg)
-    assert cfg.report is not None
-    # Seen: poll-skip (offsets gone from the reloaded log), lost-write, inconsistent-offsets.
-    assert not cfg.report.valid, cfg.report.table()
+    # Only rounds committed since the last power loss and not yet flushed can be taken back;
+    # a loaded machine fits fewer of them in one run: up to three seeds, one must catch it.
+    tables = []
+    for seed in (SEED, SEED + 1, SEED + 2):
+        print(f"faults seed {seed}")
+        cfg = run(Run(seed=seed, seconds=30, faults=("pg-power-loss", "kill"), workdir=tmp_path / f"run-{seed}",
+                      engine="postgres", broken="pg-async-commit"))
+        print_report(cfg)
+        assert cfg.report is not None
+        # Seen: poll-skip (offsets gone from the reloaded log), lost-write, inconsistent-offsets.
+        if not cfg.report.valid:
+            return
+        tables.append(cfg.report.table())
+    raise AssertionError("\n".join(tables))
