@@ -40,6 +40,7 @@ from ..log_manager import LogManager
 from ..producer_state import MemorySnapshotStore, ProducerStateManager
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
+from . import pieces
 from .cluster.leadership import FencedError, Leadership
 from .cluster.notify import CLUSTER_CHANNEL
 from .group_commit import (
@@ -355,16 +356,18 @@ class PostgresStorage(LogManager):
 
         current: PartitionKey | None = None
         async with conn.transaction(readonly=True, isolation="repeatable_read"):
-            async for r in conn.cursor(
-                "SELECT topic_id, partition, segment_base, payload FROM batches ORDER BY topic_id, partition, base_offset",
+            cursor = conn.cursor(
+                "SELECT topic_id, partition, segment_base, base_offset, piece, payload FROM batches "
+                "ORDER BY topic_id, partition, base_offset, piece",
                 prefetch=1000,
-            ):
+            )
+            async for r, payload in pieces.join_async(cursor):
                 key = (r["topic_id"], r["partition"])
                 if key != current:
                     if current is not None:
                         open_partition(current)
                     current = key
-                loaded[key].batches.append((r["segment_base"], r["payload"]))
+                loaded[key].batches.append((r["segment_base"], payload))
         if current is not None:
             open_partition(current)
         self._seen_in_db = {r.topic_id for r in records}
@@ -502,7 +505,7 @@ class PostgresStorage(LogManager):
         async with self._reader() as conn:
             rows = await conn.fetch(
                 "SELECT payload FROM batches WHERE topic_id = $1 AND partition = $2 AND segment_base = $3 "
-                "ORDER BY base_offset",
+                "ORDER BY base_offset, piece",
                 topic_id, partition, store.base_offset,
             )
         data = b"".join(r["payload"] for r in rows)
@@ -591,11 +594,12 @@ class PostgresStorage(LogManager):
                 entry.log_start = row["log_start_offset"]
                 entry.cleaner_checkpoint = row["cleaner_checkpoint"]
                 entry.active_segment_base = row["active_segment_base"]
-            for r in await conn.fetch(
-                "SELECT segment_base, payload FROM batches WHERE topic_id = $1 AND partition = $2 "
-                "ORDER BY base_offset", topic_id, partition,
-            ):
-                entry.batches.append((r["segment_base"], r["payload"]))
+            rows = await conn.fetch(
+                "SELECT segment_base, base_offset, piece, payload FROM batches WHERE topic_id = $1 AND partition = $2 "
+                "ORDER BY base_offset, piece", topic_id, partition,
+            )
+            for r, payload in pieces.join(rows):
+                entry.batches.append((r["segment_base"], payload))
             epochs = await _begin_epoch(conn, key, epoch, self.leadership, _log_end(entry))
         name = self._by_id.get(topic_id)
         if name is None or self._closed or epochs is None:

@@ -31,6 +31,7 @@ from ..errors import KafkaStorageError
 from ..files import MemoryStore
 from ..flusher import GroupCommitFlusher, RoundDone, Syncable
 from ..log import SegmentNotResident
+from .pieces import PIECE_BYTES, split
 
 logger = logging.getLogger(__name__)
 
@@ -44,24 +45,24 @@ Fence = Callable[[asyncpg.Connection, set[tuple[Any, int]]], Awaitable[None]]
 
 _INSERT = """
 INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base, base_timestamp,
-    max_timestamp, producer_id, producer_epoch, base_sequence, last_sequence, transactional, control, payload)
+    max_timestamp, producer_id, producer_epoch, base_sequence, last_sequence, transactional, control, payload, piece)
 SELECT * FROM unnest($1::uuid[], $2::integer[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[],
     $7::bigint[], $8::bigint[], $9::smallint[], $10::integer[], $11::integer[], $12::boolean[], $13::boolean[],
-    $14::bytea[])
+    $14::bytea[], $15::integer[])
 """
 # After a failed round whose COMMIT may have happened all the same (the connection lost
 # while committing): batches already there are skipped, if they are these very batches.
 _INSERT_AGAIN = _INSERT + "ON CONFLICT DO NOTHING"
 _CONFLICTS = """
-SELECT count(*) FROM unnest($1::uuid[], $2::integer[], $3::bigint[], $4::bytea[]) AS u(topic_id, partition,
-    base_offset, payload)
-JOIN batches b USING (topic_id, partition, base_offset) WHERE b.payload <> u.payload
+SELECT count(*) FROM unnest($1::uuid[], $2::integer[], $3::bigint[], $4::bytea[], $5::integer[]) AS u(topic_id,
+    partition, base_offset, payload, piece)
+JOIN batches b USING (topic_id, partition, base_offset, piece) WHERE b.payload <> u.payload
 """
 
 
 COLUMNS = (
     "topic_id", "partition", "base_offset", "last_offset", "segment_base", "base_timestamp", "max_timestamp",
-    "producer_id", "producer_epoch", "base_sequence", "last_sequence", "transactional", "control", "payload",
+    "producer_id", "producer_epoch", "base_sequence", "last_sequence", "transactional", "control", "payload", "piece",
 )
 
 
@@ -79,12 +80,13 @@ async def insert(conn: asyncpg.Connection, rows: Columns, *, again: bool = False
         return
     c = rows.columns()
     await conn.execute(_INSERT_AGAIN, *c)
-    if await conn.fetchval(_CONFLICTS, c[0], c[1], c[2], c[13]):
+    if await conn.fetchval(_CONFLICTS, c[0], c[1], c[2], c[13], c[14]):
         raise KafkaStorageError("another writer took offsets of this broker's batches")
 
 
 class Columns:
-    """The rows of one round's insert, in `COLUMNS` order."""
+    """The rows of one round's insert, in `COLUMNS` order: a row per piece of a batch's
+    payload (storage/postgres/pieces.py)."""
 
     __slots__ = ("rows",)
 
@@ -102,11 +104,15 @@ class Columns:
     def add(
         self, key: tuple[Any, int], segment_base: int, header: BatchHeader, payload: bytes | bytearray | memoryview
     ) -> None:
-        self.rows.append((
+        head = (
             key[0], key[1], header.base_offset, header.last_offset, segment_base, header.base_timestamp,
             header.max_timestamp, header.producer_id, header.producer_epoch, header.base_sequence,
-            header.last_sequence, header.is_transactional, header.is_control, payload,
-        ))
+            header.last_sequence, header.is_transactional, header.is_control,
+        )
+        if len(payload) <= PIECE_BYTES:
+            self.rows.append((*head, payload, 0))
+        else:
+            self.rows.extend((*head, piece, number) for number, piece in enumerate(split(payload)))
 
 
 class PostgresStore(MemoryStore):

@@ -1,4 +1,5 @@
-"""What only the PostgreSQL engine has: batches stored raw, one row each; PostgreSQL lost
+"""What only the PostgreSQL engine has: batches stored raw, one row each (a row per piece
+of a large one); PostgreSQL lost
 while running (a retriable error, reads served, nothing acknowledged lost, recovery by
 itself); the clean-shutdown flag; topic deletion in SQL."""
 
@@ -14,6 +15,8 @@ from protocol import record_batch as rb
 from storage import errors
 from storage.clock import ManualClock
 from storage.postgres.engine import PostgresStorage
+from storage.postgres.group_commit import Columns, insert
+from storage.postgres.pieces import PIECE_BYTES
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.unit.storage.storage_helpers import make_batch
 
@@ -149,3 +152,53 @@ async def test_an_offset_taken_by_another_writer_fails_the_append(postgres_url: 
     finally:
         await conn.close()
     assert [tuple(r) for r in rows] == [(0, 0), (1, 2)]
+
+
+async def test_a_large_batch_is_stored_in_pieces_that_stay_out_of_toast(postgres_url: str) -> None:
+    """A batch larger than a heap page is a row per piece (storage/postgres/pieces.py), each
+    kept in its page: nothing goes to the TOAST table. A reload and a rewrite after a failed
+    round (`insert(again=True)`) see the batch whole."""
+    storage = await open_engine(postgres_url)
+    try:
+        await storage.create_topic("big", 1)
+        big, small = make_batch(40, value_size=1000), make_batch(2)
+        for batch in (big, small):
+            await storage.log("big", 0).append(batch, durable=True)
+        topic_id = storage.describe_topic("big").topic_id
+    finally:
+        await storage.close()
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT base_offset, piece, last_offset, payload FROM batches WHERE topic_id = $1 "
+            "ORDER BY base_offset, piece", topic_id)
+        toast_bytes = await conn.fetchval(
+            "SELECT pg_relation_size(reltoastrelid) FROM pg_class WHERE oid = 'batches'::regclass")
+        stored = b"".join(r["payload"] for r in rows if r["base_offset"] == 0)
+        pieces_of_big = -(-len(stored) // PIECE_BYTES)
+        assert [(r["base_offset"], r["piece"], r["last_offset"]) for r in rows] == [
+            *((0, n, 39) for n in range(pieces_of_big)), (40, 0, 41)
+        ]
+        assert pieces_of_big > 1 and all(len(r["payload"]) <= PIECE_BYTES for r in rows)
+        assert toast_bytes == 0
+        assert stored[rb.HEADER_SIZE:] == big[rb.HEADER_SIZE:]
+        # The same batch again is skipped; another one at its offsets fails the round.
+        again = Columns()
+        again.add((topic_id, 0), 0, rb.BatchHeader.parse(stored), stored)
+        await insert(conn, again, again=True)
+        assert await conn.fetchval("SELECT count(*) FROM batches WHERE topic_id = $1", topic_id) == len(rows)
+        altered = bytearray(stored)
+        altered[-1] ^= 1
+        other = Columns()
+        other.add((topic_id, 0), 0, rb.BatchHeader.parse(altered), altered)
+        with pytest.raises(errors.KafkaStorageError):
+            async with conn.transaction():
+                await insert(conn, other, again=True)
+    finally:
+        await conn.close()
+    reopened = await open_engine(postgres_url)
+    try:
+        read = await reopened.log("big", 0).read(0, 1 << 20)
+        assert [r.offset for b in rb.decode_batches(read.records) for r in b.records] == list(range(42))
+    finally:
+        await reopened.close()
