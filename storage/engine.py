@@ -136,6 +136,11 @@ class PartitionLog(Protocol):
         [log_start_offset, log_end_offset]."""
         ...
 
+    async def sync(self) -> None:
+        """Return once everything written to this log so far is durable; unlike
+        `StorageEngine.sync`, it need not wait for other logs' writes."""
+        ...
+
     async def wait_visible(self, timeout: float) -> None:
         """Wait, at most `timeout` seconds, until everything written so far is below the
         high watermark (its fsync round is already under way)."""

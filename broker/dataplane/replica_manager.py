@@ -96,16 +96,22 @@ class ReplicaManager:
         # A transaction's data is made durable by the round its EndTxn waits for.
         deferred = transactional_id is not None and self.transactions.defers_data_durability(transactional_id)
         outcomes: list[PartitionAppend] = []
-        must_sync = False
+        written: list[PartitionLog] = []
         for entry in entries:
-            outcome, lazy = await self._append(entry, transactional_id, operation, deferred)
+            outcome, lazy, partition_log = await self._append(entry, transactional_id, operation, deferred)
             outcomes.append(outcome)
-            must_sync = must_sync or (outcome.error == ErrorCode.NONE and not lazy)
+            if outcome.error == ErrorCode.NONE and not lazy and partition_log is not None:
+                written.append(partition_log)
         # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
-        # flush below only gates this producer's acknowledgement.
-        if acks == -1 and must_sync:
+        # flush below only gates this producer's acknowledgement. Each partition's own
+        # writes, as Kafka's acks=all waits for each partition's replicas: a small record
+        # does not wait for the fsync of what other producers wrote to other partitions.
+        if acks == -1 and written:
             try:
-                await self.storage.sync()
+                if len(written) == 1:
+                    await written[0].sync()
+                else:
+                    await asyncio.gather(*(w.sync() for w in dict.fromkeys(written)))
             except StorageError as exc:
                 log.error("flush failed", error=str(exc))
                 outcomes = [
@@ -120,16 +126,17 @@ class ReplicaManager:
         transactional_id: str | None,
         operation: TransactionSupportedOperation,
         deferred: bool,
-    ) -> tuple[PartitionAppend, bool]:
-        """The entry's outcome, and whether it was written lazily (its round not started)."""
+    ) -> tuple[PartitionAppend, bool, PartitionLog | None]:
+        """The entry's outcome, whether it was written lazily (its round not started), and
+        the log written to."""
         try:
             # A topic resolved earlier in the request may have been deleted since.
             partition_log = self.storage.log(entry.topic, entry.partition)
         except StorageError as exc:
-            return PartitionAppend(ErrorCode(exc.error_code), log_missing=True), False
+            return PartitionAppend(ErrorCode(exc.error_code), log_missing=True), False, None
         refused = self._not_leader(entry.topic, entry.partition)
         if refused != ErrorCode.NONE:
-            return PartitionAppend(refused), False
+            return PartitionAppend(refused), False, None
         header = _peek_header(entry.records)
         verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
         # The implicit add, and the verification of a partition whose add is still being
@@ -145,7 +152,7 @@ class ReplicaManager:
                 if code != ErrorCode.NONE:
                     log.info("transactional produce not verified", topic=entry.topic, partition=entry.partition,
                              producer_id=header.producer_id, error=code.name)
-                    return PartitionAppend(code), False
+                    return PartitionAppend(code), False, None
             lazy = deferred and header is not None and header.is_transactional
             try:
                 result = await partition_log.append(
@@ -160,8 +167,8 @@ class ReplicaManager:
                 # attempted to produce with an old epoch.").
                 stale_txn = code == ErrorCode.INVALID_PRODUCER_EPOCH and header is not None and header.is_transactional
                 message = None if stale_txn else str(exc)
-                return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False
-        return PartitionAppend(result=result), lazy
+                return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False, None
+        return PartitionAppend(result=result), lazy, partition_log
 
     def _not_leader(self, topic: str, partition: int, current_leader_epoch: int = -1) -> ErrorCode:
         """NONE when this broker serves the partition (always, outside a cluster)."""
