@@ -13,7 +13,13 @@ starts it only on the next turn of the event loop (`join_next_round`), once the 
 answer has gone out: the fsync then runs while the client reads the answer and sends its
 next request, and a write someone waits for in the same turn shares the round.
 
-The thread is fed by a queue and reports back with one `call_soon_threadsafe`: an
+The file engine runs one such sequence per partition (`PartitionedFlusher.lane`): a
+partition's rounds stay in order, different partitions' run side by side on a few shared
+threads, so a small durable write waits for its own partition's files only, never for
+the fsync of megabytes another partition wrote (with one sequence for all, it waited
+for the running round and then for a round covering every file dirtied meanwhile).
+
+The threads are fed by a queue and report back with one `call_soon_threadsafe`: an
 `asyncio.to_thread` per round (context copy, executor bookkeeping, a chained future and
 a task) cost about as much event-loop time as a small durable append itself.
 """
@@ -50,6 +56,9 @@ class RoundStats:
     fsync_seconds: float
     waiters: int  # sync() calls served
     files: int  # files and directories synced
+    # From the first write the round covers asking for it to the round's start: the time
+    # it was queued behind the lane's running round (0 when none was running).
+    queued_seconds: float = 0.0
 
 
 RoundObserver = Callable[[RoundStats], None]
@@ -189,6 +198,10 @@ class GroupCommitFlusher:
         self.wait_observers: list[WaitObserver] = []
         self._next_callers = 0
         self._running_callers = 0
+        # When the next round's future was made (its first writer asked), and the running
+        # round's queued time (RoundStats.queued_seconds).
+        self._next_since = 0.0
+        self._running_queued = 0.0
         # Called when a round ends well (after_round), keyed by the round's future.
         self._after: dict[asyncio.Future[None], list[Callable[[], None]]] = {}
         # The sync() callers of each round, resumed when it ends.
@@ -250,6 +263,7 @@ class GroupCommitFlusher:
         waiter = self._next
         if waiter is None:
             waiter = self._next = asyncio.get_running_loop().create_future()
+            self._next_since = time.perf_counter()
         self._next_wanted = True
         if self._running is None:
             self._start_round()
@@ -266,6 +280,7 @@ class GroupCommitFlusher:
         waiter = self._next
         if waiter is None:
             waiter = self._next = loop.create_future()
+            self._next_since = time.perf_counter()
         if not self._next_wanted and self._lazy_start is None:
             self._lazy_start = loop.call_soon(self._lazy_round_due)
         return waiter
@@ -296,6 +311,7 @@ class GroupCommitFlusher:
             self._lazy_start = None
         self._running_callers, self._next_callers = self._next_callers, 0
         started = time.perf_counter()
+        self._running_queued = started - self._next_since
         targets = list(self._dirty.values())
         self._dirty.clear()
         self._running = future
@@ -328,7 +344,8 @@ class GroupCommitFlusher:
             self._totals.rounds += 1
             self._totals.files_synced += len(targets)
         if self.round_observers:
-            stats = RoundStats(time.perf_counter() - started, fsync_seconds, self._running_callers, len(targets))
+            stats = RoundStats(time.perf_counter() - started, fsync_seconds, self._running_callers, len(targets),
+                               self._running_queued)
             for observe in self.round_observers:
                 observe(stats)
         self._running = None
