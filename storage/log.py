@@ -451,13 +451,15 @@ class Log:
         *,
         min_one_batch: bool = True,
         upper_bound: int | None = None,
+        file_records: bool = False,
     ) -> ReadResult:
         cold = self._cold
         if cold is not None and self._segments:
             index = max(0, bisect.bisect_right(self._bases, fetch_offset) - 1)
             if not cold.resident(self._segments[index]):
                 return await self._read_cold(cold, fetch_offset, max_bytes, min_one_batch, upper_bound)
-        return self.read_now(fetch_offset, max_bytes, min_one_batch=min_one_batch, upper_bound=upper_bound)
+        return self.read_now(fetch_offset, max_bytes, min_one_batch=min_one_batch, upper_bound=upper_bound,
+                             file_records=file_records)
 
     async def _read_cold(
         self, cold: ColdReads, fetch_offset: int, max_bytes: int, min_one_batch: bool, upper_bound: int | None
@@ -478,7 +480,8 @@ class Log:
         return ReadResult(data, hw, lso, start, end)
 
     def read_now(
-        self, fetch_offset: int, max_bytes: int, *, min_one_batch: bool = True, upper_bound: int | None = None
+        self, fetch_offset: int, max_bytes: int, *, min_one_batch: bool = True, upper_bound: int | None = None,
+        file_records: bool = False,
     ) -> ReadResult:
         hw = self._high_watermark
         start = self._log_start_offset
@@ -504,6 +507,10 @@ class Log:
             if header.base_offset >= bound:
                 return result(b"")
             # Like Kafka, one fetch is served from a single segment.
+            if file_records:
+                in_file = segment.file_records(position, max_bytes, bound, min_one_batch)
+                if in_file is not None:
+                    return ReadResult(b"", hw, lso, start, end, in_file)
             return result(segment.read(position, max_bytes, bound, min_one_batch))
         return result(b"")
 

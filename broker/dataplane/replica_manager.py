@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from broker.dataplane import verification
 from broker.dataplane.types import (
@@ -227,15 +228,18 @@ class ReplicaManager:
         max_bytes: int,
         min_bytes: int,
         max_wait_ms: int,
+        file_records: bool = False,
     ) -> list[FetchPartitionData]:
         """Read the targets, waiting (long poll) until `min_bytes` are there, an error is,
-        or `max_wait_ms` ran out. One answer per target."""
+        or `max_wait_ms` ran out. One answer per target. `file_records`: large records as
+        ranges of their segment files (storage.file_records.FileRecords) where the engine
+        allows, for a Fetch response written with sendfile (broker/connection.py)."""
         deadline = self.clock.monotonic_ms() + max(0, max_wait_ms)
         appended = self.storage.appended
         await self._written_made_visible(targets, by_id)
         while True:
             seen = appended.changes
-            answers, total_bytes, has_error = await self._read(targets, by_id, isolation_level, max_bytes)
+            answers, total_bytes, has_error = await self._read(targets, by_id, isolation_level, max_bytes, file_records)
             remaining_ms = deadline - self.clock.monotonic_ms()
             if total_bytes >= min_bytes or has_error or remaining_ms <= 0:
                 return answers
@@ -269,7 +273,8 @@ class ReplicaManager:
             await asyncio.wait(rounds, timeout=VISIBILITY_WAIT_SECONDS)
 
     async def _read(
-        self, targets: Sequence[FetchTarget], by_id: bool, isolation_level: int, max_bytes: int
+        self, targets: Sequence[FetchTarget], by_id: bool, isolation_level: int, max_bytes: int,
+        file_records: bool = False,
     ) -> tuple[list[FetchPartitionData], int, bool]:
         read_committed = isolation_level == READ_COMMITTED
         budget = max_bytes
@@ -303,6 +308,7 @@ class ReplicaManager:
                     # exceeds the limits, so that a consumer can always make progress.
                     min_one_batch=total == 0,
                     upper_bound=upper,
+                    file_records=file_records,
                 )
             except OffsetOutOfRangeError:
                 out.error = ErrorCode.OFFSET_OUT_OF_RANGE
@@ -318,13 +324,19 @@ class ReplicaManager:
             out.high_watermark = result.high_watermark
             out.last_stable_offset = result.last_stable_offset
             out.log_start_offset = result.log_start_offset
-            out.records = result.records
-            size = len(result.records)
+            in_file = result.file
+            # The Fetch response's writer takes a file range as one of its buffers, as it
+            # takes large bytes (protocol.codec.Writer.nullable_records): never copied.
+            out.records = result.records if in_file is None else cast(memoryview, in_file)
+            size = len(out.records)
             total += size
             budget -= size
             if read_committed:
                 start = target.fetch_offset
-                end = start + 1 if not size else _end_offset_hint(result.records, start)
+                if in_file is not None:
+                    end = in_file.next_offset
+                else:
+                    end = start + 1 if not size else _end_offset_hint(result.records, start)
                 out.aborted_transactions = partition_log.aborted_transactions(start, max(end, start + 1))
         return answers, total, has_error
 
