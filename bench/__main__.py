@@ -60,6 +60,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="use an odradek already running there (e.g. under a profiler)",
     )
     parser.add_argument("--odradek-pid", type=int, help="pid of that odradek, to read its RSS")
+    parser.add_argument(
+        "--fill-mb",
+        type=int,
+        help="MB written before the latency-after-fill row (default 2000, 200 with --quick)",
+    )
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
     args = parser.parse_args(argv)
     if args.runs is None:
@@ -103,7 +108,7 @@ def summary(outcome: Outcome) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    plan = selected(build_plan(args.quick), args.only)
+    plan = selected(build_plan(args.quick, args.fill_mb), args.only)
     if args.list:
         for spec in plan:
             print(f"{spec.key:32} {spec.title}")
@@ -198,12 +203,24 @@ def add_cpu(results: Results, cpu: CpuSampler, spec: Spec, broker: str, outcome:
     """CPU per MB of a throughput workload's measured part (bench/cpu.py), for each counter
     the broker has."""
     m = outcome.metrics
-    if outcome.error is not None or not {"mb", "seconds", "ended_at"} <= m.keys() or m["mb"] <= 0:
+    if outcome.error is not None or not {"seconds", "ended_at"} <= m.keys():
         return
-    for metric in ("cpu_ms_mb", "pg_cpu_ms_mb"):
-        spent = cpu.spent(f"{broker}:{metric}", m["ended_at"] - m["seconds"], m["ended_at"])
-        if spent is not None:
-            results.add_value(f"{spec.key}-{metric}", spec.title, metric, broker, spent * 1000 / m["mb"], "")
+    # Per MB moved (throughput rows) or per 1,000 transactions (the transaction rows).
+    if m.get("mb", 0) > 0:
+        per, scale = "", 1000 / m["mb"]
+    elif m.get("txns", 0) > 0:
+        per, scale = "per-ktxn", 1000 / m["txns"]
+    else:
+        return
+    for counter in ("cpu_ms_mb", "pg_cpu_ms_mb"):
+        spent = cpu.spent(f"{broker}:{counter}", m["ended_at"] - m["seconds"], m["ended_at"])
+        if spent is None:
+            continue
+        if per:  # CPU seconds per 1,000 transactions
+            metric = counter.replace("_ms_mb", "_s_ktxn")
+            results.add_value(f"{spec.key}-{metric}", spec.title, metric, broker, spent * scale, "")
+        else:
+            results.add_value(f"{spec.key}-{counter}", spec.title, counter, broker, spent * scale, "")
 
 
 def run_one(

@@ -20,8 +20,15 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     "ok": ("worked", "yes/no", True),
     "rss_mb": ("", "MB", False),
     # CPU time per MB moved during a throughput workload's measured part (bench/cpu.py).
-    "cpu_ms_mb": ("broker CPU", "ms/MB", False),
-    "pg_cpu_ms_mb": ("PostgreSQL CPU", "ms/MB", False),
+    # ms per MB is also seconds per GB (MB = 10**6 bytes).
+    "cpu_ms_mb": ("broker CPU", "ms/MB = s/GB", False),
+    "pg_cpu_ms_mb": ("PostgreSQL CPU", "ms/MB = s/GB", False),
+    # The same for the transaction rows, per 1,000 transactions.
+    "cpu_s_ktxn": ("broker CPU", "s/1000 txn", False),
+    "pg_cpu_s_ktxn": ("PostgreSQL CPU", "s/1000 txn", False),
+    # The latency rows' background: the load producer's and the fill's own rates.
+    "load_mb_s": ("load acked", "MB/s", True),
+    "fill_mb_s": ("fill", "MB/s", True),
     # The TLS rows: one listener against odradek's own PLAINTEXT one, in the same workload.
     "plaintext_mb_s": ("plaintext", "MB/s", True),
     "vs_plaintext": ("/plaintext", "ratio", True),
@@ -58,7 +65,9 @@ class Spec:
     secure: bool = False
 
 
-def build_plan(quick: bool) -> list[Spec]:
+def build_plan(quick: bool, fill_mb: int | None = None) -> list[Spec]:
+    """`fill_mb`: the size written before the "after a large write" latency row (default
+    2,000 MB, 200 with `quick`)."""
     scale = 0.1 if quick else 1.0
     timeout = 30.0 if quick else 60.0
 
@@ -160,6 +169,35 @@ def build_plan(quick: bool) -> list[Spec]:
             func="e2e_latency_confluent",
             params={"size": 100, "rate": 500, "seconds": 1.0 if quick else 3.0, "timeout": 20.0},
             metrics=("p50_ms", "p99_ms"),
+            tags=("latency", "confluent"),
+        )
+    )
+    specs.append(
+        Spec(
+            key="latency-load-confluent",
+            title="end-to-end 500 msg/s acks=all -> read_committed, beside 1 KiB acks=all at full speed [confluent-kafka]",
+            func="e2e_latency_under_load_confluent",
+            params={
+                "size": 100, "rate": 500, "seconds": 1.0 if quick else 3.0, "timeout": 30.0,
+                "load_size": KIB, "load_partitions": 3,
+            },
+            metrics=("p50_ms", "p99_ms", "load_mb_s"),
+            hard_limit=120.0,
+            tags=("latency", "confluent"),
+        )
+    )
+    fill = fill_mb if fill_mb is not None else (200 if quick else 2_000)
+    specs.append(
+        Spec(
+            key="latency-after-fill-confluent",
+            title=f"end-to-end 500 msg/s acks=all -> read_committed, right after {fill:,} MB written [confluent-kafka]",
+            func="e2e_latency_after_fill_confluent",
+            params={
+                "size": 100, "rate": 500, "seconds": 1.0 if quick else 3.0, "timeout": 600.0,
+                "fill_mb": fill, "fill_size": KIB,
+            },
+            metrics=("p50_ms", "p99_ms", "fill_mb_s"),
+            hard_limit=900.0,
             tags=("latency", "confluent"),
         )
     )

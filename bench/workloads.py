@@ -226,7 +226,16 @@ def small_txns_confluent(
         _commit(producer, timeout)
         done += 1
     seconds = time.perf_counter() - start
-    return {"txn_s": done / seconds, "records_s": done * per_txn / seconds}
+    return _txn_rate(done, per_txn, seconds)
+
+
+def _txn_rate(done: int, per_txn: int, seconds: float) -> Metrics:
+    """`txns`, `seconds` and `ended_at` let the bench cut the brokers' CPU of the measured
+    part out, per 1,000 transactions (bench/cpu.py)."""
+    return {
+        "txn_s": done / seconds, "records_s": done * per_txn / seconds,
+        "txns": done, "seconds": seconds, "ended_at": time.time(),
+    }
 
 
 def concurrent_txns_confluent(
@@ -263,8 +272,7 @@ def concurrent_txns_confluent(
     seconds = time.perf_counter() - start
     if errors:
         raise errors[0]
-    total = sum(done)
-    return {"txn_s": total / seconds, "records_s": total * per_txn / seconds}
+    return _txn_rate(sum(done), per_txn, seconds)
 
 
 def large_txn_confluent(bootstrap: str, size: int, count: int, timeout: float) -> Metrics:
@@ -294,7 +302,7 @@ async def _small_txns_aio(bootstrap: str, size: int, per_txn: int, count: int, b
                     await producer.send(topic, value)
             done += 1
         seconds = time.perf_counter() - start
-        return {"txn_s": done / seconds, "records_s": done * per_txn / seconds}
+        return _txn_rate(done, per_txn, seconds)
     finally:
         await producer.stop()
 
@@ -422,6 +430,90 @@ def e2e_latency_confluent(bootstrap: str, size: int, rate: int, seconds: float, 
         return consumer.wait_for(total, timeout)
     finally:
         consumer.close()
+
+
+class BackgroundLoad:
+    """A producer on a thread of its own writing `size`-byte records with acks=all
+    (idempotent) as fast as the broker takes them, round-robin over the partitions of a
+    topic of its own, until closed: the load beside a latency measurement."""
+
+    def __init__(self, bootstrap: str, size: int, partitions: int, timeout: float) -> None:
+        self.topic = unique("load")
+        create_topic(bootstrap, self.topic, partitions)
+        # Every acknowledgement reported: the load's own rate is a figure of the row.
+        conf = producer_config(bootstrap, "all", True, **{"linger.ms": 5, "delivery.report.only.error": False})
+        self._producer = Producer(conf)
+        self._partitions = partitions
+        self._value = payload(size)
+        self._size = size
+        self.acked = 0
+        self.errors: list[str] = []
+        produce_all(self._producer, self.topic, self._value, partitions, timeout, partitions)  # connect
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._started = time.perf_counter()
+        self._thread.start()
+
+    def _delivered(self, err: Any, _msg: Any) -> None:
+        if err is None:
+            self.acked += 1
+        elif len(self.errors) < 3:
+            self.errors.append(err.str())
+
+    def _run(self) -> None:
+        producer, i = self._producer, 0
+        while not self._stop.is_set():
+            try:
+                producer.produce(self.topic, self._value, partition=i % self._partitions, on_delivery=self._delivered)
+                i += 1
+            except BufferError:
+                producer.poll(0.005)
+                continue
+            if i % 1000 == 0:
+                producer.poll(0)
+
+    def close(self, timeout: float) -> float:
+        """Stop, wait for the acknowledgements in flight; the load's MB/s acknowledged."""
+        self._stop.set()
+        self._thread.join(timeout)
+        seconds = time.perf_counter() - self._started
+        self._producer.flush(timeout)
+        if self.errors:
+            raise WorkloadError(f"load producer: {self.errors[0]}")
+        return self.acked * self._size / max(seconds, 1e-9) / MB
+
+
+def e2e_latency_under_load_confluent(
+    bootstrap: str, size: int, rate: int, seconds: float, timeout: float, load_size: int, load_partitions: int
+) -> Metrics:
+    """The end-to-end latency row while another producer writes `load_size`-byte records
+    acks=all at full speed to other partitions of the same broker (a topic of its own)."""
+    load = BackgroundLoad(bootstrap, load_size, load_partitions, timeout)
+    try:
+        time.sleep(0.5)  # the load reaches its pace before the measured part
+        result = e2e_latency_confluent(bootstrap, size, rate, seconds, timeout)
+    finally:
+        load_mb_s = load.close(timeout)
+    result["load_mb_s"] = load_mb_s
+    return result
+
+
+def e2e_latency_after_fill_confluent(
+    bootstrap: str, size: int, rate: int, seconds: float, timeout: float, fill_mb: int, fill_size: int
+) -> Metrics:
+    """The end-to-end latency row right after `fill_mb` MB were written (1 KiB records,
+    acks=1, a topic of its own, until the last acknowledgement): what the write-back of a
+    large write leaves for a small record that does not depend on it."""
+    topic = unique("fill")
+    create_topic(bootstrap, topic, 4)
+    producer = Producer(producer_config(bootstrap, "1", False, **{"linger.ms": 5, "batch.size": 1_000_000}))
+    count = fill_mb * MB // fill_size
+    start = time.perf_counter()
+    produce_all(producer, topic, payload(fill_size), count, timeout, 4)
+    fill_seconds = time.perf_counter() - start
+    result = e2e_latency_confluent(bootstrap, size, rate, seconds, timeout)
+    result["fill_mb_s"] = fill_mb / max(fill_seconds, 1e-9)
+    return result
 
 
 def txn_latency_confluent(
@@ -700,6 +792,8 @@ WORKLOADS: dict[str, Callable[..., Metrics]] = {
         large_txn_confluent,
         large_txn_aiokafka,
         e2e_latency_confluent,
+        e2e_latency_under_load_confluent,
+        e2e_latency_after_fill_confluent,
         txn_latency_confluent,
         many_partitions_confluent,
         many_connections_confluent,

@@ -29,6 +29,7 @@ from broker.security.listeners import uses_sasl
 from broker.security.sasl.mechanisms import SaslFailure
 from broker.security.sasl.session import MAX_RECEIVE_SIZE, SASL_HANDSHAKE_KEY, SaslSession, SaslState
 from broker.security.tls import peer_principal_name
+from broker.socket_writes import socket_fd_for_sendfile, write_response
 from protocol.apis import API_VERSIONS_KEY
 from protocol.codec import DecodeError, Reader, RecordsData, Writer
 from protocol.frames import Frame, FrameReader
@@ -87,6 +88,7 @@ class KafkaConnection(asyncio.Protocol):
         self.reading_paused = False
         self.writing_paused = False
         self.closing = False
+        self.sendfile_fd: int | None = None
         self.draining = False
         self.flush_scheduled = False
         # Set when SASL authentication failed: the connection closes once its answer is out.
@@ -124,6 +126,8 @@ class KafkaConnection(asyncio.Protocol):
             subject = peer_principal_name(ssl_object)
             if subject is not None:
                 self.info.principal = f"User:{subject}"
+        # Plaintext: a Fetch's file ranges go out with sendfile (broker/socket_writes.py).
+        self.sendfile_fd = socket_fd_for_sendfile(transport, self.services.config.security_protocols[self.listener])
         if uses_sasl(self.services.config.security_protocols[self.listener]):
             self.info.authenticated = False
             self.info.sasl = SaslSession(
@@ -446,8 +450,8 @@ class KafkaConnection(asyncio.Protocol):
         if out:
             # Idle time counts from the last response too: a long poll just answered is fresh.
             self.last_active_ms = self.limits.clock.monotonic_ms()
-            self.transport.writelines(out)
             self.services.metrics.bytes_out.inc(sum(len(b) for b in out))
+            write_response(self.transport, out, self.sendfile_fd)
         if self.close_after_flush is not None and not pending:
             self.close("authentication failed", detail=self.close_after_flush, mechanism=self._mechanism())
             return

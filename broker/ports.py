@@ -64,6 +64,7 @@ class DataPlane(Protocol):
         max_bytes: int,
         min_bytes: int,
         max_wait_ms: int,
+        file_records: bool = False,
     ) -> list[FetchPartitionData]: ...
 
     async def offset_for_timestamp(

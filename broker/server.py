@@ -22,6 +22,7 @@ from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
+from broker.metrics.loop_lag import watch_loop_lag
 from broker.security.authorization import build_authorizer
 from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
@@ -196,6 +197,7 @@ class Server:
         storage.flusher.round_observers.append(metrics.fsync_round)
         storage.flusher.failure_listeners.append(metrics.storage_write_failed)
         storage.flusher.wait_observers.append(metrics.fsync_waited)
+        self.background.append(asyncio.create_task(watch_loop_lag(metrics.event_loop_lag.observe), name="loop-lag"))
         if self.cluster_node is not None:
             self.cluster_node.takeover_observers.append(metrics.partition_taken_over)
         port = self.config.get_int("metrics.port")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 
 # Re-exported: callers import the append types from the engine interface.
 from .append_types import AppendOrigin, AppendResult
+from .file_records import FileRecords
 
 if TYPE_CHECKING:
     import asyncio
@@ -46,6 +47,9 @@ class ReadResult:
     last_stable_offset: int
     log_start_offset: int
     log_end_offset: int
+    # Asked for with `read(file_records=True)`: the batches as a range of their file
+    # instead of `records` (then empty), where the engine and the range allow it.
+    file: FileRecords | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,10 +134,17 @@ class PartitionLog(Protocol):
         *,
         min_one_batch: bool = True,
         upper_bound: int | None = None,
+        file_records: bool = False,
     ) -> ReadResult:
         """Raw whole batches starting with the one holding `fetch_offset`, below
         `upper_bound` (default: high watermark). OffsetOutOfRangeError outside
-        [log_start_offset, log_end_offset]."""
+        [log_start_offset, log_end_offset]. `file_records`: as a range of their segment
+        file where possible (`ReadResult.file`), for a Fetch to send with sendfile."""
+        ...
+
+    async def sync(self) -> None:
+        """Return once everything written to this log so far is durable; unlike
+        `StorageEngine.sync`, it need not wait for other logs' writes."""
         ...
 
     async def wait_visible(self, timeout: float) -> None:

@@ -29,6 +29,7 @@ from .clock import Clock
 from .engine import TopicInfo
 from .errors import KafkaStorageError
 from .files import DirectorySync, sync_directory, write_atomically
+from .flusher import PartitionedFlusher
 from .log import Log
 from .log_loader import (
     CLEANER_CHECKPOINT_FILE,
@@ -77,8 +78,8 @@ class _FilePersistence:
         )
 
     def segment_created(self, segment: LogSegment) -> None:
-        # The next group commit also makes the new file's directory entry durable.
-        self._storage.flusher.mark_dirty(self._dir_sync)
+        # The partition's next round also makes the new file's directory entry durable.
+        self._storage.flusher.lane(self.directory).mark_dirty(self._dir_sync)
 
     def save_log_start_offset(self, offset: int) -> None:
         write_atomically(os.path.join(self.directory, LOG_START_OFFSET_FILE), str(offset).encode())
@@ -136,6 +137,8 @@ class FileStorage(LogManager):
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
                          internal_segment_bytes=internal_segment_bytes)
+        # A lane of fsync rounds per partition (storage.flusher.PartitionedFlusher).
+        self.flusher: PartitionedFlusher = PartitionedFlusher()
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.log_dir = os.fspath(log_dir)
         self.clean_start = False
@@ -256,7 +259,8 @@ class FileStorage(LogManager):
             info.config,
             segments,
             clock=self.clock,
-            flusher=self.flusher,
+            flusher=self.flusher.lane(directory),
+            storage_flusher=self.flusher,
             persistence=_FilePersistence(self, directory),
             log_start_offset=log_start,
             producer_state=ProducerStateManager(
@@ -273,6 +277,7 @@ class FileStorage(LogManager):
         directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
         if log is not None:
             log.close()
+        self.flusher.drop_lane(directory)
         if not os.path.isdir(directory):
             return
         if _read_topic_id(os.path.join(directory, PARTITION_METADATA_FILE)) != info.topic_id:

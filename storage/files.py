@@ -138,6 +138,16 @@ class FileStore:
         length = max(0, min(length, self._size - position))
         return os.pread(self._fd, length, position) if length and self._fd is not None else b""
 
+    def duplicate_fd(self) -> int | None:
+        """A descriptor of the file of the caller's own (storage.file_records), or None."""
+        fd = self._fd
+        if fd is None or self._closed:
+            return None
+        try:
+            return os.dup(fd)
+        except OSError:
+            return None
+
     def truncate(self, size: int) -> None:
         if self._fd is None:
             return  # nothing written yet: nothing to cut

@@ -13,7 +13,13 @@ starts it only on the next turn of the event loop (`join_next_round`), once the 
 answer has gone out: the fsync then runs while the client reads the answer and sends its
 next request, and a write someone waits for in the same turn shares the round.
 
-The thread is fed by a queue and reports back with one `call_soon_threadsafe`: an
+The file engine runs one such sequence per partition (`PartitionedFlusher.lane`): a
+partition's rounds stay in order, different partitions' run side by side on a few shared
+threads, so a small durable write waits for its own partition's files only, never for
+the fsync of megabytes another partition wrote (with one sequence for all, it waited
+for the running round and then for a round covering every file dirtied meanwhile).
+
+The threads are fed by a queue and report back with one `call_soon_threadsafe`: an
 `asyncio.to_thread` per round (context copy, executor bookkeeping, a chained future and
 a task) cost about as much event-loop time as a small durable append itself.
 """
@@ -50,6 +56,9 @@ class RoundStats:
     fsync_seconds: float
     waiters: int  # sync() calls served
     files: int  # files and directories synced
+    # From the first write the round covers asking for it to the round's start: the time
+    # it was queued behind the lane's running round (0 when none was running).
+    queued_seconds: float = 0.0
 
 
 RoundObserver = Callable[[RoundStats], None]
@@ -57,65 +66,121 @@ RoundObserver = Callable[[RoundStats], None]
 WaitObserver = Callable[[float], None]
 
 
-class _SyncThread:
-    """A daemon thread that runs the rounds handed to it, one at a time, in order."""
+# The most fsync threads one storage runs at once: rounds of different partitions run
+# side by side (a small round is not queued behind a long one), each on a thread of its
+# own while they block in the kernel.
+MAX_SYNC_THREADS = 8
 
-    def __init__(self) -> None:
+
+class _SyncPool:
+    """Daemon threads that run the rounds handed to them: each round on one thread, rounds
+    handed over together on as many threads as there are (up to `max_threads`, started as
+    rounds need them). A flusher has at most one round in flight, so its rounds stay in
+    order; different flushers' rounds (storage.flusher.PartitionedFlusher's lanes) overlap.
+    Between rounds, idle threads serve the stores that asked for room ahead of their data
+    (storage.files.FileStore.extend_ahead), one slice at a time, off every request's path."""
+
+    def __init__(self, max_threads: int = 1) -> None:
+        self._max = max_threads
         self._queue: queue.SimpleQueue[tuple[list[Syncable], RoundDone] | Callable[[], None] | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
-        self._thread.start()
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._outstanding = 0  # rounds handed over and not finished
+        self._extending: dict[int, Callable[[], bool]] = {}
+        self._extending_now: set[int] = set()  # taken by a thread for one slice
 
     def submit(self, targets: list[Syncable], done: RoundDone) -> None:
+        with self._lock:
+            self._outstanding += 1
+            if self._outstanding > len(self._threads) and len(self._threads) < self._max:
+                thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
+                self._threads.append(thread)
+                thread.start()
         self._queue.put((targets, done))
 
     def settle(self, done: Callable[[], None]) -> None:
         """`done` is called once every extension due so far is finished."""
+        with self._lock:
+            if not self._threads:
+                thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
+                self._threads.append(thread)
+                thread.start()
         self._queue.put(done)
 
     def stop(self) -> None:
-        self._queue.put(None)
+        for _ in self._threads:
+            self._queue.put(None)
 
     def _work(self) -> None:
-        # Stores that asked for room ahead of their data (storage.files.FileStore.extend_ahead):
-        # served one slice at a time while no round waits, off every request's path.
-        extending: dict[int, Callable[[], bool]] = {}
         while True:
-            if extending:
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    _extend_one(extending)
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                if self._extend_one():
                     continue
-            else:
                 item = self._queue.get()
             if item is None:
                 return
             if callable(item):
-                while extending:
-                    _extend_one(extending)
-                with contextlib.suppress(RuntimeError):
-                    item()
+                self._settle(item)
                 continue
-            targets, done = item
-            error: BaseException | None = None
-            started = time.perf_counter()
-            try:
-                _sync_all(targets)
-            except BaseException as exc:  # reported to the waiters, never lost
-                error = exc
-            elapsed = time.perf_counter() - started
-            with contextlib.suppress(RuntimeError):  # the event loop is gone
-                done(error, elapsed)
+            self._run(*item)
+
+    def _run(self, targets: list[Syncable], done: RoundDone) -> None:
+        error: BaseException | None = None
+        started = time.perf_counter()
+        try:
+            _sync_all(targets)
+        except BaseException as exc:  # reported to the waiters, never lost
+            error = exc
+        elapsed = time.perf_counter() - started
+        with self._lock:
+            self._outstanding -= 1
             for target in targets:
                 # getattr, not isinstance of a runtime protocol: a few microseconds less
                 # holding the GIL as the event loop wakes for the round's end
                 extend = getattr(target, "extend_ahead", None)
-                if extend is not None:
-                    extending[id(target)] = extend
+                if extend is not None and id(target) not in self._extending_now:
+                    self._extending[id(target)] = extend
+        with contextlib.suppress(RuntimeError):  # the event loop is gone
+            done(error, elapsed)
+
+    def _extend_one(self) -> bool:
+        """One slice of one store's `extend_ahead`, which says whether more are due; a
+        store is extended by one thread at a time. False: nothing to extend."""
+        with self._lock:
+            if not self._extending:
+                return False
+            key, extend_ahead = self._extending.popitem()
+            self._extending_now.add(key)
+        try:
+            more = extend_ahead()
+        except OSError:  # only speed is lost: appends grow the file as they go
+            more = False
+        with self._lock:
+            self._extending_now.discard(key)
+            if more:
+                self._extending.setdefault(key, extend_ahead)
+        return True
+
+    def _settle(self, done: Callable[[], None]) -> None:
+        while True:
+            if self._extend_one():
+                continue
+            with self._lock:
+                if not self._extending_now and not self._extending:
+                    break
+            time.sleep(0.001)  # another thread is finishing a slice
+        with contextlib.suppress(RuntimeError):
+            done()
 
 
 class GroupCommitFlusher:
-    def __init__(self) -> None:
+    """One sequence of group-commit rounds, at most one in flight. Alone it serves a whole
+    storage (the memory and PostgreSQL engines); as a lane of a `PartitionedFlusher` it
+    serves one partition's files, its rounds on threads shared with the other lanes."""
+
+    def __init__(self, pool: _SyncPool | None = None, totals: GroupCommitFlusher | None = None) -> None:
         self._dirty: dict[int, Syncable] = {}
         self._running: asyncio.Future[None] | None = None
         self._next: asyncio.Future[None] | None = None
@@ -123,13 +188,20 @@ class GroupCommitFlusher:
         # for it), or waits for the loop turn its lazy writers scheduled (`join_next_round`).
         self._next_wanted = False
         self._lazy_start: asyncio.Handle | None = None
-        self._thread: _SyncThread | None = None
+        self._thread: _SyncPool | None = pool
+        self._owns_pool = pool is None
+        # A lane counts its rounds into the flusher it belongs to as well.
+        self._totals = totals
         self.rounds = 0  # fsync rounds completed (observability and tests)
         self.files_synced = 0
         self.round_observers: list[RoundObserver] = []
         self.wait_observers: list[WaitObserver] = []
         self._next_callers = 0
         self._running_callers = 0
+        # When the next round's future was made (its first writer asked), and the running
+        # round's queued time (RoundStats.queued_seconds).
+        self._next_since = 0.0
+        self._running_queued = 0.0
         # Called when a round ends well (after_round), keyed by the round's future.
         self._after: dict[asyncio.Future[None], list[Callable[[], None]]] = {}
         # The sync() callers of each round, resumed when it ends.
@@ -145,14 +217,9 @@ class GroupCommitFlusher:
 
     async def sync(self) -> None:
         """Return once everything written before this call is durable."""
-        round_ = self._waiter()
-        if round_ is None:
+        resumed = self._resumer()
+        if resumed is None:
             return
-        # A future of the caller's own, resolved by the round's end itself: cancelling the
-        # caller leaves the round alone, as a shield would, and the caller resumes a turn
-        # of the loop sooner than through one.
-        resumed = round_.get_loop().create_future()
-        self._resumers.setdefault(round_, []).append(resumed)
         if not self.wait_observers:
             await resumed
             return
@@ -161,6 +228,18 @@ class GroupCommitFlusher:
         waited = time.perf_counter() - called
         for observe in self.wait_observers:
             observe(waited)
+
+    def _resumer(self) -> asyncio.Future[None] | None:
+        """A future of the caller's own, resolved by the end of the round that makes
+        everything written so far durable (None: already durable): cancelling the caller
+        leaves the round alone, as a shield would, and the caller resumes a turn of the
+        loop sooner than through one."""
+        round_ = self._waiter()
+        if round_ is None:
+            return None
+        resumed = round_.get_loop().create_future()
+        self._resumers.setdefault(round_, []).append(resumed)
+        return resumed
 
     def _waiter(self) -> asyncio.Future[None] | None:
         """The round that makes everything written so far durable (None: already durable),
@@ -184,6 +263,7 @@ class GroupCommitFlusher:
         waiter = self._next
         if waiter is None:
             waiter = self._next = asyncio.get_running_loop().create_future()
+            self._next_since = time.perf_counter()
         self._next_wanted = True
         if self._running is None:
             self._start_round()
@@ -200,6 +280,7 @@ class GroupCommitFlusher:
         waiter = self._next
         if waiter is None:
             waiter = self._next = loop.create_future()
+            self._next_since = time.perf_counter()
         if not self._next_wanted and self._lazy_start is None:
             self._lazy_start = loop.call_soon(self._lazy_round_due)
         return waiter
@@ -230,6 +311,7 @@ class GroupCommitFlusher:
             self._lazy_start = None
         self._running_callers, self._next_callers = self._next_callers, 0
         started = time.perf_counter()
+        self._running_queued = started - self._next_since
         targets = list(self._dirty.values())
         self._dirty.clear()
         self._running = future
@@ -245,7 +327,7 @@ class GroupCommitFlusher:
         loop as the round starts: an engine whose rounds are not fsync calls (the
         PostgreSQL engine's transactions, storage.postgres.group_commit) overrides it."""
         if self._thread is None:
-            self._thread = _SyncThread()
+            self._thread = _SyncPool()
         self._thread.submit(targets, done)
 
     def _finish_round(
@@ -258,8 +340,12 @@ class GroupCommitFlusher:
     ) -> None:
         self.rounds += 1
         self.files_synced += len(targets)
+        if self._totals is not None:
+            self._totals.rounds += 1
+            self._totals.files_synced += len(targets)
         if self.round_observers:
-            stats = RoundStats(time.perf_counter() - started, fsync_seconds, self._running_callers, len(targets))
+            stats = RoundStats(time.perf_counter() - started, fsync_seconds, self._running_callers, len(targets),
+                               self._running_queued)
             for observe in self.round_observers:
                 observe(stats)
         self._running = None
@@ -316,21 +402,62 @@ class GroupCommitFlusher:
             self.hasten(running)
             with contextlib.suppress(KafkaStorageError):
                 await asyncio.shield(running)
-        if self._thread is not None:
+        if self._thread is not None and self._owns_pool:
             self._thread.stop()
             self._thread = None
 
 
-def _extend_one(extending: dict[int, Callable[[], bool]]) -> None:
-    """One slice of a store's `extend_ahead` (storage.files.FileStore), which says whether
-    more are due."""
-    key, extend_ahead = next(iter(extending.items()))
-    try:
-        more = extend_ahead()
-    except OSError:  # only speed is lost: appends grow the file as they go
-        more = False
-    if not more:
-        del extending[key]
+class PartitionedFlusher(GroupCommitFlusher):
+    """The file engine's flusher: a lane of rounds per partition (`lane`), the lanes' rounds
+    on shared threads, side by side. A partition's durable write waits for its own files
+    only (`lane(...).sync()`), never behind the fsync of megabytes another partition wrote;
+    `sync()` still makes everything written so far, in every lane, durable (the
+    coordinators' writes that must follow earlier data, transaction markers). Targets
+    marked on the flusher itself (not on a lane) form a lane of their own."""
+
+    def __init__(self, max_threads: int = MAX_SYNC_THREADS) -> None:
+        self._pool = _SyncPool(max_threads)
+        super().__init__(self._pool)
+        self._owns_pool = True
+        self._lanes: dict[str, GroupCommitFlusher] = {}
+
+    def lane(self, key: str) -> GroupCommitFlusher:
+        """The lane of `key` (a partition's directory), made on first use; it shares this
+        flusher's threads, observers and failure listeners and counts its rounds here."""
+        lane = self._lanes.get(key)
+        if lane is None:
+            lane = self._lanes[key] = GroupCommitFlusher(self._pool, totals=self)
+            lane.round_observers = self.round_observers
+            lane.wait_observers = self.wait_observers
+            lane.failure_listeners = self.failure_listeners
+        return lane
+
+    def drop_lane(self, key: str) -> None:
+        """Forget a deleted partition's lane once it has nothing to sync (its rounds in
+        flight finish on their own)."""
+        lane = self._lanes.get(key)
+        if lane is not None and not lane._dirty and lane._running is None and lane._next is None:
+            del self._lanes[key]
+
+    async def sync(self) -> None:
+        """Return once everything written before this call, in every lane, is durable."""
+        resumers = [r for r in (lane._resumer() for lane in (self, *self._lanes.values())) if r is not None]
+        if not resumers:
+            return
+        called = time.perf_counter()
+        if len(resumers) == 1:
+            await resumers[0]
+        else:
+            await asyncio.gather(*resumers)
+        if self.wait_observers:
+            waited = time.perf_counter() - called
+            for observe in self.wait_observers:
+                observe(waited)
+
+    async def close(self) -> None:
+        for lane in list(self._lanes.values()):
+            await lane.close()
+        await super().close()
 
 
 def _sync_all(targets: list[Syncable]) -> None:

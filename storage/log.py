@@ -116,6 +116,7 @@ class Log:
         clock: Clock,
         flusher: GroupCommitFlusher,
         persistence: LogPersistence,
+        storage_flusher: GroupCommitFlusher | None = None,
         log_start_offset: int = 0,
         producer_state: ProducerStateManager,
         max_snapshot_offset: int | None = None,
@@ -129,7 +130,9 @@ class Log:
     ) -> None:
         """`new`: a partition just created, with nothing on disk to rebuild state from.
         `writes_need_sync`: a write is durable only once an fsync round covers it (False:
-        durable when written, as in memory)."""
+        durable when written, as in memory). `flusher`: the rounds of this log's files;
+        `storage_flusher`: those of every log of the storage (the same by default; the file
+        engine gives each partition a lane of its own, storage.flusher.PartitionedFlusher)."""
         assert segments, "a log always has an active segment"
         self._topic = topic
         self._partition = partition
@@ -138,6 +141,7 @@ class Log:
         self._bases = [s.base_offset for s in segments]
         self._clock = clock
         self._flusher = flusher
+        self._storage_flusher = storage_flusher or flusher
         self._persistence = persistence
         self._cold = cold
         self._segment_bytes_cap = segment_bytes_cap
@@ -224,6 +228,11 @@ class Log:
         return size if self._segment_bytes_cap is None else min(size, self._segment_bytes_cap)
 
     @property
+    def flusher(self) -> GroupCommitFlusher:
+        """The fsync rounds of this log's files (tests hold them with a target of their own)."""
+        return self._flusher
+
+    @property
     def persistence(self) -> LogPersistence:
         return self._persistence
 
@@ -243,8 +252,15 @@ class Log:
             records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version, lazy=lazy
         )
         if durable:
-            await self._flusher.sync()
+            # Everything written so far, in every log: a coordinator's durable write may
+            # stand for earlier writes elsewhere (a PrepareCommit for its transaction's data).
+            await self._storage_flusher.sync()
         return result
+
+    async def sync(self) -> None:
+        """Return once everything written to this log so far is durable (a Produce with
+        acks=all): its own files' rounds only, never another partition's."""
+        await self._flusher.sync()
 
     def append_nowait(
         self,
@@ -435,13 +451,15 @@ class Log:
         *,
         min_one_batch: bool = True,
         upper_bound: int | None = None,
+        file_records: bool = False,
     ) -> ReadResult:
         cold = self._cold
         if cold is not None and self._segments:
             index = max(0, bisect.bisect_right(self._bases, fetch_offset) - 1)
             if not cold.resident(self._segments[index]):
                 return await self._read_cold(cold, fetch_offset, max_bytes, min_one_batch, upper_bound)
-        return self.read_now(fetch_offset, max_bytes, min_one_batch=min_one_batch, upper_bound=upper_bound)
+        return self.read_now(fetch_offset, max_bytes, min_one_batch=min_one_batch, upper_bound=upper_bound,
+                             file_records=file_records)
 
     async def _read_cold(
         self, cold: ColdReads, fetch_offset: int, max_bytes: int, min_one_batch: bool, upper_bound: int | None
@@ -462,7 +480,8 @@ class Log:
         return ReadResult(data, hw, lso, start, end)
 
     def read_now(
-        self, fetch_offset: int, max_bytes: int, *, min_one_batch: bool = True, upper_bound: int | None = None
+        self, fetch_offset: int, max_bytes: int, *, min_one_batch: bool = True, upper_bound: int | None = None,
+        file_records: bool = False,
     ) -> ReadResult:
         hw = self._high_watermark
         start = self._log_start_offset
@@ -488,6 +507,10 @@ class Log:
             if header.base_offset >= bound:
                 return result(b"")
             # Like Kafka, one fetch is served from a single segment.
+            if file_records:
+                in_file = segment.file_records(position, max_bytes, bound, min_one_batch)
+                if in_file is not None:
+                    return ReadResult(b"", hw, lso, start, end, in_file)
             return result(segment.read(position, max_bytes, bound, min_one_batch))
         return result(b"")
 

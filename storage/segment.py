@@ -12,6 +12,7 @@ from protocol import record_batch as rb
 from protocol.limits import INT32_MAX
 from protocol.record_batch import HEADER_SIZE, BatchHeader
 
+from .file_records import FILE_RECORDS_MAX_BATCHES, FILE_RECORDS_MIN_BYTES, FileRecords
 from .files import ByteStore, FileStore, MemoryStore
 from .index import OFFSET_ENTRY, TIME_ENTRY, OffsetIndex, TimeIndex
 from .txn_index import TransactionIndex
@@ -187,6 +188,39 @@ class LogSegment:
                 break
             end += header.size
         return buf if end == len(buf) else memoryview(buf)[:end]
+
+    def file_records(
+        self, position: int, max_bytes: int, upper_bound: int, min_one_batch: bool
+    ) -> FileRecords | None:
+        """What `read` returns, as a range of the file (storage.file_records) for a Fetch to
+        send without copying: whole batches cut by their headers alone, read one by one.
+        None where `read` serves better: not a file, less than FILE_RECORDS_MIN_BYTES, or
+        many small batches."""
+        store = self.store
+        if not isinstance(store, FileStore):
+            return None
+        size = store.size
+        if size - position < FILE_RECORDS_MIN_BYTES or max_bytes < FILE_RECORDS_MIN_BYTES:
+            return None
+        end = position
+        next_offset = -1
+        for _ in range(FILE_RECORDS_MAX_BATCHES):
+            if end + HEADER_SIZE > size:
+                break
+            header = BatchHeader.parse(store.read(end, HEADER_SIZE))
+            if header.base_offset >= upper_bound or header.length < rb.MIN_LENGTH or end + header.size > size:
+                break
+            if end + header.size - position > max_bytes and not (end == position and min_one_batch):
+                break
+            end += header.size
+            next_offset = header.next_offset
+        else:
+            if end + HEADER_SIZE <= size and end - position < max_bytes:
+                return None  # more batches would fit: many small ones, `read` cuts them
+        if end - position < FILE_RECORDS_MIN_BYTES:
+            return None
+        fd = store.duplicate_fd()
+        return None if fd is None else FileRecords(fd, position, end - position, next_offset)
 
     # --- recovery ---------------------------------------------------------------------
 

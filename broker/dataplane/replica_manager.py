@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from broker.dataplane import verification
 from broker.dataplane.types import (
@@ -96,16 +97,22 @@ class ReplicaManager:
         # A transaction's data is made durable by the round its EndTxn waits for.
         deferred = transactional_id is not None and self.transactions.defers_data_durability(transactional_id)
         outcomes: list[PartitionAppend] = []
-        must_sync = False
+        written: list[PartitionLog] = []
         for entry in entries:
-            outcome, lazy = await self._append(entry, transactional_id, operation, deferred)
+            outcome, lazy, partition_log = await self._append(entry, transactional_id, operation, deferred)
             outcomes.append(outcome)
-            must_sync = must_sync or (outcome.error == ErrorCode.NONE and not lazy)
+            if outcome.error == ErrorCode.NONE and not lazy and partition_log is not None:
+                written.append(partition_log)
         # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
-        # flush below only gates this producer's acknowledgement.
-        if acks == -1 and must_sync:
+        # flush below only gates this producer's acknowledgement. Each partition's own
+        # writes, as Kafka's acks=all waits for each partition's replicas: a small record
+        # does not wait for the fsync of what other producers wrote to other partitions.
+        if acks == -1 and written:
             try:
-                await self.storage.sync()
+                if len(written) == 1:
+                    await written[0].sync()
+                else:
+                    await asyncio.gather(*(w.sync() for w in dict.fromkeys(written)))
             except StorageError as exc:
                 log.error("flush failed", error=str(exc))
                 outcomes = [
@@ -120,16 +127,17 @@ class ReplicaManager:
         transactional_id: str | None,
         operation: TransactionSupportedOperation,
         deferred: bool,
-    ) -> tuple[PartitionAppend, bool]:
-        """The entry's outcome, and whether it was written lazily (its round not started)."""
+    ) -> tuple[PartitionAppend, bool, PartitionLog | None]:
+        """The entry's outcome, whether it was written lazily (its round not started), and
+        the log written to."""
         try:
             # A topic resolved earlier in the request may have been deleted since.
             partition_log = self.storage.log(entry.topic, entry.partition)
         except StorageError as exc:
-            return PartitionAppend(ErrorCode(exc.error_code), log_missing=True), False
+            return PartitionAppend(ErrorCode(exc.error_code), log_missing=True), False, None
         refused = self._not_leader(entry.topic, entry.partition)
         if refused != ErrorCode.NONE:
-            return PartitionAppend(refused), False
+            return PartitionAppend(refused), False, None
         header = _peek_header(entry.records)
         verify = header is not None and header.is_transactional and partition_log.needs_verification(header)
         # The implicit add, and the verification of a partition whose add is still being
@@ -145,7 +153,7 @@ class ReplicaManager:
                 if code != ErrorCode.NONE:
                     log.info("transactional produce not verified", topic=entry.topic, partition=entry.partition,
                              producer_id=header.producer_id, error=code.name)
-                    return PartitionAppend(code), False
+                    return PartitionAppend(code), False, None
             lazy = deferred and header is not None and header.is_transactional
             try:
                 result = await partition_log.append(
@@ -160,8 +168,8 @@ class ReplicaManager:
                 # attempted to produce with an old epoch.").
                 stale_txn = code == ErrorCode.INVALID_PRODUCER_EPOCH and header is not None and header.is_transactional
                 message = None if stale_txn else str(exc)
-                return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False
-        return PartitionAppend(result=result), lazy
+                return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False, None
+        return PartitionAppend(result=result), lazy, partition_log
 
     def _not_leader(self, topic: str, partition: int, current_leader_epoch: int = -1) -> ErrorCode:
         """NONE when this broker serves the partition (always, outside a cluster)."""
@@ -220,15 +228,18 @@ class ReplicaManager:
         max_bytes: int,
         min_bytes: int,
         max_wait_ms: int,
+        file_records: bool = False,
     ) -> list[FetchPartitionData]:
         """Read the targets, waiting (long poll) until `min_bytes` are there, an error is,
-        or `max_wait_ms` ran out. One answer per target."""
+        or `max_wait_ms` ran out. One answer per target. `file_records`: large records as
+        ranges of their segment files (storage.file_records.FileRecords) where the engine
+        allows, for a Fetch response written with sendfile (broker/connection.py)."""
         deadline = self.clock.monotonic_ms() + max(0, max_wait_ms)
         appended = self.storage.appended
         await self._written_made_visible(targets, by_id)
         while True:
             seen = appended.changes
-            answers, total_bytes, has_error = await self._read(targets, by_id, isolation_level, max_bytes)
+            answers, total_bytes, has_error = await self._read(targets, by_id, isolation_level, max_bytes, file_records)
             remaining_ms = deadline - self.clock.monotonic_ms()
             if total_bytes >= min_bytes or has_error or remaining_ms <= 0:
                 return answers
@@ -262,7 +273,8 @@ class ReplicaManager:
             await asyncio.wait(rounds, timeout=VISIBILITY_WAIT_SECONDS)
 
     async def _read(
-        self, targets: Sequence[FetchTarget], by_id: bool, isolation_level: int, max_bytes: int
+        self, targets: Sequence[FetchTarget], by_id: bool, isolation_level: int, max_bytes: int,
+        file_records: bool = False,
     ) -> tuple[list[FetchPartitionData], int, bool]:
         read_committed = isolation_level == READ_COMMITTED
         budget = max_bytes
@@ -296,6 +308,7 @@ class ReplicaManager:
                     # exceeds the limits, so that a consumer can always make progress.
                     min_one_batch=total == 0,
                     upper_bound=upper,
+                    file_records=file_records,
                 )
             except OffsetOutOfRangeError:
                 out.error = ErrorCode.OFFSET_OUT_OF_RANGE
@@ -311,13 +324,19 @@ class ReplicaManager:
             out.high_watermark = result.high_watermark
             out.last_stable_offset = result.last_stable_offset
             out.log_start_offset = result.log_start_offset
-            out.records = result.records
-            size = len(result.records)
+            in_file = result.file
+            # The Fetch response's writer takes a file range as one of its buffers, as it
+            # takes large bytes (protocol.codec.Writer.nullable_records): never copied.
+            out.records = result.records if in_file is None else cast(memoryview, in_file)
+            size = len(out.records)
             total += size
             budget -= size
             if read_committed:
                 start = target.fetch_offset
-                end = start + 1 if not size else _end_offset_hint(result.records, start)
+                if in_file is not None:
+                    end = in_file.next_offset
+                else:
+                    end = start + 1 if not size else _end_offset_hint(result.records, start)
                 out.aborted_transactions = partition_log.aborted_transactions(start, max(end, start + 1))
         return answers, total, has_error
 

@@ -71,6 +71,9 @@ async def handle(ctx: RequestContext, request: FetchRequest) -> FetchResponse:
         max_bytes=max_bytes,
         min_bytes=request.min_bytes,
         max_wait_ms=request.max_wait_ms,
+        # Large records as file ranges: the connection sends them with sendfile where it
+        # can (plaintext) and reads them otherwise (broker/connection.py).
+        file_records=True,
     )
     response = _response(request, answers)
     throttle_ms = fetch_throttle_ms(ctx, response)

@@ -162,6 +162,21 @@ class BrokerMetrics:
             buckets=ROUND_SIZE_BUCKETS,
             registry=r,
         )
+        self.fsync_queued = Histogram(
+            "odradek_fsync_round_queued_seconds",
+            "How long a round's first write waited for the round to start: behind the running "
+            "round of the same partition (the file engine runs a lane of rounds per partition) "
+            "or, for a lazily joined round, until the next turn of the event loop.",
+            buckets=FSYNC_BUCKETS,
+            registry=r,
+        )
+        self.event_loop_lag = Histogram(
+            "odradek_event_loop_lag_seconds",
+            "How late a timer of the event loop fired, sampled every 50 ms: the time a "
+            "callback that became ready waits for the loop (broker/metrics/loop_lag.py).",
+            buckets=FSYNC_BUCKETS,
+            registry=r,
+        )
         self.fsync_wait = Histogram(
             "odradek_fsync_wait_seconds",
             "How long a durable append or sync waited, from its call until durable (the "
@@ -204,6 +219,7 @@ class BrokerMetrics:
         self.fsync_round_size.observe(stats.waiters)
         self.fsync_calls.observe(stats.fsync_seconds)
         self.fsync_files.observe(stats.files)
+        self.fsync_queued.observe(stats.queued_seconds)
 
     def storage_write_failed(self, _error: object) -> None:
         self.storage_write_failures.inc()

@@ -149,12 +149,21 @@ async def test_values_follow_produce_consume_groups_and_transactions(
     # Every round's fsync calls are timed apart from the handoff, and never exceed the round.
     assert value(produced, "odradek_fsync_seconds_count") - value(base, "odradek_fsync_seconds_count") == rounds
     assert value(produced, "odradek_fsync_round_files_count") - value(base, "odradek_fsync_round_files_count") == rounds
+    # ... and how long each was queued behind its partition's running round.
+    queued = "odradek_fsync_round_queued_seconds_count"
+    assert value(produced, queued) - value(base, queued) == rounds
     assert value(produced, "odradek_fsync_seconds_sum") <= value(produced, "odradek_fsync_round_seconds_sum")
     # Each of the 50 acknowledgements waited for a round (send_and_wait: one at a time).
     assert value(produced, "odradek_fsync_wait_seconds_count") - value(base, "odradek_fsync_wait_seconds_count") >= 50
     assert value(produced, "odradek_log_end_offset", topic=topic, partition="0") == 50
     assert value(produced, "odradek_log_size_bytes", topic=topic, partition="0") >= sent
     assert value(produced, "odradek_partitions") >= 1
+    # The event loop's lag is sampled every 50 ms from the start.
+    lagged, deadline = produced, asyncio.get_running_loop().time() + 15
+    while value(lagged, "odradek_event_loop_lag_seconds_count") < 1:
+        assert asyncio.get_running_loop().time() < deadline, "no event loop lag sample"
+        await asyncio.sleep(0.05)
+        lagged = await scrape(port)
 
     # A consumer in a group: Stable while it is a member, bytes out at least what it read.
     consumer = AIOKafkaConsumer(

@@ -30,9 +30,12 @@ class Gate:
 @contextlib.asynccontextmanager
 async def rounds_held(storage: LogManager) -> AsyncIterator[Gate]:
     """The engine's flusher busy with a round that waits for the test (released at the end
-    whatever happens, or closing the engine would wait for it)."""
+    whatever happens, or closing the engine would wait for it): that of every open log (the
+    file engine runs a lane of rounds per partition: storage.flusher.PartitionedFlusher)."""
     gate = Gate(asyncio.get_running_loop(), asyncio.Event(), asyncio.Event())
     storage.flusher.mark_dirty(gate)
+    for log in storage.logs():
+        log.flusher.mark_dirty(gate)
     pending = asyncio.ensure_future(storage.flusher.sync())
     try:
         await asyncio.wait_for(gate.started.wait(), 10)

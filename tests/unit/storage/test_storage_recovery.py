@@ -499,3 +499,30 @@ async def test_partition_metadata_without_hard_links(
     else:
         assert links.count("refused") == 3 and len(files) == 4  # a new file after each refusal
     await s.close()
+
+
+async def test_file_records_are_the_bytes_a_read_returns(tmp_path: Path) -> None:
+    """A Fetch's file range (storage.file_records) holds exactly the batches `read` returns,
+    below the same bound, and stops at the same whole batch for max_bytes."""
+    s = await FileStorage.open(tmp_path / "d", producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
+    try:
+        await s.create_topic("t", 1)
+        log = s.log("t", 0)
+        for _ in range(6):  # batches of about 40 KB
+            await log.append(make_batch(40, value_size=1000), durable=True)
+        await log.append(make_batch(40, value_size=1000))  # written, not yet durable: past the bound
+        hw = log.high_watermark
+        assert hw == 240
+        for max_bytes, upper in [(1 << 20, None), (100_000, None), (1 << 20, 160)]:
+            plain = log.read_now(0, max_bytes, upper_bound=upper)
+            in_file = log.read_now(0, max_bytes, upper_bound=upper, file_records=True)
+            assert in_file.file is not None and in_file.records == b""
+            assert (in_file.high_watermark, in_file.last_stable_offset) == (plain.high_watermark, plain.last_stable_offset)
+            last = rb.decode_batches(plain.records)[-1]
+            assert in_file.file.next_offset == last.header.next_offset == last.records[-1].offset + 1
+            assert in_file.file.read() == bytes(plain.records)
+        # Less than FILE_RECORDS_MIN_BYTES: read as bytes.
+        small = log.read_now(0, 50_000, file_records=True)
+        assert small.file is None and len(rb.decode_batches(small.records)) == 1
+    finally:
+        await s.close()
