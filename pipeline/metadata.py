@@ -26,7 +26,7 @@ class ClusterView:
     """One admin client reused across look-ups (the streaming source asks every micro-batch)."""
 
     def __init__(self, config: Mapping[str, str]) -> None:
-        self.config = dict(config)
+        self.config: dict[str, str | int | float | bool] = dict(config)
         self.admin = AdminClient(self.config)
 
     def partitions(self, subscription: Subscription) -> list[TopicPartition]:
