@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,13 @@ def cluster_job_args(spark: SparkStandalone, connector: Path) -> list[str]:
     return args
 
 
+# Spark waits a fixed 10 s for a Python worker it starts on the driver (PythonWorkerFactory's
+# createSimpleWorker) to connect back: an overloaded machine can miss that, and the query fails.
+# The job is then restarted from its checkpoint, as a supervisor would; nothing else is retried.
+SLOW_PYTHON_START = "Python worker failed to connect back"
+MAX_RESTARTS = 2
+
+
 @dataclass
 class BrokerKillRun:
     killed_node: int
@@ -64,6 +72,41 @@ class BrokerKillRun:
     batches_at_end: int
     seconds: float
     connector_origins: list[str] = field(default_factory=list)
+    restarts: int = 0
+
+
+class _Driver:
+    """The streaming job's driver process, restarted from its checkpoint after a failure to
+    start a Python worker in time (SLOW_PYTHON_START), at most MAX_RESTARTS times."""
+
+    def __init__(self, start: Callable[[], subprocess.Popen[bytes]], log: Path) -> None:
+        self.start, self.log = start, log
+        self.mark = self._size()
+        self.job = start()
+        self.restarts = 0
+
+    def _size(self) -> int:
+        return self.log.stat().st_size if self.log.exists() else 0
+
+    def running(self) -> bool:
+        """False once the job exited 0; RuntimeError if it failed for good."""
+        code = self.job.poll()
+        if code is None:
+            return True
+        if code == 0:
+            return False
+        with open(self.log, "rb") as f:
+            f.seek(self.mark)
+            failure = f.read().decode(errors="replace")
+        if SLOW_PYTHON_START not in failure or self.restarts >= MAX_RESTARTS:
+            raise RuntimeError(f"the streaming job failed ({code}):\n{_tail(self.log)}")
+        self.restarts += 1
+        self.mark = self._size()
+        self.job = self.start()
+        return True
+
+    def kill(self) -> None:
+        kill_job(self.job)
 
 
 def stream_with_broker_kill(
@@ -74,25 +117,26 @@ def stream_with_broker_kill(
     checkpoint, log = workdir / "checkpoint", workdir / "stream-job.log"
     connector = build_zip(workdir / "connector.zip")
     started = time.monotonic()
-    job = run_job(nodes.bootstrap, checkpoint, log, cluster_job_args(spark, connector))
+    deadline = started + timeout
+    driver = _Driver(lambda: run_job(nodes.bootstrap, checkpoint, log, cluster_job_args(spark, connector)), log)
     try:
-        deadline = started + timeout
         while committed_batches(checkpoint) < 1:
-            if job.poll() is not None:
-                raise RuntimeError(f"the streaming job ended early ({job.returncode}):\n{_tail(log)}")
+            if not driver.running():
+                raise RuntimeError(f"the streaming job ended before a micro-batch committed:\n{_tail(log)}")
             if time.monotonic() > deadline:
                 raise RuntimeError(f"no micro-batch committed in {timeout}s:\n{_tail(log)}")
             time.sleep(0.1)
         victim = leader_of(nodes.bootstrap, "orders", 0)
         nodes.broker(victim).kill()
         at_kill = committed_batches(checkpoint)
-        if job.poll() is not None:
-            raise RuntimeError(f"the job ended before the kill ({job.returncode}):\n{_tail(log)}")
-        code = job.wait(max(1.0, deadline - time.monotonic()))
-        if code != 0:
-            raise RuntimeError(f"the streaming job failed ({code}):\n{_tail(log)}")
+        if driver.job.poll() == 0:
+            raise RuntimeError(f"the job had caught up before the kill:\n{_tail(log)}")
+        while driver.running():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the stream did not catch up in {timeout}s:\n{_tail(log)}")
+            time.sleep(0.1)
     finally:
-        kill_job(job)
+        driver.kill()
     origins = ORIGINS.search(log.read_text(errors="replace"))
     return BrokerKillRun(
         victim,
@@ -100,6 +144,7 @@ def stream_with_broker_kill(
         committed_batches(checkpoint),
         time.monotonic() - started,
         origins.group(1).split() if origins else [],
+        driver.restarts,
     )
 
 
@@ -121,6 +166,8 @@ def run_on_clusters(workdir: Path, orders: int, rng: random.Random) -> bool:
             f"the stream caught up in {run.batches_at_end} micro-batches, {run.seconds:.1f}s in all"
         )
         print(f"executors imported the connector from: {' '.join(run.connector_origins) or '?'}")
+        if run.restarts:
+            print(f"the driver was restarted from its checkpoint {run.restarts} time(s) ({SLOW_PYTHON_START})")
         result = stream_output(nodes.bootstrap, committed, aborted)
         print(result)
         connector = str(workdir / "connector.zip")
