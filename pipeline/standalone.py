@@ -69,6 +69,7 @@ class SparkStandalone:
             # confluent-kafka, but not (through the environment) the connector.
             "spark.pyspark.python": sys.executable,
             "spark.executor.extraJavaOptions": QUICK_JVM,
+            "spark.driver.extraJavaOptions": QUICK_JVM,
             "spark.ui.showConsoleProgress": "false",
         }
 
