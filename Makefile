@@ -92,7 +92,9 @@ bench: $(STAMP) postgres
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 # The Spark connector end to end: generator, a streaming job SIGKILLed and restarted, a batch job.
-pipeline: $(STAMP)
+# PIPELINE_ARGS=--cluster: on three brokers over PostgreSQL and a Spark standalone cluster
+# (a master, two workers), a broker killed mid-stream (docs/spark.md).
+pipeline: $(STAMP) $(if $(findstring --cluster,$(PIPELINE_ARGS)),postgres)
 	$(BIN)/python -m pipeline.examples.demo $(PIPELINE_ARGS)
 
 # The fault campaign (faults/README.md): FAULTS_SEED to replay, FAULTS_SECONDS of workload,

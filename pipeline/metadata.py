@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable, Mapping
 
 from confluent_kafka import IsolationLevel, KafkaException
@@ -14,13 +15,19 @@ from pipeline.options import EARLIEST, LATEST, OptionError, Subscription, TopicP
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 30.0
+# ListOffsets: one attempt may wait on a dead leader until its timeout, then answers
+# OFFSET_INVALID; so attempts are short and retried, within a longer bound for the look-up.
+LIST_OFFSETS_ATTEMPT_S = 5.0
+LIST_OFFSETS_TIMEOUT_S = 60.0
+RETRY_BACKOFF_S = 0.2
 
 
 class ClusterView:
     """One admin client reused across look-ups (the streaming source asks every micro-batch)."""
 
     def __init__(self, config: Mapping[str, str]) -> None:
-        self.admin = AdminClient(dict(config))
+        self.config: dict[str, str | int | float | bool] = dict(config)
+        self.admin = AdminClient(self.config)
 
     def partitions(self, subscription: Subscription) -> list[TopicPartition]:
         topics = self.admin.list_topics(timeout=TIMEOUT_S).topics
@@ -50,18 +57,40 @@ class ClusterView:
         return self._list_offsets(tps, OffsetSpec.latest())
 
     def _list_offsets(self, tps: Iterable[TopicPartition], spec: OffsetSpec) -> dict[TopicPartition, int]:
-        request = {KafkaTopicPartition(t, p): spec for t, p in tps}
-        if not request:
-            return {}
-        futures = self.admin.list_offsets(
-            request, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=TIMEOUT_S
-        )
+        """Retried until every partition has an offset: while a partition's leader moves (its
+        broker died, say) librdkafka may answer a retriable error or, with no error at all,
+        OFFSET_INVALID (-1001), which must not be taken for an offset. It keeps asking the
+        dead leader as long as its metadata names it, so a retry starts a new admin client."""
+        pending = {KafkaTopicPartition(t, p): spec for t, p in tps}
         result: dict[TopicPartition, int] = {}
-        for tp, future in futures.items():
-            try:
-                result[(tp.topic, tp.partition)] = int(future.result().offset)
-            except KafkaException as exc:
-                raise RuntimeError(f"ListOffsets for {tp.topic}-{tp.partition} failed: {exc}") from exc
+        deadline = time.monotonic() + LIST_OFFSETS_TIMEOUT_S
+        while pending:
+            futures = self.admin.list_offsets(
+                pending, isolation_level=IsolationLevel.READ_COMMITTED, request_timeout=LIST_OFFSETS_ATTEMPT_S
+            )
+            failed: dict[KafkaTopicPartition, str] = {}
+            for tp, future in futures.items():
+                try:
+                    offset = int(future.result().offset)
+                except KafkaException as exc:
+                    if not exc.args[0].retriable():
+                        raise RuntimeError(f"ListOffsets for {tp.topic}-{tp.partition} failed: {exc}") from exc
+                    failed[tp] = str(exc)
+                    continue
+                if offset < 0:
+                    failed[tp] = f"no offset ({offset})"
+                else:
+                    result[(tp.topic, tp.partition)] = offset
+            if failed and time.monotonic() > deadline:
+                raise RuntimeError(
+                    "ListOffsets failed: "
+                    + ", ".join(f"{tp.topic}-{tp.partition}: {why}" for tp, why in failed.items())
+                )
+            if failed:
+                log.warning("ListOffsets retried for %s", ", ".join(f"{tp.topic}-{tp.partition}" for tp in failed))
+                time.sleep(RETRY_BACKOFF_S)
+                self.admin = AdminClient(self.config)
+            pending = {tp: spec for tp in failed}
         return result
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from odradek.testing import OdradekCluster
+from pipeline.standalone import SparkStandalone
 
 # Short, so that a paused broker's partitions move within a test's bounded wait.
 SESSION_TIMEOUT_MS = 3000
@@ -28,3 +29,11 @@ def cluster(tmp_path: Path, new_postgres_url: Callable[[], str]) -> Iterator[Odr
     )
     with nodes:
         yield nodes
+
+
+@pytest.fixture(scope="module")
+def spark_standalone(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkStandalone]:
+    """A Spark standalone master and two workers (1 core, 1g each) on loopback, every worker
+    registered; their process groups killed at the end."""
+    with SparkStandalone(tmp_path_factory.mktemp("spark-standalone")) as spark:
+        yield spark
