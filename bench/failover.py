@@ -1,0 +1,220 @@
+"""Failover times of a cluster under load: the leader of a partition killed (SIGKILL) or
+paused (SIGSTOP), again and again, each time measured two ways:
+
+- to the first acknowledged record on a moved partition: the first delivery report, for a
+  partition the victim led, of a record produced after the fault (every record carries its
+  send time), so an acknowledgement the victim sent just before it died cannot count;
+- to new leaders in Metadata: until every survivor, asked on a connection of its own, names
+  a leader other than the victim for every partition the victim led.
+
+Between faults the victim comes back (restarted after a kill, SIGCONT after a pause: it
+finds its sessions ended, drops its partitions and joins again), and the next fault waits
+until the controller has given it its share again and every partition acknowledges."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import Producer
+
+from bench.clients import WorkloadError, producer_config, stamp_of, stamped
+from bench.cluster_nodes import leaders
+from odradek.testing import OdradekCluster
+
+POLL_SECONDS = 0.01
+
+
+@dataclass
+class Failover:
+    kind: str  # "kill" or "sigstop"
+    victim: int
+    was_controller: bool
+    moved: list[int]
+    to_ack: float
+    to_metadata: float
+
+
+class Load:
+    """An idempotent acks=all producer (linger 0) sending `rate` records per second per
+    partition, round robin, on a thread of its own; the delivery reports of its
+    acknowledged records are kept as (partition, send time, arrival time) in ns."""
+
+    def __init__(self, bootstrap: str, topic: str, partitions: int, rate: int, size: int = 100) -> None:
+        self.topic = topic
+        self.partitions = partitions
+        self.rate = rate * partitions
+        self.size = size
+        self.producer = Producer(producer_config(bootstrap, "all", True, **{
+            "linger.ms": 0, "message.timeout.ms": 120_000, "delivery.report.only.error": False,
+        }))
+        self.lock = threading.Lock()
+        self.last_ack: dict[int, int] = {}
+        self.first_after: dict[int, int] = {}  # partition -> arrival of its first record sent after `since`
+        self.since = 0
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="failover-load", daemon=True)
+
+    def _delivered(self, err: Any, msg: Any) -> None:
+        now = time.monotonic_ns()
+        if err is not None:
+            with self.lock:
+                self.errors.append(err.str())
+            return
+        p = msg.partition()
+        with self.lock:
+            self.last_ack[p] = now
+            if p not in self.first_after and stamp_of(msg.value()) >= self.since:
+                self.first_after[p] = now
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        i = 0
+        while not self._stop.is_set():
+            delay = start + i / self.rate - time.monotonic()
+            if delay > 0:
+                self.producer.poll(delay)
+            try:
+                self.producer.produce(self.topic, stamped(self.size), partition=i % self.partitions,
+                                      on_delivery=self._delivered)
+            except BufferError:
+                self.producer.poll(0.01)
+                continue
+            self.producer.poll(0)
+            i += 1
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def mark(self) -> int:
+        """From now on, record each partition's first acknowledged record sent after now."""
+        now = time.monotonic_ns()
+        with self.lock:
+            self.since = now
+            self.first_after = {}
+        return now
+
+    def acked_since(self, when_ns: int) -> set[int]:
+        with self.lock:
+            return {p for p, t in self.last_ack.items() if t >= when_ns}
+
+    def first_ack(self, partitions: list[int]) -> int | None:
+        with self.lock:
+            found = [self.first_after[p] for p in partitions if p in self.first_after]
+        return min(found) if found else None
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(10)
+        self.producer.flush(30)
+
+
+def _wait(what: str, ready: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if time.monotonic() > deadline:
+            raise WorkloadError(f"{what} not seen in {timeout:.0f}s")
+        time.sleep(POLL_SECONDS)
+
+
+def _safe_leaders(bootstrap: str, topic: str) -> tuple[dict[int, int], set[int], int]:
+    try:
+        return leaders(bootstrap, topic, timeout=2.0)
+    except OSError:
+        return {}, set(), -1
+
+
+def wait_balanced(cluster: OdradekCluster, topic: str, partitions: int, load: Load, timeout: float) -> dict[int, int]:
+    """Until every broker lists all brokers and leads its even share of the topic, and
+    every partition acknowledged a record since; returns the leaders."""
+    nodes = sorted(cluster.brokers)
+    share = partitions // len(nodes)
+    found: dict[int, int] = {}
+
+    def balanced() -> bool:
+        views = [_safe_leaders(cluster.broker(n).bootstrap, topic) for n in nodes]
+        first = views[0][0]
+        if any(v[0] != first or v[1] != set(nodes) for v in views) or len(first) != partitions:
+            return False
+        counts = {n: sum(1 for leader in first.values() if leader == n) for n in nodes}
+        if any(c < share for c in counts.values()):
+            return False
+        found.clear()
+        found.update(first)
+        return True
+
+    _wait("balanced leaders", balanced, timeout)
+    since = time.monotonic_ns()
+    _wait("records acknowledged on every partition", lambda: len(load.acked_since(since)) == partitions, timeout)
+    return dict(found)
+
+
+def one_failover(
+    cluster: OdradekCluster, topic: str, partitions: int, load: Load, kind: str, partition: int, timeout: float
+) -> Failover:
+    """Kill or pause the leader of `partition`, measure, bring it back."""
+    current = wait_balanced(cluster, topic, partitions, load, timeout)
+    victim = current[partition]
+    _, _, controller = _safe_leaders(cluster.broker(victim).bootstrap, topic)
+    moved = sorted(p for p, leader in current.items() if leader == victim)
+    survivors = [cluster.broker(n).bootstrap for n in sorted(cluster.brokers) if n != victim]
+    broker = cluster.broker(victim)
+    started = load.mark()
+    if kind == "kill":
+        broker.kill()
+    else:
+        broker.pause()
+    try:
+        moved_at: int | None = None
+        ack_at: int | None = None
+        deadline = time.monotonic() + timeout
+        while moved_at is None or ack_at is None:
+            if time.monotonic() > deadline:
+                raise WorkloadError(f"{kind} of node {victim}: no failover in {timeout:.0f}s")
+            if moved_at is None:
+                views = [_safe_leaders(b, topic)[0] for b in survivors]
+                now = time.monotonic_ns()
+                if all(all(v.get(p, -1) not in (-1, victim) for p in moved) for v in views):
+                    moved_at = now
+            if ack_at is None:
+                ack_at = load.first_ack(moved)
+            time.sleep(POLL_SECONDS)
+    finally:
+        if kind == "kill":
+            broker.start(60)
+        else:
+            broker.resume()
+    return Failover(kind, victim, controller == victim, moved, (ack_at - started) / 1e9, (moved_at - started) / 1e9)
+
+
+@dataclass
+class FailoverRun:
+    failovers: list[Failover] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def failovers(
+    cluster: OdradekCluster, topic: str, partitions: int, kind: str, count: int, timeout: float,
+    rate: int = 100, log: Any = None,
+) -> FailoverRun:
+    """`count` faults of `kind` in a row on a topic the caller created, each on the leader
+    of the next partition (so the victims rotate over the brokers)."""
+    run = FailoverRun()
+    load = Load(cluster.bootstrap, topic, partitions, rate)
+    load.start()
+    try:
+        for i in range(count):
+            f = one_failover(cluster, topic, partitions, load, kind, i % partitions, timeout)
+            run.failovers.append(f)
+            if log is not None:
+                log(f"[cluster] {kind} {i + 1}/{count}: node {f.victim}"
+                    f"{' (controller)' if f.was_controller else ''}, {len(f.moved)} partitions: "
+                    f"first ack {f.to_ack:.3f}s, metadata {f.to_metadata:.3f}s")
+        wait_balanced(cluster, topic, partitions, load, timeout)
+    finally:
+        load.close()
+        run.errors = list(load.errors)
+    return run
