@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench.cpu import TreeCpu, process_cpu
+from bench.cpu import TreeCpu, TreeWait, process_cpu, runqueue_wait
 from odradek.postgres_server import PostgresServer
 from odradek.testing import OdradekCluster
 from odradek.wire import WireConnection, parse_host_port
@@ -55,15 +55,17 @@ class ClusterSet:
 
     def cpu_counters(self, cluster: OdradekCluster) -> dict[str, Callable[[], float | None]]:
         """CPU counters (bench/cpu.py) of the cluster's brokers as they run now, by node id,
-        and of PostgreSQL as `postgres`."""
+        and of PostgreSQL as `postgres`; their time waiting for a CPU as `wait-...`."""
         counters: dict[str, Callable[[], float | None]] = {}
         for node_id, broker in cluster.brokers.items():
             pid = broker.pid
             if pid is not None:
                 counters[f"broker-{node_id}"] = lambda pid=pid: process_cpu(pid)  # type: ignore[misc]
+                counters[f"wait-broker-{node_id}"] = lambda pid=pid: runqueue_wait(pid)  # type: ignore[misc]
         postmaster = self.postmaster_pid()
         if postmaster is not None:
             counters["postgres"] = TreeCpu(postmaster)
+            counters["wait-postgres"] = TreeWait(postmaster)
         return counters
 
     def close(self) -> None:

@@ -83,7 +83,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def _cpu_figures(cpu: CpuSampler, names: list[str], start: float, end: float) -> dict[str, float]:
-    """Per cent of one core over the window: the busiest broker, all brokers, PostgreSQL."""
+    """Per cent of one core over the window: the busiest broker, all brokers, PostgreSQL;
+    and the time the brokers' and PostgreSQL's processes spent waiting for a CPU, in per
+    cent of the window (summed over the processes: above 100 when several waited at once)."""
     seconds = max(end - start, 1e-9)
     spent = {n: cpu.spent(n, start, end) for n in names}
     brokers = [v for n, v in spent.items() if n.startswith("broker-") and v is not None]
@@ -93,6 +95,11 @@ def _cpu_figures(cpu: CpuSampler, names: list[str], start: float, end: float) ->
         out["brokers_cpu_pct"] = 100 * sum(brokers) / seconds
     if spent.get("postgres") is not None:
         out["pg_cpu_pct"] = 100 * spent["postgres"] / seconds  # type: ignore[operator]
+    waits = [v for n, v in spent.items() if n.startswith("wait-broker-") and v is not None]
+    if waits:
+        out["brokers_wait_pct"] = 100 * sum(waits) / seconds
+    if spent.get("wait-postgres") is not None:
+        out["pg_wait_pct"] = 100 * spent["wait-postgres"] / seconds  # type: ignore[operator]
     return out
 
 
@@ -183,7 +190,8 @@ class ClusterBench:
                     m["client_cpu_pct"] = 100 * m["client_cpu_s"] / m["seconds"]
         summary = outcome.error or ", ".join(f"{k}={v:.4g}" for k, v in m.items() if k not in ("ended_at",))
         self.log(f"[{column}] {row.key} run {i + 1}/{self.runs} ({outcome.seconds:.1f}s): {summary}")
-        cpu_metrics = ("busiest_broker_cpu_pct", "brokers_cpu_pct", "pg_cpu_pct", "client_cpu_pct")
+        cpu_metrics = ("busiest_broker_cpu_pct", "brokers_cpu_pct", "pg_cpu_pct", "client_cpu_pct",
+                       "brokers_wait_pct", "pg_wait_pct")
         for metric in (*metrics, *cpu_metrics):
             if outcome.error is not None:
                 if metric in metrics:

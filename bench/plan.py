@@ -44,6 +44,8 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     "brokers_cpu_pct": ("all brokers' CPU", "% of a core", False),
     "pg_cpu_pct": ("PostgreSQL CPU", "% of a core", False),
     "client_cpu_pct": ("producers' CPU", "% of a core", False),
+    "brokers_wait_pct": ("brokers waiting for a CPU", "% of the time", False),
+    "pg_wait_pct": ("PostgreSQL waiting for a CPU", "% of the time", False),
     "ack_p50_s": ("to first ack on a moved partition p50", "s", False),
     "ack_p99_s": ("to first ack on a moved partition p99", "s", False),
     "metadata_p50_s": ("to new leaders in Metadata p50", "s", False),
