@@ -209,13 +209,16 @@ class ClusterBench:
         except Exception as exc:
             reason = short_reason(exc)
             self.log(f"[{column}] {row.key}: {reason}")
-            for metric in ("ack_p50_s", "ack_p99_s", "metadata_p50_s", "metadata_p99_s"):
+            for metric in ("ack_p50_s", "ack_p99_s", "aio_ack_p50_s", "aio_ack_p99_s", "metadata_p50_s",
+                           "metadata_p99_s"):
                 self.results.add_value(row.key, row.title, metric, column, None, reason)
             return
         acks = [f.to_ack for f in run.failovers]
+        aio_acks = [f.to_ack_aiokafka for f in run.failovers]
         moves = [f.to_metadata for f in run.failovers]
         figures = {
             "ack_p50_s": percentile(acks, 0.5), "ack_p99_s": percentile(acks, 0.99),
+            "aio_ack_p50_s": percentile(aio_acks, 0.5), "aio_ack_p99_s": percentile(aio_acks, 0.99),
             "metadata_p50_s": percentile(moves, 0.5), "metadata_p99_s": percentile(moves, 0.99),
             "failovers": float(len(acks)), "delivery_errors": float(len(run.errors)),
         }
@@ -223,7 +226,8 @@ class ClusterBench:
             self.results.add_value(row.key, row.title, metric, column, value, "")
         self.meta["failovers"] += [
             {"kind": f.kind, "victim": f.victim, "controller": f.was_controller, "moved": f.moved,
-             "to_ack_s": round(f.to_ack, 4), "to_metadata_s": round(f.to_metadata, 4)}
+             "to_ack_s": round(f.to_ack, 4), "to_ack_aiokafka_s": round(f.to_ack_aiokafka, 4),
+             "to_metadata_s": round(f.to_metadata, 4)}
             for f in run.failovers
         ]
         if run.errors:

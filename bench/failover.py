@@ -13,11 +13,13 @@ until the controller has given it its share again and every partition acknowledg
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiokafka import AIOKafkaProducer
 from confluent_kafka import Producer
 
 from bench.clients import WorkloadError, producer_config, stamp_of, stamped
@@ -25,6 +27,8 @@ from bench.cluster_nodes import leaders
 from odradek.testing import OdradekCluster
 
 POLL_SECONDS = 0.01
+# aiokafka's load per partition: a pure-Python client costs CPU on the cores the cluster runs on.
+AIO_RATE = 20
 
 
 @dataclass
@@ -33,16 +37,57 @@ class Failover:
     victim: int
     was_controller: bool
     moved: list[int]
-    to_ack: float
+    to_ack: float  # confluent-kafka's
+    to_ack_aiokafka: float
     to_metadata: float
 
 
-class Load:
-    """An idempotent acks=all producer (linger 0) sending `rate` records per second per
-    partition, round robin, on a thread of its own; the delivery reports of its
-    acknowledged records are kept as (partition, send time, arrival time) in ns."""
+class Acks:
+    """The delivery reports of a load: each partition's last acknowledgement and, since
+    `mark`, its first acknowledged record sent after the mark (times in monotonic ns)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.last_ack: dict[int, int] = {}
+        self.first_after: dict[int, int] = {}
+        self.since = 0
+        self.errors: list[str] = []
+
+    def delivered(self, partition: int, sent_ns: int) -> None:
+        now = time.monotonic_ns()
+        with self.lock:
+            self.last_ack[partition] = now
+            if partition not in self.first_after and sent_ns >= self.since:
+                self.first_after[partition] = now
+
+    def failed(self, error: str) -> None:
+        with self.lock:
+            self.errors.append(error)
+
+    def mark(self) -> int:
+        """From now on, record each partition's first acknowledged record sent after now."""
+        now = time.monotonic_ns()
+        with self.lock:
+            self.since = now
+            self.first_after = {}
+        return now
+
+    def acked_since(self, when_ns: int) -> set[int]:
+        with self.lock:
+            return {p for p, t in self.last_ack.items() if t >= when_ns}
+
+    def first_ack(self, partitions: list[int]) -> int | None:
+        with self.lock:
+            found = [self.first_after[p] for p in partitions if p in self.first_after]
+        return min(found) if found else None
+
+
+class Load(Acks):
+    """An idempotent acks=all confluent-kafka producer (linger 0) sending `rate` records per
+    second per partition, round robin, on a thread of its own."""
 
     def __init__(self, bootstrap: str, topic: str, partitions: int, rate: int, size: int = 100) -> None:
+        super().__init__()
         self.topic = topic
         self.partitions = partitions
         self.rate = rate * partitions
@@ -50,25 +95,14 @@ class Load:
         self.producer = Producer(producer_config(bootstrap, "all", True, **{
             "linger.ms": 0, "message.timeout.ms": 120_000, "delivery.report.only.error": False,
         }))
-        self.lock = threading.Lock()
-        self.last_ack: dict[int, int] = {}
-        self.first_after: dict[int, int] = {}  # partition -> arrival of its first record sent after `since`
-        self.since = 0
-        self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="failover-load", daemon=True)
 
     def _delivered(self, err: Any, msg: Any) -> None:
-        now = time.monotonic_ns()
         if err is not None:
-            with self.lock:
-                self.errors.append(err.str())
-            return
-        p = msg.partition()
-        with self.lock:
-            self.last_ack[p] = now
-            if p not in self.first_after and stamp_of(msg.value()) >= self.since:
-                self.first_after[p] = now
+            self.failed(err.str())
+        else:
+            self.delivered(msg.partition(), stamp_of(msg.value()))
 
     def _run(self) -> None:
         start = time.monotonic()
@@ -89,27 +123,65 @@ class Load:
     def start(self) -> None:
         self._thread.start()
 
-    def mark(self) -> int:
-        """From now on, record each partition's first acknowledged record sent after now."""
-        now = time.monotonic_ns()
-        with self.lock:
-            self.since = now
-            self.first_after = {}
-        return now
-
-    def acked_since(self, when_ns: int) -> set[int]:
-        with self.lock:
-            return {p for p, t in self.last_ack.items() if t >= when_ns}
-
-    def first_ack(self, partitions: list[int]) -> int | None:
-        with self.lock:
-            found = [self.first_after[p] for p in partitions if p in self.first_after]
-        return min(found) if found else None
-
     def close(self) -> None:
         self._stop.set()
         self._thread.join(10)
         self.producer.flush(30)
+
+
+class AioLoad(Acks):
+    """The same load from aiokafka (pure Python, idempotent, acks=all, linger 0), at a lower
+    rate, on a thread running its own event loop. Unlike librdkafka, which looks for a
+    partition's new leader on a one-second timer, aiokafka asks Metadata again
+    `retry_backoff_ms` (100) after a failed request: its figure is closer to the cluster's."""
+
+    def __init__(self, bootstrap: str, topic: str, partitions: int, rate: int, size: int = 100) -> None:
+        super().__init__()
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.partitions = partitions
+        self.rate = rate * partitions
+        self.size = size
+        self._stop = threading.Event()
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._run()), name="failover-aio", daemon=True)
+
+    async def _run(self) -> None:
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self.bootstrap, acks="all", enable_idempotence=True, linger_ms=0,
+            request_timeout_ms=120_000,
+        )
+        await producer.start()
+        self._started.set()
+        try:
+            start = time.monotonic()
+            i = 0
+            while not self._stop.is_set():
+                delay = start + i / self.rate - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                value = stamped(self.size)
+                future = await producer.send(self.topic, value, partition=i % self.partitions)
+                future.add_done_callback(lambda f, p=i % self.partitions, v=value: self._done(f, p, v))
+                i += 1
+            await producer.flush()
+        finally:
+            await producer.stop()
+
+    def _done(self, future: Any, partition: int, value: bytes) -> None:
+        if future.cancelled() or future.exception() is not None:
+            self.failed(repr(future.exception()))
+        else:
+            self.delivered(partition, stamp_of(value))
+
+    def start(self) -> None:
+        self._thread.start()
+        if not self._started.wait(30):
+            raise WorkloadError("aiokafka producer did not start")
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(30)
 
 
 def _wait(what: str, ready: Any, timeout: float) -> None:
@@ -127,9 +199,11 @@ def _safe_leaders(bootstrap: str, topic: str) -> tuple[dict[int, int], set[int],
         return {}, set(), -1
 
 
-def wait_balanced(cluster: OdradekCluster, topic: str, partitions: int, load: Load, timeout: float) -> dict[int, int]:
+def wait_balanced(
+    cluster: OdradekCluster, topic: str, partitions: int, loads: list[Acks], timeout: float
+) -> dict[int, int]:
     """Until every broker lists all brokers and leads its even share of the topic, and
-    every partition acknowledged a record since; returns the leaders."""
+    every partition acknowledged a record of every load since; returns the leaders."""
     nodes = sorted(cluster.brokers)
     share = partitions // len(nodes)
     found: dict[int, int] = {}
@@ -148,21 +222,24 @@ def wait_balanced(cluster: OdradekCluster, topic: str, partitions: int, load: Lo
 
     _wait("balanced leaders", balanced, timeout)
     since = time.monotonic_ns()
-    _wait("records acknowledged on every partition", lambda: len(load.acked_since(since)) == partitions, timeout)
+    _wait("records acknowledged on every partition",
+          lambda: all(len(load.acked_since(since)) == partitions for load in loads), timeout)
     return dict(found)
 
 
 def one_failover(
-    cluster: OdradekCluster, topic: str, partitions: int, load: Load, kind: str, partition: int, timeout: float
+    cluster: OdradekCluster, topic: str, partitions: int, load: Load, aio: AioLoad, kind: str, partition: int,
+    timeout: float,
 ) -> Failover:
     """Kill or pause the leader of `partition`, measure, bring it back."""
-    current = wait_balanced(cluster, topic, partitions, load, timeout)
+    current = wait_balanced(cluster, topic, partitions, [load, aio], timeout)
     victim = current[partition]
     _, _, controller = _safe_leaders(cluster.broker(victim).bootstrap, topic)
     moved = sorted(p for p, leader in current.items() if leader == victim)
     survivors = [cluster.broker(n).bootstrap for n in sorted(cluster.brokers) if n != victim]
     broker = cluster.broker(victim)
     started = load.mark()
+    aio.mark()
     if kind == "kill":
         broker.kill()
     else:
@@ -170,8 +247,9 @@ def one_failover(
     try:
         moved_at: int | None = None
         ack_at: int | None = None
+        aio_ack_at: int | None = None
         deadline = time.monotonic() + timeout
-        while moved_at is None or ack_at is None:
+        while moved_at is None or ack_at is None or aio_ack_at is None:
             if time.monotonic() > deadline:
                 raise WorkloadError(f"{kind} of node {victim}: no failover in {timeout:.0f}s")
             if moved_at is None:
@@ -181,13 +259,16 @@ def one_failover(
                     moved_at = now
             if ack_at is None:
                 ack_at = load.first_ack(moved)
+            if aio_ack_at is None:
+                aio_ack_at = aio.first_ack(moved)
             time.sleep(POLL_SECONDS)
     finally:
         if kind == "kill":
             broker.start(60)
         else:
             broker.resume()
-    return Failover(kind, victim, controller == victim, moved, (ack_at - started) / 1e9, (moved_at - started) / 1e9)
+    return Failover(kind, victim, controller == victim, moved, (ack_at - started) / 1e9,
+                    (aio_ack_at - started) / 1e9, (moved_at - started) / 1e9)
 
 
 @dataclass
@@ -204,17 +285,20 @@ def failovers(
     of the next partition (so the victims rotate over the brokers)."""
     run = FailoverRun()
     load = Load(cluster.bootstrap, topic, partitions, rate)
+    aio = AioLoad(cluster.bootstrap, topic, partitions, AIO_RATE)
     load.start()
+    aio.start()
     try:
         for i in range(count):
-            f = one_failover(cluster, topic, partitions, load, kind, i % partitions, timeout)
+            f = one_failover(cluster, topic, partitions, load, aio, kind, i % partitions, timeout)
             run.failovers.append(f)
             if log is not None:
                 log(f"[cluster] {kind} {i + 1}/{count}: node {f.victim}"
                     f"{' (controller)' if f.was_controller else ''}, {len(f.moved)} partitions: "
-                    f"first ack {f.to_ack:.3f}s, metadata {f.to_metadata:.3f}s")
-        wait_balanced(cluster, topic, partitions, load, timeout)
+                    f"first ack {f.to_ack:.3f}s (aiokafka {f.to_ack_aiokafka:.3f}s), metadata {f.to_metadata:.3f}s")
+        wait_balanced(cluster, topic, partitions, [load, aio], timeout)
     finally:
         load.close()
-        run.errors = list(load.errors)
+        aio.close()
+        run.errors = list(load.errors) + list(aio.errors)
     return run
