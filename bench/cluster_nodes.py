@@ -10,6 +10,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from bench.cpu import TreeCpu, TreeWait, process_cpu, runqueue_wait
 from odradek.postgres_server import PostgresServer
@@ -78,15 +79,45 @@ class ClusterSet:
             shutil.rmtree(self.work_dir, ignore_errors=True)
 
 
+class MetadataPoller:
+    """Metadata of one topic from one broker alone, on a connection kept open between calls
+    (polling a broker every few milliseconds must not cost it a connection each time)."""
+
+    def __init__(self, bootstrap: str, topic: str, timeout: float = 2.0) -> None:
+        self.address = parse_host_port(bootstrap)
+        self.topic = topic
+        self.timeout = timeout
+        self._conn: WireConnection | None = None
+
+    def leaders(self) -> tuple[dict[int, int], set[int], int]:
+        """As `leaders`; a broker that does not answer gives ({}, set(), -1)."""
+        try:
+            if self._conn is None:
+                self._conn = WireConnection(*self.address, self.timeout)
+            return _parse(self._conn.call(METADATA, METADATA_VERSION, _request(self.topic)), self.topic)
+        except OSError:
+            self.close()
+            return {}, set(), -1
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+def _request(topic: str) -> MetadataRequest:
+    return MetadataRequest(topics=[MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False)
+
+
 def leaders(bootstrap: str, topic: str, timeout: float = 5.0) -> tuple[dict[int, int], set[int], int]:
     """Metadata of `topic` from the broker at `bootstrap` alone: each partition's leader (-1
     when it has none), the live brokers listed, and the controller."""
     host, port = parse_host_port(bootstrap)
     with WireConnection(host, port, timeout) as conn:
-        resp = conn.call(
-            METADATA, METADATA_VERSION,
-            MetadataRequest(topics=[MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False),
-        )
+        return _parse(conn.call(METADATA, METADATA_VERSION, _request(topic)), topic)
+
+
+def _parse(resp: Any, topic: str) -> tuple[dict[int, int], set[int], int]:
     found = {}
     for t in resp.topics:
         if t.name == topic and t.error_code == 0:

@@ -213,6 +213,13 @@ class ClusterBench:
                            "metadata_p99_s"):
                 self.results.add_value(row.key, row.title, metric, column, None, reason)
             return
+        if run.stopped is not None:
+            self.meta.setdefault("stopped", {})[row.key] = run.stopped
+        if not run.failovers:
+            for metric in ("ack_p50_s", "ack_p99_s", "aio_ack_p50_s", "aio_ack_p99_s", "metadata_p50_s",
+                           "metadata_p99_s"):
+                self.results.add_value(row.key, row.title, metric, column, None, run.stopped or "no fault")
+            return
         acks = [f.to_ack for f in run.failovers]
         aio_acks = [f.to_ack_aiokafka for f in run.failovers]
         moves = [f.to_metadata for f in run.failovers]

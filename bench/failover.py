@@ -14,6 +14,7 @@ until the controller has given it its share again and every partition acknowledg
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,10 +24,10 @@ from aiokafka import AIOKafkaProducer
 from confluent_kafka import Producer
 
 from bench.clients import WorkloadError, producer_config, stamp_of, stamped
-from bench.cluster_nodes import leaders
+from bench.cluster_nodes import MetadataPoller, leaders
 from odradek.testing import OdradekCluster
 
-POLL_SECONDS = 0.01
+POLL_SECONDS = 0.02
 # aiokafka's load per partition: a pure-Python client costs CPU on the cores the cluster runs on.
 AIO_RATE = 20
 
@@ -192,13 +193,6 @@ def _wait(what: str, ready: Any, timeout: float) -> None:
         time.sleep(POLL_SECONDS)
 
 
-def _safe_leaders(bootstrap: str, topic: str) -> tuple[dict[int, int], set[int], int]:
-    try:
-        return leaders(bootstrap, topic, timeout=2.0)
-    except OSError:
-        return {}, set(), -1
-
-
 def wait_balanced(
     cluster: OdradekCluster, topic: str, partitions: int, loads: list[Acks], timeout: float
 ) -> dict[int, int]:
@@ -207,9 +201,10 @@ def wait_balanced(
     nodes = sorted(cluster.brokers)
     share = partitions // len(nodes)
     found: dict[int, int] = {}
+    pollers = [MetadataPoller(cluster.broker(n).bootstrap, topic) for n in nodes]
 
     def balanced() -> bool:
-        views = [_safe_leaders(cluster.broker(n).bootstrap, topic) for n in nodes]
+        views = [p.leaders() for p in pollers]
         first = views[0][0]
         if any(v[0] != first or v[1] != set(nodes) for v in views) or len(first) != partitions:
             return False
@@ -220,7 +215,11 @@ def wait_balanced(
         found.update(first)
         return True
 
-    _wait("balanced leaders", balanced, timeout)
+    try:
+        _wait("balanced leaders", balanced, timeout)
+    finally:
+        for poller in pollers:
+            poller.close()
     since = time.monotonic_ns()
     _wait("records acknowledged on every partition",
           lambda: all(len(load.acked_since(since)) == partitions for load in loads), timeout)
@@ -234,9 +233,12 @@ def one_failover(
     """Kill or pause the leader of `partition`, measure, bring it back."""
     current = wait_balanced(cluster, topic, partitions, [load, aio], timeout)
     victim = current[partition]
-    _, _, controller = _safe_leaders(cluster.broker(victim).bootstrap, topic)
+    _, _, controller = leaders(cluster.broker(victim).bootstrap, topic)
     moved = sorted(p for p, leader in current.items() if leader == victim)
-    survivors = [cluster.broker(n).bootstrap for n in sorted(cluster.brokers) if n != victim]
+    # Connected before the fault: the polls then cost the survivors a request each, no more.
+    survivors = [MetadataPoller(cluster.broker(n).bootstrap, topic) for n in sorted(cluster.brokers) if n != victim]
+    for poller in survivors:
+        poller.leaders()
     broker = cluster.broker(victim)
     started = load.mark()
     aio.mark()
@@ -253,7 +255,7 @@ def one_failover(
             if time.monotonic() > deadline:
                 raise WorkloadError(f"{kind} of node {victim}: no failover in {timeout:.0f}s")
             if moved_at is None:
-                views = [_safe_leaders(b, topic)[0] for b in survivors]
+                views = [poller.leaders()[0] for poller in survivors]
                 now = time.monotonic_ns()
                 if all(all(v.get(p, -1) not in (-1, victim) for p in moved) for v in views):
                     moved_at = now
@@ -263,6 +265,8 @@ def one_failover(
                 aio_ack_at = aio.first_ack(moved)
             time.sleep(POLL_SECONDS)
     finally:
+        for poller in survivors:
+            poller.close()
         if kind == "kill":
             broker.start(60)
         else:
@@ -275,6 +279,7 @@ def one_failover(
 class FailoverRun:
     failovers: list[Failover] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    stopped: str | None = None  # why the row stopped before its count
 
 
 def failovers(
@@ -284,13 +289,21 @@ def failovers(
     """`count` faults of `kind` in a row on a topic the caller created, each on the leader
     of the next partition (so the victims rotate over the brokers)."""
     run = FailoverRun()
+    # aiokafka logs every retried NOT_LEADER_OR_FOLLOWER as a warning: expected here.
+    logging.getLogger("aiokafka").setLevel(logging.ERROR)
     load = Load(cluster.bootstrap, topic, partitions, rate)
     aio = AioLoad(cluster.bootstrap, topic, partitions, AIO_RATE)
     load.start()
     aio.start()
     try:
         for i in range(count):
-            f = one_failover(cluster, topic, partitions, load, aio, kind, i % partitions, timeout)
+            try:
+                f = one_failover(cluster, topic, partitions, load, aio, kind, i % partitions, timeout)
+            except WorkloadError as exc:  # the faults measured so far still count
+                run.stopped = f"fault {i + 1}: {exc}"
+                if log is not None:
+                    log(f"[cluster] {kind} {i + 1}/{count}: {exc}")
+                return run
             run.failovers.append(f)
             if log is not None:
                 log(f"[cluster] {kind} {i + 1}/{count}: node {f.victim}"
