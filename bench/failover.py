@@ -23,7 +23,7 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 from confluent_kafka import Producer
 
-from bench.clients import WorkloadError, producer_config, stamp_of, stamped
+from bench.clients import REQUEST_TIMEOUT_MS, WorkloadError, producer_config, stamp_of, stamped
 from bench.cluster_nodes import MetadataPoller, leaders
 from odradek.testing import OdradekCluster
 
@@ -150,7 +150,7 @@ class AioLoad(Acks):
     async def _run(self) -> None:
         producer = AIOKafkaProducer(
             bootstrap_servers=self.bootstrap, acks="all", enable_idempotence=True, linger_ms=0,
-            request_timeout_ms=120_000,
+            request_timeout_ms=REQUEST_TIMEOUT_MS,
         )
         await producer.start()
         self._started.set()
@@ -253,7 +253,9 @@ def one_failover(
         deadline = time.monotonic() + timeout
         while moved_at is None or ack_at is None or aio_ack_at is None:
             if time.monotonic() > deadline:
-                raise WorkloadError(f"{kind} of node {victim}: no failover in {timeout:.0f}s")
+                missing = [what for what, at in [("new leaders", moved_at), ("confluent-kafka ack", ack_at),
+                                                 ("aiokafka ack", aio_ack_at)] if at is None]
+                raise WorkloadError(f"{kind} of node {victim}: no {', '.join(missing)} in {timeout:.0f}s")
             if moved_at is None:
                 views = [poller.leaders()[0] for poller in survivors]
                 now = time.monotonic_ns()
