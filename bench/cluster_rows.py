@@ -34,6 +34,10 @@ QUICK_HEARTBEAT_INTERVAL_MS = 300
 DEFAULT_SESSION_TIMEOUT_MS = 9000
 
 
+# The figure a row that could not run shows its error in.
+MAIN_METRIC = {"cluster-throughput": "mb_s", "cluster-transactions": "txn_s"}
+
+
 @dataclass(frozen=True)
 class ClusterRow:
     key: str  # for --only and the JSON; contains no other workload's tag
@@ -161,6 +165,14 @@ class ClusterBench:
                         self._scaled_run(row, clusters, started[size], size, worker, i)
             for row in failover_rows:
                 self._failover_row(row, started[3])
+        except Exception as exc:  # PostgreSQL or a cluster did not start: the other tables still print
+            reason = short_reason(exc)
+            self.log(f"[cluster] {reason}")
+            self.meta["error"] = reason
+            for row in self.rows:
+                if not any(r.key == row.key for r in self.results.rows):
+                    self.results.add_value(row.key, row.title, MAIN_METRIC.get(row.key, "metadata_p99_s"),
+                                           COLUMNS[3], None, reason)
         finally:
             worker.close()
             clusters.close()

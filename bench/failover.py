@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaTimeoutError
 from confluent_kafka import Producer
 
 from bench.clients import REQUEST_TIMEOUT_MS, WorkloadError, producer_config, stamp_of, stamped
@@ -154,6 +155,7 @@ class AioLoad(Acks):
         )
         await producer.start()
         self._started.set()
+        sends: set[asyncio.Task[None]] = set()
         try:
             start = time.monotonic()
             i = 0
@@ -161,19 +163,29 @@ class AioLoad(Acks):
                 delay = start + i / self.rate - time.monotonic()
                 if delay > 0:
                     await asyncio.sleep(delay)
-                value = stamped(self.size)
-                future = await producer.send(self.topic, value, partition=i % self.partitions)
-                future.add_done_callback(lambda f, p=i % self.partitions, v=value: self._done(f, p, v))
+                # A task per record: `send` waits while its partition's batch is stuck on a
+                # paused leader, and must not hold up the other partitions meanwhile.
+                task = asyncio.create_task(self._send(producer, i % self.partitions))
+                sends.add(task)
+                task.add_done_callback(sends.discard)
                 i += 1
+            await asyncio.gather(*sends, return_exceptions=True)
             await producer.flush()
         finally:
             await producer.stop()
 
-    def _done(self, future: Any, partition: int, value: bytes) -> None:
-        if future.cancelled() or future.exception() is not None:
-            self.failed(repr(future.exception()))
-        else:
-            self.delivered(partition, stamp_of(value))
+    async def _send(self, producer: AIOKafkaProducer, partition: int) -> None:
+        value = stamped(self.size)
+        try:
+            delivery = await producer.send(self.topic, value, partition=partition)
+        except KafkaTimeoutError:
+            return  # no room for it within the request timeout: never sent, not a lost record
+        try:
+            await delivery
+        except Exception as exc:
+            self.failed(repr(exc))
+            return
+        self.delivered(partition, stamp_of(value))
 
     def start(self) -> None:
         self._thread.start()
