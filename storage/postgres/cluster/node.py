@@ -28,6 +28,7 @@ from .membership import (
     NodeIdInUseError,
     begin_shutdown,
     controller_id,
+    end_expired,
     heartbeat,
     live_brokers,
     lock_spaces,
@@ -231,13 +232,17 @@ class ClusterNode:
                 logger.exception("cluster pass failed")
 
     async def _probe(self) -> bool:
-        """Take the controller lock if it is free; True when this broker took it (a full
+        """End expired brokers' sessions (a paused controller's too, whose lock then goes)
+        and take the controller lock if it is free; True when this broker took it (a full
         pass follows at once and elects)."""
         async with self._lock:
             conn, spaces = self._conn, self._spaces
             if conn is None or conn.is_closed() or spaces is None:
                 return False  # the next pass reconnects, at the heartbeat interval as ever
+            ended = await end_expired(conn, self.node_id)
             self.is_controller = await try_controller(conn, spaces)
+        if ended:
+            logger.warning("ended the sessions of expired broker(s) %s", ended)
         if self.is_controller:
             logger.info("node %d is the controller", self.node_id)
         return self.is_controller
