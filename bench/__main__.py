@@ -4,11 +4,13 @@ print a table of medians and ratios, then one JSON line with every figure."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from typing import Any
 
 from bench.brokers import Broker, Odradek, OdradekPostgres, RssSampler, Tansu
+from bench.cluster_rows import ClusterBench, cluster_rows, selected_rows
 from bench.cpu import CpuSampler
 from bench.plan import Spec, build_plan
 from bench.report import Results, as_json, table
@@ -65,6 +67,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=int,
         help="MB written before the latency-after-fill row (default 2000, 200 with --quick)",
     )
+    parser.add_argument(
+        "--no-cluster", action="store_true", help="skip the cluster rows (1, 2 and 3 brokers over PostgreSQL)"
+    )
+    parser.add_argument(
+        "--failovers", type=int, help="faults per failover row of the cluster (default 10; 3 with --quick)"
+    )
     parser.add_argument("--list", action="store_true", help="list the workloads and exit")
     args = parser.parse_args(argv)
     if args.runs is None:
@@ -109,10 +117,33 @@ def summary(outcome: Outcome) -> str:
 
 def run(args: argparse.Namespace) -> int:
     plan = selected(build_plan(args.quick, args.fill_mb), args.only)
+    rows = [] if args.no_cluster else selected_rows(cluster_rows(args.quick, args.failovers), args.only)
     if args.list:
         for spec in plan:
             print(f"{spec.key:32} {spec.title}")
+        for row in rows:
+            print(f"{row.key:32} {row.title}")
         return 0
+    began = time.monotonic()
+    meta: dict[str, Any] = {"bench": "odradek", "quick": args.quick, "runs": args.runs}
+    tables = []
+    results = Results([])
+    if plan:
+        results = run_brokers(args, plan, meta)
+        tables.append(table(results, args.runs))
+    if rows:
+        cluster = ClusterBench(rows, args.runs, args.quick, log)
+        cluster.run()
+        tables.append(table(cluster.results, args.runs))
+        meta["cluster"] = {**cluster.meta, "results": json.loads(as_json(cluster.results, {}))["results"]}
+    meta["elapsed_s"] = round(time.monotonic() - began, 1)
+    print("\n\n".join(tables))
+    print(as_json(results, meta))
+    return 0
+
+
+def run_brokers(args: argparse.Namespace, plan: list[Spec], meta: dict[str, Any]) -> Results:
+    """The single-broker rows: odradek, its PostgreSQL engine and the peer, side by side."""
     brokers = make_brokers(args)
     names = [b.name for b in brokers]
     failed: dict[str, str] = {}
@@ -121,7 +152,6 @@ def run(args: argparse.Namespace) -> int:
     if POSTGRES in names:
         ratios.append((POSTGRES, names[0]))
     results = Results(names, ratios)
-    began = time.monotonic()
     worker = Worker()
     try:
         for broker in brokers:
@@ -187,16 +217,8 @@ def run(args: argparse.Namespace) -> int:
         worker.close()
         for broker in brokers:
             broker.stop()
-    meta: dict[str, Any] = {
-        "bench": "odradek",
-        "quick": args.quick,
-        "runs": args.runs,
-        "elapsed_s": round(time.monotonic() - began, 1),
-        "brokers": {b.name: {"bootstrap": b.bootstrap, "kind": type(b).__name__.lower()} for b in brokers},
-    }
-    print(table(results, args.runs))
-    print(as_json(results, meta))
-    return 0
+    meta["brokers"] = {b.name: {"bootstrap": b.bootstrap, "kind": type(b).__name__.lower()} for b in brokers}
+    return results
 
 
 def add_cpu(results: Results, cpu: CpuSampler, spec: Spec, broker: str, outcome: Outcome) -> None:

@@ -40,6 +40,24 @@ def process_cpu(pid: int, *, reaped_children: bool = False) -> float | None:
     return ticks / TICK
 
 
+def runqueue_wait(pid: int) -> float | None:
+    """Seconds the threads of a process spent runnable but waiting for a CPU
+    (`/proc/<pid>/task/<tid>/schedstat`, its second field), or None when it is gone: on a
+    machine shared with other work, what a process that is not busy was short of."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    total = 0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
+
+
 def children_of(pid: int) -> list[int]:
     found = []
     for entry in os.listdir("/proc"):
@@ -70,6 +88,27 @@ class TreeCpu:
             return None
         for child in self._children:
             total += process_cpu(child) or 0.0
+        return total
+
+
+class TreeWait:
+    """`runqueue_wait` of a parent and its live children (PostgreSQL's backends)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._children: list[int] = []
+        self._listed = 0.0
+
+    def __call__(self) -> float | None:
+        now = time.monotonic()
+        if now - self._listed > CHILDREN_REFRESH_SECONDS:
+            self._children = children_of(self.pid)
+            self._listed = now
+        total = runqueue_wait(self.pid)
+        if total is None:
+            return None
+        for child in self._children:
+            total += runqueue_wait(child) or 0.0
         return total
 
 

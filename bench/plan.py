@@ -45,6 +45,22 @@ METRICS: dict[str, tuple[str, str, bool]] = {
     "baseline_p99_ms": ("at-least-once p99", "ms", False),
     "connector_dups": ("connector duplicates", "records", False),
     "baseline_dups": ("at-least-once duplicates", "records", False),
+    # The cluster rows (bench/cluster_rows.py): CPU over the measured part, in per cent of
+    # one core, and failover times over every fault of a row.
+    "busiest_broker_cpu_pct": ("busiest broker CPU", "% of a core", False),
+    "brokers_cpu_pct": ("all brokers' CPU", "% of a core", False),
+    "pg_cpu_pct": ("PostgreSQL CPU", "% of a core", False),
+    "client_cpu_pct": ("producers' CPU", "% of a core", False),
+    "brokers_wait_pct": ("brokers waiting for a CPU", "% of the time", False),
+    "pg_wait_pct": ("PostgreSQL waiting for a CPU", "% of the time", False),
+    "ack_p50_s": ("to first ack on a moved partition p50 [confluent-kafka]", "s", False),
+    "ack_p99_s": ("to first ack on a moved partition p99 [confluent-kafka]", "s", False),
+    "aio_ack_p50_s": ("to first ack on a moved partition p50 [aiokafka]", "s", False),
+    "aio_ack_p99_s": ("to first ack on a moved partition p99 [aiokafka]", "s", False),
+    "metadata_p50_s": ("to new leaders in Metadata p50", "s", False),
+    "metadata_p99_s": ("to new leaders in Metadata p99", "s", False),
+    "failovers": ("failovers measured", "count", True),
+    "delivery_errors": ("delivery errors", "count", False),
 }
 
 

@@ -145,6 +145,12 @@ async def heartbeat(conn: asyncpg.Connection, node_id: int, incarnation: str) ->
     )
     if updated != "UPDATE 1":
         raise NodeIdInUseError(f"node.id {node_id} was registered again by another broker")
+    return await end_expired(conn, node_id)
+
+
+async def end_expired(conn: asyncpg.Connection, node_id: int) -> list[int]:
+    """End the sessions of the other brokers whose heartbeat is older than their session
+    timeout; returns their ids."""
     rows = await conn.fetch(_END_EXPIRED, node_id, APPLICATION_PREFIX)
     return sorted({r["node_id"] for r in rows if r["pg_terminate_backend"]})
 

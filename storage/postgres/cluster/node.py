@@ -28,6 +28,7 @@ from .membership import (
     NodeIdInUseError,
     begin_shutdown,
     controller_id,
+    end_expired,
     heartbeat,
     live_brokers,
     lock_spaces,
@@ -199,16 +200,25 @@ class ClusterNode:
 
     async def _run(self) -> None:
         interval = self.heartbeat_interval_ms / 1000
+        loop = asyncio.get_running_loop()
+        next_pass = loop.time() + interval
         passes = 0
         while True:
-            wait = min(interval, CONTROLLER_CHECK_SECONDS) if self.is_controller else interval
+            woken = False
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait)
+                await asyncio.wait_for(self._wake.wait(), min(interval, CONTROLLER_CHECK_SECONDS))
+                woken = True
             self._wake.clear()
-            passes += 1
-            if passes % CATALOG_PASSES == 0:
-                self._catalog_changed = True
             try:
+                # Between passes the others only try the controller lock: a killed
+                # controller sends no NOTIFY, and waiting for the next heartbeat would
+                # leave its partitions without a leader for up to an interval.
+                if not (woken or self.is_controller or loop.time() >= next_pass) and not await self._probe():
+                    continue
+                next_pass = loop.time() + interval
+                passes += 1
+                if passes % CATALOG_PASSES == 0:
+                    self._catalog_changed = True
                 await self._pass()
             except NodeIdInUseError as exc:
                 logger.error("%s", exc)
@@ -220,6 +230,22 @@ class ClusterNode:
                 self._lost()
             except Exception:  # the next pass tries again
                 logger.exception("cluster pass failed")
+
+    async def _probe(self) -> bool:
+        """End expired brokers' sessions (a paused controller's too, whose lock then goes)
+        and take the controller lock if it is free; True when this broker took it (a full
+        pass follows at once and elects)."""
+        async with self._lock:
+            conn, spaces = self._conn, self._spaces
+            if conn is None or conn.is_closed() or spaces is None:
+                return False  # the next pass reconnects, at the heartbeat interval as ever
+            ended = await end_expired(conn, self.node_id)
+            self.is_controller = await try_controller(conn, spaces)
+        if ended:
+            logger.warning("ended the sessions of expired broker(s) %s", ended)
+        if self.is_controller:
+            logger.info("node %d is the controller", self.node_id)
+        return self.is_controller
 
     # --- one pass ---------------------------------------------------------------------
 

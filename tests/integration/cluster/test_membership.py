@@ -1,11 +1,14 @@
 """Membership as clients and operators see it: Metadata and DescribeCluster list the three
 live brokers and the controller, leaders are balanced, a second broker with a taken node id
-refuses to start."""
+refuses to start; a killed controller is replaced between heartbeats."""
 
 from __future__ import annotations
 
 import subprocess
+import time
 from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from confluent_kafka.admin import AdminClient, NewTopic
@@ -95,3 +98,30 @@ def test_find_coordinator_answers_the_leader_of_the_groups_partition(cluster: Od
                 answer: Any = client.call(10, 3, FindCoordinatorRequest(key=group, key_type=0))
             assert (answer.error_code, answer.node_id) == (ErrorCode.NONE, expected)
             assert answer.port == cluster.broker(expected).port
+
+
+def test_a_killed_controller_is_replaced_well_within_a_heartbeat_interval(
+    tmp_path: Path, new_postgres_url: Callable[[], str]
+) -> None:
+    # A long heartbeat interval: the survivor must take the controller lock (and move the
+    # dead controller's partitions) between its heartbeats, not at the next one.
+    heartbeat_ms = 6000
+    overrides = {"broker.heartbeat.interval.ms": str(heartbeat_ms), "num.partitions": "1"}
+    with OdradekCluster(new_postgres_url(), tmp_path, size=2, overrides=overrides) as nodes:
+        admin = AdminClient({"bootstrap.servers": nodes.bootstrap})
+        topic = unique("controller")
+        create_topic(admin, topic, 4)
+        wait_until(lambda: sorted(Counter(leaders(admin, topic).values()).items()) == [(1, 2), (2, 2)],
+                   timeout=30, what="two leaders each")
+        controller = admin.list_topics(timeout=10).controller_id
+        survivor = 3 - controller
+        nodes.broker(controller).kill()
+        killed_at = time.monotonic()
+        only = AdminClient({"bootstrap.servers": nodes.broker(survivor).bootstrap})
+
+        def taken_over() -> bool:
+            meta = only.list_topics(topic, timeout=10)
+            return meta.controller_id == survivor and set(leaders(only, topic).values()) == {survivor}
+
+        wait_until(taken_over, timeout=30, what="the survivor controlling and leading every partition")
+        assert time.monotonic() - killed_at < heartbeat_ms / 1000 / 2

@@ -75,3 +75,27 @@ def test_cpu_is_interpolated_between_samples() -> None:
     sampler._counters = {}  # no more samples
     assert sampler.spent("b", 15.0, 25.0) == 1.0
     assert sampler.spent("b", 5.0, 25.0) is None
+
+
+def test_the_cluster_rows_have_keys_of_their_own_and_no_other_tag_selects_them() -> None:
+    from bench.cluster_rows import cluster_rows, selected_rows
+
+    rows = cluster_rows(False)
+    assert [r.key for r in rows] == ["cluster-throughput", "cluster-transactions", "cluster-kill9", "cluster-sigstop"]
+    assert [r.key for r in selected_rows(rows, ["cluster"])] == [r.key for r in rows]
+    assert [r.key for r in selected_rows(rows, ["sigstop"])] == ["cluster-sigstop"]
+    assert [r.params["count"] for r in rows if "kind" in r.params] == [10, 10]
+    assert [r.params["count"] for r in cluster_rows(True) if "kind" in r.params] == [3, 3]
+    tags = {t for s in build_plan(False) for t in s.tags}
+    for tag in tags:
+        assert selected_rows(rows, [tag]) == [], tag
+    assert selected(build_plan(False), ["cluster"]) == []
+
+
+def test_failover_percentiles_are_nearest_rank() -> None:
+    from bench.cluster_rows import percentile
+
+    values = [0.3, 0.1, 0.2, 1.5, 0.25, 0.22, 0.21, 0.24, 0.23, 0.26]
+    assert percentile(values, 0.5) == 0.23
+    assert percentile(values, 0.99) == 1.5
+    assert percentile([2.0], 0.99) == 2.0
