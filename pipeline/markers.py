@@ -109,23 +109,46 @@ def read_committed_offset(
     """The offset and metadata `group` committed for a Spark partition's marker topic-partition;
     with `stable`, pending transactional commits are waited for (read_committed makes
     librdkafka send OffsetFetch with RequireStable, KIP-447)."""
-    consumer = Consumer(
-        {
-            **options.client_config(),
-            "group.id": group,
-            "isolation.level": "read_committed" if stable else "read_uncommitted",
-            "enable.auto.commit": False,
-        }
-    )
-    try:
-        [tp] = consumer.committed([TopicPartition(options.marker_topic, spark_partition)], timeout=TIMEOUT_S)
-    finally:
-        consumer.close()
-    if tp.error is not None:
-        raise KafkaException(tp.error)
-    if tp.offset == OFFSET_INVALID or tp.offset < 0:
-        return None
-    return int(tp.offset), json.loads(tp.metadata or "{}")
+    for attempt in range(METADATA_READS):
+        consumer = Consumer(
+            {
+                **options.client_config(),
+                "group.id": group,
+                "isolation.level": "read_committed" if stable else "read_uncommitted",
+                "enable.auto.commit": False,
+            }
+        )
+        try:
+            [tp] = consumer.committed([TopicPartition(options.marker_topic, spark_partition)], timeout=TIMEOUT_S)
+        finally:
+            consumer.close()
+        if tp.error is not None:
+            raise KafkaException(tp.error)
+        if tp.offset == OFFSET_INVALID or tp.offset < 0:
+            return None
+        try:
+            return int(tp.offset), marker_metadata(tp.metadata)
+        except UnicodeDecodeError:
+            # Seen under load: the client library hands over the metadata with stray bytes
+            # after it, as if read up to a NUL byte that was never written; a fresh read
+            # comes from fresh memory.
+            if attempt == METADATA_READS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+METADATA_READS = 5
+
+
+def marker_metadata(text: str | None) -> dict[str, Any]:
+    """The marker's JSON object; whatever follows it (the stray bytes above, when they
+    happen to decode) is no part of it."""
+    if not text:
+        return {}
+    value, _end = json.JSONDecoder().raw_decode(text)
+    if not isinstance(value, dict):
+        raise ValueError(f"marker metadata is not a JSON object: {text!r}")
+    return value
 
 
 _known_partitions: dict[tuple[str, str], int] = {}

@@ -55,10 +55,10 @@ def test_power_loss_catches_acks_before_fsync(tmp_path: Path) -> None:
     goes: the checker sees other values at their offsets, or never sees them again."""
     # A power loss takes back only what was written since the last one and not yet
     # written back; on a loaded machine one short run may see too few acknowledgements in
-    # that window: up to three seeds, any one of them must catch it.
+    # that window: up to three seeds, each run longer, any one of them must catch it.
     tables = []
     for attempt in range(3):
-        cfg = _run(tmp_path, 12, ("power-loss",), broken="no-fsync", seed=SEED + attempt)
+        cfg = _run(tmp_path, 12 + 8 * attempt, ("power-loss",), broken="no-fsync", seed=SEED + attempt)
         assert cfg.report is not None
         if sum(cfg.report.counts[f] for f in ("inconsistent-offsets", "lost-write", "unseen")) > 0:
             return
