@@ -1,5 +1,5 @@
 """Where a broker learns that it gained or lost the leadership of a partition of
-`__consumer_offsets` or `__transaction_state`, and who leads a coordinator's partition
+`__consumer_offsets`, `__transaction_state` or `__share_group_state`, and who leads a coordinator's partition
 (coordinators follow partition leadership).
 
 `CoordinatorLeadership` is the door the cluster's leadership changes come in by (Kafka's
@@ -23,21 +23,27 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from coordinator.group.records import OFFSETS_TOPIC
+from coordinator.share.records import SHARE_GROUP_STATE_TOPIC
 from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
     from coordinator.group import GroupCoordinator
+    from coordinator.share.state_store import ShareStateStore
     from coordinator.transaction import TransactionCoordinator
 
 PartitionKey = tuple[uuid.UUID, int]
 
 
 class CoordinatorLeadership:
-    """The two coordinators' onElection/onResignation behind one door, by topic name."""
+    """The coordinators' onElection/onResignation behind one door, by topic name."""
 
-    def __init__(self, groups: GroupCoordinator, transactions: TransactionCoordinator) -> None:
+    def __init__(
+        self, groups: GroupCoordinator, transactions: TransactionCoordinator, shares: ShareStateStore | None = None
+    ) -> None:
         self.groups = groups
         self.transactions = transactions
+        # The share coordinator's state (Kafka's ShareCoordinatorService onElection/onResignation).
+        self.shares = shares
 
     def on_election(self, topic: str, partition: int, leader_epoch: int) -> Awaitable[Any]:
         """This broker became the leader of `topic`-`partition` at `leader_epoch`. For a
@@ -50,6 +56,8 @@ class CoordinatorLeadership:
             task = self.groups.on_election(partition, leader_epoch)
         elif topic == TRANSACTION_STATE_TOPIC:
             task = self.transactions.on_election(partition, leader_epoch)
+        elif topic == SHARE_GROUP_STATE_TOPIC and self.shares is not None:
+            task = self.shares.on_election(partition, leader_epoch)
         return task if task is not None else _done()
 
     def on_resignation(self, topic: str, partition: int, leader_epoch: int | None) -> Awaitable[Any]:
@@ -64,6 +72,8 @@ class CoordinatorLeadership:
             unloading = self.transactions.on_resignation(partition, leader_epoch)
             if unloading is not None:
                 return unloading
+        elif topic == SHARE_GROUP_STATE_TOPIC and self.shares is not None:
+            self.shares.on_resignation(partition, leader_epoch)
         return _done()
 
 

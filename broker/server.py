@@ -127,7 +127,7 @@ class Server:
             config, self.clock, storage, marker_writer, marker_listeners=[groups.on_txn_marker],
             producer_ids=producer_id_manager(config, storage), owns_all_partitions=owns_all,
         )
-        share = await start_share_coordinator(config, self.clock, storage)
+        share = await start_share_coordinator(config, self.clock, storage, owns_all)
         # A group id is of one type: consumer and classic members may not join a share group.
         groups.rt.share_group = lambda group_id: group_id in share.membership.groups
         # Share groups are kept in `__consumer_offsets` too: they follow its partitions.

@@ -59,6 +59,7 @@ class ShareCoordinator:
         *,
         membership_log: CoordinatorLog | None = None,
         topic_names: Callable[[], Mapping[uuid.UUID, str]] = dict,
+        owns_all: bool = True,
     ) -> None:
         self.clock = clock
         # Topic id -> name (the broker's topics): membership records name partitions by id.
@@ -67,7 +68,8 @@ class ShareCoordinator:
             membership_log if membership_log is not None else MemoryCoordinatorLog(),
             lambda: {name: tid for tid, name in self.topic_names().items()},
         )
-        self.store = ShareStateStore(state_log, clock, snapshot_every)
+        # In a cluster the state partitions follow leadership (`ShareStateStore.on_election`).
+        self.store = ShareStateStore(state_log, clock, snapshot_every, owns_all)
         self.partitions = SharePartitions(self.store, clock)
         self.partitions.on_available = lambda key: self.notify()
         self.partitions.spawn = self.spawn
