@@ -190,7 +190,13 @@ class ShareStateStore:
             )
             self._updates[key] = self._updates.get(key, 0) + 1
 
-    # --- writes ----------------------------------------------------------------------------
+    # --- reads and writes (ReadShareGroupState, WriteShareGroupState, DeleteShareGroupState) -
+
+    def read(self, key: SharePartitionKey) -> ShareState | None:
+        """The share partition's durable state (None: it has none yet); CoordinatorLogError
+        when this broker does not hold the key's partition."""
+        self._held(self.partition_for(key))
+        return self.states.get(key)
 
     def _lock(self, partition: int) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
