@@ -28,7 +28,7 @@ from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
     from coordinator.group import GroupCoordinator
-    from coordinator.share.state_store import ShareStateStore
+    from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
 
 PartitionKey = tuple[uuid.UUID, int]
@@ -38,7 +38,7 @@ class CoordinatorLeadership:
     """The coordinators' onElection/onResignation behind one door, by topic name."""
 
     def __init__(
-        self, groups: GroupCoordinator, transactions: TransactionCoordinator, shares: ShareStateStore | None = None
+        self, groups: GroupCoordinator, transactions: TransactionCoordinator, shares: ShareCoordinator | None = None
     ) -> None:
         self.groups = groups
         self.transactions = transactions
@@ -57,7 +57,7 @@ class CoordinatorLeadership:
         elif topic == TRANSACTION_STATE_TOPIC:
             task = self.transactions.on_election(partition, leader_epoch)
         elif topic == SHARE_GROUP_STATE_TOPIC and self.shares is not None:
-            task = self.shares.on_election(partition, leader_epoch)
+            task = self.shares.store.on_election(partition, leader_epoch)
         return task if task is not None else _done()
 
     def on_resignation(self, topic: str, partition: int, leader_epoch: int | None) -> Awaitable[Any]:
@@ -73,7 +73,10 @@ class CoordinatorLeadership:
             if unloading is not None:
                 return unloading
         elif topic == SHARE_GROUP_STATE_TOPIC and self.shares is not None:
-            self.shares.on_resignation(partition, leader_epoch)
+            self.shares.store.on_resignation(partition, leader_epoch)
+        elif self.shares is not None:
+            # A data partition led elsewhere now: its share partitions live there.
+            self.shares.forget_partition(topic, partition)
         return _done()
 
 

@@ -86,7 +86,7 @@ class Services:
             leadership=node.leadership if node is not None else None,
         )
         self.coordinator_leadership = CoordinatorLeadership(
-            self.group_coordinator, self.transactions, self.share_coordinator.store
+            self.group_coordinator, self.transactions, self.share_coordinator
         )
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(

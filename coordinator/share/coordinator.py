@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -157,6 +157,24 @@ class ShareCoordinator:
         self, key: SharePartitionKey, initial_start_offset: Callable[[], int], config: SharePartitionConfig
     ) -> SharePartition:
         return self.partitions.get(key, initial_start_offset, config)
+
+    def forget_partition(self, topic: str, partition: int) -> None:
+        """This broker no longer leads `topic`-`partition`: its share partitions are read
+        again from their durable state should leadership come back (Kafka's
+        SharePartitionManager drops them on a leader change)."""
+        ids = {tid for tid, name in self.topic_names().items() if name == topic}
+        for key in [k for k in self.partitions.partitions if k.topic_id in ids and k.partition == partition]:
+            self.partitions.forget(key)
+
+    async def open_partition(
+        self,
+        key: SharePartitionKey,
+        initial_start_offset: Callable[[], Awaitable[int]],
+        config: SharePartitionConfig,
+    ) -> SharePartition:
+        """The share partition, its state read through the persister on first use; raises
+        CoordinatorLogError when it cannot be read."""
+        return await self.partitions.open(key, initial_start_offset, config)
 
     async def acquire(
         self,

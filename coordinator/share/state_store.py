@@ -110,6 +110,15 @@ class ShareStateStore:
     def partition_for(self, key: SharePartitionKey) -> int:
         return partition_for(coordinator_key(key), self.log.num_partitions)
 
+    async def ensure_log(self) -> ErrorCode:
+        """Create `__share_group_state` if it is missing (FindCoordinator and the persister
+        do, as in Kafka): in a cluster its partitions need leaders before anyone writes."""
+        try:
+            await self.log.ensure_topic()
+        except CoordinatorLogError:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return ErrorCode.NONE
+
     def error(self, key: SharePartitionKey) -> ErrorCode | None:
         """None when this broker holds the key's partition, loaded; else what to answer."""
         return self.ownership.error(self.partition_for(key))
