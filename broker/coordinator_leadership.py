@@ -4,8 +4,9 @@
 
 `CoordinatorLeadership` is the door the cluster's leadership changes come in by (Kafka's
 GroupCoordinator/TransactionCoordinator onElection and onResignation, which its
-ReplicaManager calls on each metadata change). It takes every partition's change: the other
-topics' are ignored, so the caller need not filter. Elections and resignations take effect
+ReplicaManager calls on each metadata change). It takes every partition's change, so the
+caller need not filter: of the other topics, only a resignation matters (the share partitions
+of a partition led elsewhere are dropped, as Kafka's SharePartitionManager drops them). Elections and resignations take effect
 at once (requests for the partition's groups or transactional ids answer
 COORDINATOR_LOAD_IN_PROGRESS, then NOT_COORDINATOR) and return what to await for the load
 or unload to be finished. A stale epoch (older than the coordinator saw for the partition)

@@ -14,8 +14,11 @@ from typing import Any
 from confluent_kafka import AcknowledgeType, Message, ShareConsumer
 from confluent_kafka.admin import AdminClient
 
+from faults.campaign import set_group_config_everywhere
 from odradek.testing import OdradekCluster
 from protocol.errors import ErrorCode as E
+from protocol.messages.delete_share_group_state_request import DeleteShareGroupStateRequest, DeleteStateData
+from protocol.messages.delete_share_group_state_request import PartitionData as DeletePartition
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.read_share_group_state_request import (
@@ -24,7 +27,7 @@ from protocol.messages.read_share_group_state_request import (
     ReadStateData,
 )
 from tests.integration.cluster.test_failover import create_topic, wait_for_leaders
-from tests.integration.share.share_clients import consumer, poll_records, produce, share_group
+from tests.integration.share.share_clients import consumer, poll_records, produce
 from tests.kafka_wire import WireClient
 from tests.polling import wait_until
 
@@ -92,11 +95,13 @@ def test_share_state_lives_with_the_state_partition_leader_and_survives_its_sigk
     topic_id = _topic_id(first, topic)
     # A group whose share partition's state is kept by another broker than the data's leader.
     for _ in range(30):
-        group = share_group(cluster.bootstrap)
+        group = f"sg-{uuid.uuid4().hex[:8]}"
         state_leader = _wait_share_coordinator(first, f"{group}:{topic_id}:0", set(cluster.brokers))
         if state_leader != data_leader:
             break
     assert state_leader != data_leader
+    # On every broker: each keeps dynamic configs of its own, and the data's leader reads it.
+    set_group_config_everywhere(cluster.bootstrap, group, "share.auto.offset.reset", "earliest")
 
     produce(cluster.bootstrap, topic, (f"r{i}" for i in range(RECORDS)), batch=5)
     old = consumer(cluster.bootstrap, group, topic, explicit=True)
@@ -131,3 +136,12 @@ def test_share_state_lives_with_the_state_partition_leader_and_survives_its_sigk
     # The new share coordinator's state: everything acknowledged.
     state = _read_state(cluster.broker(new_state_leader).bootstrap, group, topic_id)
     assert (state.error_code, state.start_offset, list(state.state_batches)) == (E.NONE, RECORDS, [])
+    # DeleteShareGroupState: gone; another broker is not the share coordinator.
+    with WireClient(cluster.broker(new_state_leader).bootstrap) as c:
+        deleted: Any = c.call(86, 0, DeleteShareGroupStateRequest(group_id=group, topics=[
+            DeleteStateData(topic_id=topic_id, partitions=[DeletePartition(partition=0)])]))
+    assert deleted.results[0].partitions[0].error_code == E.NONE
+    state = _read_state(cluster.broker(new_state_leader).bootstrap, group, topic_id)
+    assert (state.error_code, state.start_offset, list(state.state_batches)) == (E.NONE, -1, [])
+    other = next(n for n in survivors if n != new_state_leader)
+    assert _read_state(cluster.broker(other).bootstrap, group, topic_id).error_code == E.NOT_COORDINATOR
