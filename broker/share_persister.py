@@ -26,7 +26,7 @@ from broker.share_state_wire import from_wire, to_wire
 from coordinator.log import CoordinatorLogError
 from coordinator.share.partition import PersistedBatch
 from coordinator.share.records import SHARE_GROUP_STATE_TOPIC, SharePartitionKey
-from coordinator.share.state_store import ShareState, ShareStateStore
+from coordinator.share.state_store import NO_LEADER_EPOCH, ShareState, ShareStateStore
 from protocol.errors import ErrorCode
 from protocol.messages import delete_share_group_state_request as delete_rq
 from protocol.messages import read_share_group_state_request as read_rq
@@ -73,11 +73,17 @@ class ClusterSharePersister:
         self.leader_of = leader_of
         self.topic_id = topic_id
         self.timeout_s = timeout_s
+        # The data partition's leader epoch each share partition was read at: its writes
+        # carry it, and the share coordinator fences them once a newer leader has read.
+        self._epochs: dict[SharePartitionKey, int] = {}
 
     async def read(self, key: SharePartitionKey) -> ShareState | None:
+        _, epoch = self.leader_of((key.topic_id, key.partition))
+        self._epochs[key] = epoch
+
         async def remote(leader: int) -> ShareState | None:
             request = read_rq.ReadShareGroupStateRequest(group_id=key.group_id, topics=[read_rq.ReadStateData(
-                topic_id=key.topic_id, partitions=[read_rq.PartitionData(partition=key.partition, leader_epoch=0)])])
+                topic_id=key.topic_id, partitions=[read_rq.PartitionData(partition=key.partition, leader_epoch=epoch)])])
             answer = await self._call(leader, READ_KEY, READ_VERSION, request)
             part = _only(answer)
             _check(part.error_code, part.error_message)
@@ -85,18 +91,20 @@ class ClusterSharePersister:
                 return None
             return ShareState(part.start_offset, from_wire(part.state_batches), 0, part.state_epoch, 0, 0)
 
-        return await self._run(key, lambda: self._local(lambda: self.store.read(key)), remote)
+        return await self._run(key, lambda: self.store.read_for_leader(key, epoch), remote)
 
     async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
+        epoch = self._epochs.get(key, NO_LEADER_EPOCH)
+
         async def remote(leader: int) -> None:
             request = write_rq.WriteShareGroupStateRequest(group_id=key.group_id, topics=[write_rq.WriteStateData(
                 topic_id=key.topic_id, partitions=[write_rq.PartitionData(
-                    partition=key.partition, start_offset=start_offset,
+                    partition=key.partition, leader_epoch=epoch, start_offset=start_offset,
                     state_batches=to_wire(batches, write_rq.StateBatch))])])
             part = _only(await self._call(leader, WRITE_KEY, WRITE_VERSION, request))
             _check(part.error_code, part.error_message)
 
-        await self._run(key, lambda: self.store.write(key, start_offset, batches), remote)
+        await self._run(key, lambda: self.store.write(key, start_offset, batches, epoch), remote)
 
     async def delete(self, key: SharePartitionKey) -> None:
         async def remote(leader: int) -> None:
@@ -108,9 +116,6 @@ class ClusterSharePersister:
         await self._run(key, lambda: self.store.delete(key), remote)
 
     # --- finding the share coordinator, and retrying -----------------------------------------
-
-    async def _local(self, read: Callable[[], _T]) -> _T:
-        return read()
 
     async def _run(
         self,

@@ -2,7 +2,8 @@
 coordinator's side of the persister. A share partition lives on its data partition's leader,
 which keeps its durable state with the leader of the `__share_group_state` partition its key
 hashes to (broker/share_persister.py). Brokers only: CLUSTER_ACTION on the cluster, as
-Kafka's KafkaApis checks. A key whose state partition this broker does not lead answers
+Kafka's KafkaApis checks. The data partition's leader epoch fences a former leader
+(`ShareStateStore.read_for_leader`: FENCED_LEADER_EPOCH). A key whose state partition this broker does not lead answers
 NOT_COORDINATOR, one being loaded COORDINATOR_LOAD_IN_PROGRESS
 (coordinator/share/state_store.py)."""
 
@@ -42,7 +43,8 @@ async def read(ctx: RequestContext, request: ReadShareGroupStateRequest) -> read
                 part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
                 continue
             try:
-                state = store.read(share_key(request.group_id, t.topic_id, p.partition))
+                state = await store.read_for_leader(share_key(request.group_id, t.topic_id, p.partition),
+                                                    p.leader_epoch)
             except CoordinatorLogError as exc:
                 part.error_code, part.error_message = exc.error, str(exc)
                 continue
@@ -73,7 +75,7 @@ async def write(ctx: RequestContext, request: WriteShareGroupStateRequest) -> wr
                 if start < 0:  # not being written: the state's own
                     old = store.read(key)
                     start = old.start_offset if old is not None else 0
-                await store.write(key, start, batches)
+                await store.write(key, start, batches, p.leader_epoch)
             except ValueError as exc:
                 part.error_code, part.error_message = ErrorCode.INVALID_REQUEST, str(exc)
             except CoordinatorLogError as exc:

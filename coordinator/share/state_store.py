@@ -33,6 +33,8 @@ log = structlog.get_logger("odradek.share")
 # Kafka's ShareCoordinatorConfig defaults.
 DEFAULT_STATE_TOPIC_PARTITIONS = 50
 DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT = 500
+# A read or write that carries no leader epoch: nothing fenced, nothing recorded.
+NO_LEADER_EPOCH = -1
 
 
 @dataclass(frozen=True)
@@ -210,21 +212,57 @@ class ShareStateStore:
     def _lock(self, partition: int) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
 
-    async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
-        """Make (start offset, batches) the durable state of the share partition; raises
-        CoordinatorLogError, and then nothing changed. The batches are the whole window, so
-        an update replaces every offset it names."""
+    async def read_for_leader(self, key: SharePartitionKey, leader_epoch: int) -> ShareState | None:
+        """ReadShareGroupState of the data partition's leader at `leader_epoch` (Kafka's
+        readStateAndMaybeUpdateLeaderEpoch): a newer epoch is written before the state is
+        answered, so that a former leader's writes are fenced from then on; an older one
+        raises FENCED_LEADER_EPOCH. `NO_LEADER_EPOCH` neither checks nor records."""
         partition = self.partition_for(key)
         async with self._lock(partition):
             owned = self._held(partition)
             old = self.states.get(key)
+            if old is None or leader_epoch == NO_LEADER_EPOCH or leader_epoch == old.leader_epoch:
+                return old
+            self._fence(old, leader_epoch)
+            update = ShareUpdate(old.snapshot_epoch, leader_epoch, -1, ())
+            record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
+            await self._append(partition, [record])
+            if self.ownership.holds(owned):
+                self._replay(*record)
+            return self.states.get(key)
+
+    @staticmethod
+    def _fence(old: ShareState | None, leader_epoch: int) -> None:
+        if old is not None and leader_epoch != NO_LEADER_EPOCH and leader_epoch < old.leader_epoch:
+            raise CoordinatorLogError(
+                ErrorCode.FENCED_LEADER_EPOCH,
+                f"leader epoch {leader_epoch} is older than the share partition's {old.leader_epoch}",
+            )
+
+    async def write(
+        self,
+        key: SharePartitionKey,
+        start_offset: int,
+        batches: Sequence[PersistedBatch],
+        leader_epoch: int = NO_LEADER_EPOCH,
+    ) -> None:
+        """Make (start offset, batches) the durable state of the share partition; raises
+        CoordinatorLogError, and then nothing changed. The batches are the whole window, so
+        an update replaces every offset it names. A write of a leader epoch older than the
+        state's is refused (FENCED_LEADER_EPOCH): its data partition has a newer leader."""
+        partition = self.partition_for(key)
+        async with self._lock(partition):
+            owned = self._held(partition)
+            old = self.states.get(key)
+            self._fence(old, leader_epoch)
             now = self.clock.now_ms()
             batches = tuple(batches)
+            epoch = leader_epoch if leader_epoch != NO_LEADER_EPOCH else 0 if old is None else old.leader_epoch
             if old is None or self._updates.get(key, 0) >= self.snapshot_every:
                 snapshot = ShareSnapshot(
                     snapshot_epoch=0 if old is None else old.snapshot_epoch + 1,
                     state_epoch=0 if old is None else old.state_epoch,
-                    leader_epoch=0 if old is None else old.leader_epoch,
+                    leader_epoch=epoch,
                     start_offset=start_offset,
                     batches=batches,
                     create_timestamp=now if old is None else old.create_timestamp,
@@ -232,7 +270,7 @@ class ShareStateStore:
                 )
                 record = (rec.encode_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))
             else:
-                update = ShareUpdate(old.snapshot_epoch, old.leader_epoch, start_offset, batches)
+                update = ShareUpdate(old.snapshot_epoch, epoch, start_offset, batches)
                 record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
             await self._append(partition, [record])
             if self.ownership.holds(owned):

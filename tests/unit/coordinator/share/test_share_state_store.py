@@ -245,3 +245,24 @@ async def test_state_partitions_follow_leadership() -> None:
     assert task is not None
     await task
     assert store.states[KEY].start_offset == 7
+
+
+async def test_a_newer_leader_epoch_read_fences_the_former_leaders_writes() -> None:
+    """Kafka's readStateAndMaybeUpdateLeaderEpoch: the data partition's new leader reads at
+    its epoch, written before answered; the former leader's writes are refused from then on."""
+    clock, log = ManualClock(), MemoryCoordinatorLog(3)
+    store = ShareStateStore(log, clock)
+    await store.load()
+    await store.write(KEY, 5, [PersistedBatch(5, 6, S.ACKNOWLEDGED, 1)], 1)
+    assert (await store.read_for_leader(KEY, 1)) == store.states[KEY]
+    state = await store.read_for_leader(KEY, 2)
+    assert state is not None and (state.leader_epoch, state.start_offset) == (2, 5)
+    with pytest.raises(CoordinatorLogError) as fenced:
+        await store.write(KEY, 7, [], 1)
+    assert fenced.value.error == ErrorCode.FENCED_LEADER_EPOCH
+    with pytest.raises(CoordinatorLogError):
+        await store.read_for_leader(KEY, 1)
+    await store.write(KEY, 7, [], 2)
+    reloaded = ShareStateStore(log, clock)
+    await reloaded.load()
+    assert (reloaded.states[KEY].leader_epoch, reloaded.states[KEY].start_offset) == (2, 7)
