@@ -24,6 +24,8 @@ from broker.share_support import (
     deliverable,
     group_settings,
     initial_start_offset,
+    leader_of,
+    leadership_error,
     learn_record_size,
     read_bytes,
     records_for,
@@ -112,6 +114,8 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             part.error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         elif not 0 <= part.index < part.info.num_partitions:
             part.error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        elif (refused := leadership_error(ctx, part.topic_id, part.index)) is not None:
+            part.error = refused
 
     # Acknowledgements first: what they release may be acquired again below.
     for t in request.topics:
@@ -148,7 +152,7 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             partition_index=part.index,
             error_code=part.error,
             acknowledge_error_code=part.ack_error,
-            current_leader=LeaderIdAndEpoch(ctx.cluster.node_id if part.error is ErrorCode.NONE else -1, 0),
+            current_leader=LeaderIdAndEpoch(*leader_of(ctx, part.topic_id, part.index, part.error)),
             records=part.records,
             acquired_records=[WireAcquired(a.first_offset, a.last_offset, a.delivery_count) for a in part.acquired],
         ))
