@@ -171,11 +171,9 @@ def _run_cluster(cfg: Run, rng: random.Random) -> Run:
         cfg.log(f"PostgreSQL up: {pg.url}")
         nodes.start(START_SECONDS)
         cfg.log(f"PostgreSQL and {len(nodes.brokers)} brokers up: {nodes.bootstrap}")
-        # No share group: its state (`__share_group_state`) does not follow partition
-        # leadership yet (docs/cluster.md, "Not yet").
         _workload(cfg, nodes.bootstrap, lambda: _schedule(
             cfg, rng, inject, lambda: nodes.ensure_up(cfg.broker_stops, START_SECONDS), heal
-        ), share=False)
+        ))
         for node_id, broker in nodes.brokers.items():
             if not broker.alive:
                 cfg.broker_stops.append(f"broker {node_id}: {broker.log_tail(1)}")
