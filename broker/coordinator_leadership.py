@@ -1,11 +1,12 @@
 """Where a broker learns that it gained or lost the leadership of a partition of
-`__consumer_offsets` or `__transaction_state`, and who leads a coordinator's partition
+`__consumer_offsets`, `__transaction_state` or `__share_group_state`, and who leads a coordinator's partition
 (coordinators follow partition leadership).
 
 `CoordinatorLeadership` is the door the cluster's leadership changes come in by (Kafka's
 GroupCoordinator/TransactionCoordinator onElection and onResignation, which its
-ReplicaManager calls on each metadata change). It takes every partition's change: the other
-topics' are ignored, so the caller need not filter. Elections and resignations take effect
+ReplicaManager calls on each metadata change). It takes every partition's change, so the
+caller need not filter: of the other topics, only a resignation matters (the share partitions
+of a partition led elsewhere are dropped, as Kafka's SharePartitionManager drops them). Elections and resignations take effect
 at once (requests for the partition's groups or transactional ids answer
 COORDINATOR_LOAD_IN_PROGRESS, then NOT_COORDINATOR) and return what to await for the load
 or unload to be finished. A stale epoch (older than the coordinator saw for the partition)
@@ -23,21 +24,27 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from coordinator.group.records import OFFSETS_TOPIC
+from coordinator.share.records import SHARE_GROUP_STATE_TOPIC
 from coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 
 if TYPE_CHECKING:
     from coordinator.group import GroupCoordinator
+    from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
 
 PartitionKey = tuple[uuid.UUID, int]
 
 
 class CoordinatorLeadership:
-    """The two coordinators' onElection/onResignation behind one door, by topic name."""
+    """The coordinators' onElection/onResignation behind one door, by topic name."""
 
-    def __init__(self, groups: GroupCoordinator, transactions: TransactionCoordinator) -> None:
+    def __init__(
+        self, groups: GroupCoordinator, transactions: TransactionCoordinator, shares: ShareCoordinator | None = None
+    ) -> None:
         self.groups = groups
         self.transactions = transactions
+        # The share coordinator's state (Kafka's ShareCoordinatorService onElection/onResignation).
+        self.shares = shares
 
     def on_election(self, topic: str, partition: int, leader_epoch: int) -> Awaitable[Any]:
         """This broker became the leader of `topic`-`partition` at `leader_epoch`. For a
@@ -50,6 +57,8 @@ class CoordinatorLeadership:
             task = self.groups.on_election(partition, leader_epoch)
         elif topic == TRANSACTION_STATE_TOPIC:
             task = self.transactions.on_election(partition, leader_epoch)
+        elif topic == SHARE_GROUP_STATE_TOPIC and self.shares is not None:
+            task = self.shares.store.on_election(partition, leader_epoch)
         return task if task is not None else _done()
 
     def on_resignation(self, topic: str, partition: int, leader_epoch: int | None) -> Awaitable[Any]:
@@ -64,6 +73,11 @@ class CoordinatorLeadership:
             unloading = self.transactions.on_resignation(partition, leader_epoch)
             if unloading is not None:
                 return unloading
+        elif topic == SHARE_GROUP_STATE_TOPIC and self.shares is not None:
+            self.shares.store.on_resignation(partition, leader_epoch)
+        elif self.shares is not None:
+            # A data partition led elsewhere now: its share partitions live there.
+            self.shares.forget_partition(topic, partition)
         return _done()
 
 

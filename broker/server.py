@@ -28,6 +28,7 @@ from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
+from broker.share_persister import ClusterSharePersister
 from broker.storage_setup import open_storage, producer_id_manager
 from broker.tls_gate import CountedTlsConnection
 from broker.txn_marker_channel import ClusterMarkerWriter, inter_broker_addresses
@@ -128,7 +129,7 @@ class Server:
             config, self.clock, storage, marker_writer, marker_listeners=[groups.on_txn_marker],
             producer_ids=producer_id_manager(config, storage), owns_all_partitions=owns_all,
         )
-        share = await start_share_coordinator(config, self.clock, storage)
+        share = await start_share_coordinator(config, self.clock, storage, owns_all)
         # A group id is of one type: consumer and classic members may not join a share group.
         groups.rt.share_group = lambda group_id: group_id in share.membership.groups
         # Share groups are kept in `__consumer_offsets` too: they follow its partitions.
@@ -152,6 +153,13 @@ class Server:
             inter_broker=self.inter_broker,
         )
         if cluster_node is not None:
+            assert self.inter_broker is not None
+            # Share partitions keep their state with the state partition's leader, wherever it is.
+            share.partitions.persister = ClusterSharePersister(
+                config.node_id, share.store, self.inter_broker, cluster_node.leadership.leader_of,
+                lambda name: storage.describe_topic(name).topic_id,
+                timeout_s=2 * config.get_int("broker.session.timeout.ms") / 1000 + 5,
+            )
             follow = following(self.services.coordinator_leadership, lambda topic_id: _topic_name(storage, topic_id))
             cluster_node.listeners.append(follow)
             # The partitions won by the node's first pass, before the coordinators existed.

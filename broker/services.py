@@ -85,7 +85,9 @@ class Services:
             self.storage, verifier, self.clock,
             leadership=node.leadership if node is not None else None,
         )
-        self.coordinator_leadership = CoordinatorLeadership(self.group_coordinator, self.transactions)
+        self.coordinator_leadership = CoordinatorLeadership(
+            self.group_coordinator, self.transactions, self.share_coordinator
+        )
         self.request_queue = RequestQueue(self.config.get_int("queued.max.requests"))
         self.quotas = ClientQuotas.load(
             self.config.data_dir,

@@ -16,6 +16,7 @@ from coordinator.share.partition import Acknowledgement, AcquiredRecords
 from coordinator.share.record_state import AcknowledgeType
 from coordinator.share.records import SharePartitionKey
 from protocol import record_batch as rb
+from protocol.errors import ErrorCode
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransaction
 
 if TYPE_CHECKING:
@@ -69,6 +70,24 @@ async def initial_start_offset(ctx: RequestContext, topic: str, partition: int, 
     ts = EARLIEST_TIMESTAMP if reset == "earliest" else LATEST_TIMESTAMP
     found, _ = await ctx.data_plane.offset_for_timestamp(topic, partition, ts, None)
     return 0 if found is None else found.offset
+
+
+def leadership_error(ctx: RequestContext, topic_id: uuid.UUID, partition: int) -> ErrorCode | None:
+    """Cluster mode: NOT_LEADER_OR_FOLLOWER (or the like) when this broker does not lead the
+    partition: a share partition lives on its leader alone (Kafka's SharePartitionManager),
+    so that no two brokers deliver its records. None when it does (always without a cluster)."""
+    error = ctx.cluster.leader_epoch_error(topic_id, partition, -1)
+    return None if error is None or error == ErrorCode.NONE else error
+
+
+def leader_of(ctx: RequestContext, topic_id: uuid.UUID, partition: int, error: int) -> tuple[int, int]:
+    """The CurrentLeader a share response names: this broker when it served the partition,
+    the partition's leader when it answered NOT_LEADER_OR_FOLLOWER, else none."""
+    if error == ErrorCode.NONE:
+        return ctx.cluster.node_id, 0
+    if error in (ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH):
+        return ctx.cluster.partition_leader(topic_id, partition)
+    return -1, 0
 
 
 def share_key(group_id: str, topic_id: uuid.UUID, partition: int) -> SharePartitionKey:

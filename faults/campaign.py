@@ -54,6 +54,10 @@ CLIENTS = (
 TOPIC = "faults"
 PARTITIONS = 4
 SHARE_TOPIC = "faults-share"
+# IncrementalAlterConfigs (API 44): Kafka's ConfigResource.Type GROUP and AlterConfigOp SET.
+INCREMENTAL_ALTER_CONFIGS = 44
+GROUP_RESOURCE = 32
+SET_OPERATION = 0
 # The share group's acquisition lock: longer than a pause (6 s) so that most acknowledgements
 # survive one, short enough that the share drain, which waits it out, ends soon.
 SHARE_LOCK_MS = 8000
@@ -167,11 +171,9 @@ def _run_cluster(cfg: Run, rng: random.Random) -> Run:
         cfg.log(f"PostgreSQL up: {pg.url}")
         nodes.start(START_SECONDS)
         cfg.log(f"PostgreSQL and {len(nodes.brokers)} brokers up: {nodes.bootstrap}")
-        # No share group: its state (`__share_group_state`) does not follow partition
-        # leadership yet (docs/cluster.md, "Not yet").
         _workload(cfg, nodes.bootstrap, lambda: _schedule(
             cfg, rng, inject, lambda: nodes.ensure_up(cfg.broker_stops, START_SECONDS), heal
-        ), share=False)
+        ))
         for node_id, broker in nodes.brokers.items():
             if not broker.alive:
                 cfg.broker_stops.append(f"broker {node_id}: {broker.log_tail(1)}")
@@ -246,7 +248,7 @@ def faults_broker(
 
 def _create_topic(bootstrap: str, share: bool = True) -> None:
     """The topics, and (with `share`) the share group's configs: reading from the earliest offset."""
-    from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic
+    from confluent_kafka.admin import AdminClient, NewTopic
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
     topics = [NewTopic(TOPIC, PARTITIONS, 1)] + ([NewTopic(SHARE_TOPIC, 1, 1)] if share else [])
@@ -257,9 +259,29 @@ def _create_topic(bootstrap: str, share: bool = True) -> None:
         return
     # (its lock duration is the broker's group.share.record.lock.duration.ms: a group's own
     # may not go below 15 s)
-    entries = [ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)]
-    group = ConfigResource(ConfigResource.Type.GROUP, share_group_id(SHARE_TOPIC), incremental_configs=entries)
-    admin.incremental_alter_configs([group])[group].result(30)
+    set_group_config_everywhere(bootstrap, share_group_id(SHARE_TOPIC), "share.auto.offset.reset", "earliest")
+
+
+def set_group_config_everywhere(bootstrap: str, group: str, name: str, value: str) -> None:
+    """IncrementalAlterConfigs of a GROUP on every broker of `bootstrap`: each broker keeps
+    the dynamic configs in its data directory (docs/cluster.md, "Not yet"), and a share
+    partition's leader, wherever it is, reads the group's `share.auto.offset.reset`."""
+    from odradek.wire import WireConnection, parse_host_port
+    from protocol.messages.incremental_alter_configs_request import (
+        AlterableConfig,
+        AlterConfigsResource,
+        IncrementalAlterConfigsRequest,
+    )
+
+    request = IncrementalAlterConfigsRequest(resources=[AlterConfigsResource(
+        resource_type=GROUP_RESOURCE, resource_name=group,
+        configs=[AlterableConfig(name=name, config_operation=SET_OPERATION, value=value)])])
+    for server in bootstrap.split(","):
+        with WireConnection(*parse_host_port(server), timeout=30) as c:
+            answer = c.call(INCREMENTAL_ALTER_CONFIGS, 1, request)
+        [resource] = answer.responses
+        if resource.error_code != 0:
+            raise RuntimeError(f"{server}: IncrementalAlterConfigs of group {group}: {resource.error_code}")
 
 
 def _client(

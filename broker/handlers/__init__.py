@@ -56,6 +56,7 @@ from broker.handlers import (
     share_group_describe,
     share_group_heartbeat,
     share_group_offsets,
+    share_group_state,
     sync_group,
     txn_offset_commit,
     update_features,
@@ -117,6 +118,10 @@ def build_router() -> Router:
     router.add(share_group_offsets.DESCRIBE_API_KEY, share_group_offsets.describe)
     router.add(share_group_offsets.ALTER_API_KEY, share_group_offsets.alter)
     router.add(share_group_offsets.DELETE_API_KEY, share_group_offsets.delete)
+    # The share coordinator's persister requests, between brokers.
+    router.add(share_group_state.READ_API_KEY, share_group_state.read)
+    router.add(share_group_state.WRITE_API_KEY, share_group_state.write)
+    router.add(share_group_state.DELETE_API_KEY, share_group_state.delete)
     # Topic and config administration.
     router.add(create_topics.API_KEY, create_topics.handle)
     router.add(delete_topics.API_KEY, delete_topics.handle)

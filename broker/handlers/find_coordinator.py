@@ -69,6 +69,9 @@ async def _find(ctx: RequestContext, key_type: int, key: str) -> Coordinator:
     if key_type == KEY_TYPE_TRANSACTION and await ctx.transactions.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")
+    if key_type == KEY_TYPE_SHARE and await ctx.share.store.ensure_log() is not ErrorCode.NONE:
+        return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
+                           error_message="The coordinator is not available.")
     if key_type == KEY_TYPE_GROUP and await ctx.groups.ensure_log() is not ErrorCode.NONE:
         return Coordinator(key=key, node_id=-1, host="", port=-1, error_code=ErrorCode.COORDINATOR_NOT_AVAILABLE,
                            error_message="The coordinator is not available.")

@@ -10,6 +10,8 @@ from broker.security.authorization import allowed
 from broker.share_support import (
     InvalidAcknowledgementError,
     acknowledgements,
+    leader_of,
+    leadership_error,
     share_groups_enabled,
     share_key,
 )
@@ -56,6 +58,8 @@ async def handle(ctx: RequestContext, request: ShareAcknowledgeRequest) -> Share
                 error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
             elif not 0 <= p.partition_index < info.num_partitions:
                 error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            elif (refused := leadership_error(ctx, t.topic_id, p.partition_index)) is not None:
+                error = refused
             else:
                 try:
                     acks = acknowledgements(
@@ -70,7 +74,7 @@ async def handle(ctx: RequestContext, request: ShareAcknowledgeRequest) -> Share
             out.partitions.append(PartitionData(
                 partition_index=p.partition_index,
                 error_code=error,
-                current_leader=LeaderIdAndEpoch(ctx.cluster.node_id if error is ErrorCode.NONE else -1, 0),
+                current_leader=LeaderIdAndEpoch(*leader_of(ctx, t.topic_id, p.partition_index, error)),
             ))
     if request.share_session_epoch == FINAL_EPOCH:
         share.sessions.close(group_id, member_id)

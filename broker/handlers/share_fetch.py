@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from broker.context import RequestContext
@@ -25,6 +24,8 @@ from broker.share_support import (
     deliverable,
     group_settings,
     initial_start_offset,
+    leader_of,
+    leadership_error,
     learn_record_size,
     read_bytes,
     records_for,
@@ -33,6 +34,8 @@ from broker.share_support import (
     window_end,
 )
 from broker.topics import TopicResolver
+from coordinator.log import CoordinatorLogError
+from coordinator.share.coordinator import SHARE_STATE
 from coordinator.share.partition import AcquiredRecords, AcquireMode
 from coordinator.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSessionError
 from protocol.errors import ErrorCode
@@ -111,6 +114,8 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             part.error = ErrorCode.TOPIC_AUTHORIZATION_FAILED
         elif not 0 <= part.index < part.info.num_partitions:
             part.error = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+        elif (refused := leadership_error(ctx, part.topic_id, part.index)) is not None:
+            part.error = refused
 
     # Acknowledgements first: what they release may be acquired again below.
     for t in request.topics:
@@ -147,7 +152,7 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             partition_index=part.index,
             error_code=part.error,
             acknowledge_error_code=part.ack_error,
-            current_leader=LeaderIdAndEpoch(ctx.cluster.node_id if part.error is ErrorCode.NONE else -1, 0),
+            current_leader=LeaderIdAndEpoch(*leader_of(ctx, part.topic_id, part.index, part.error)),
             records=part.records,
             acquired_records=[WireAcquired(a.first_offset, a.last_offset, a.delivery_count) for a in part.acquired],
         ))
@@ -169,14 +174,25 @@ async def _acquire(
         else AcquireMode.BATCH_OPTIMIZED
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max(request.max_wait_ms, 0) / 1000
+    opened = []
     for part in parts:
-        assert part.info is not None
+        info = part.info
+        assert info is not None
         key = share_key(group_id, part.topic_id, part.index)
-        if key not in share.partitions.partitions and key not in share.store.states:
-            start = await initial_start_offset(ctx, part.info.name, part.index, settings.auto_offset_reset)
-        else:
-            start = 0
-        share.partition(key, _const(start), settings.partition)
+
+        async def start(info: TopicInfo = info, index: int = part.index) -> int:
+            return await initial_start_offset(ctx, info.name, index, settings.auto_offset_reset)
+
+        try:
+            await share.open_partition(key, start, settings.partition)
+        except CoordinatorLogError as exc:
+            # The share coordinator could not be asked for the state: the client retries.
+            part.error = exc.client_error(SHARE_STATE)
+            continue
+        opened.append(part)
+    parts = opened
+    if not parts:
+        return
     while True:
         changed = share.change_event()
         budget = max_records
@@ -190,10 +206,6 @@ async def _acquire(
         if any(p.acquired for p in parts) or remaining <= 0:
             return
         await _wait(ctx, group_id, parts, changed, remaining, settings.isolation_level)
-
-
-def _const(value: int) -> Callable[[], int]:
-    return lambda: value
 
 
 async def _acquire_one(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -59,6 +59,7 @@ class ShareCoordinator:
         *,
         membership_log: CoordinatorLog | None = None,
         topic_names: Callable[[], Mapping[uuid.UUID, str]] = dict,
+        owns_all: bool = True,
     ) -> None:
         self.clock = clock
         # Topic id -> name (the broker's topics): membership records name partitions by id.
@@ -67,7 +68,8 @@ class ShareCoordinator:
             membership_log if membership_log is not None else MemoryCoordinatorLog(),
             lambda: {name: tid for tid, name in self.topic_names().items()},
         )
-        self.store = ShareStateStore(state_log, clock, snapshot_every)
+        # In a cluster the state partitions follow leadership (`ShareStateStore.on_election`).
+        self.store = ShareStateStore(state_log, clock, snapshot_every, owns_all)
         self.partitions = SharePartitions(self.store, clock)
         self.partitions.on_available = lambda key: self.notify()
         self.partitions.spawn = self.spawn
@@ -155,6 +157,24 @@ class ShareCoordinator:
         self, key: SharePartitionKey, initial_start_offset: Callable[[], int], config: SharePartitionConfig
     ) -> SharePartition:
         return self.partitions.get(key, initial_start_offset, config)
+
+    def forget_partition(self, topic: str, partition: int) -> None:
+        """This broker no longer leads `topic`-`partition`: its share partitions are read
+        again from their durable state should leadership come back (Kafka's
+        SharePartitionManager drops them on a leader change)."""
+        ids = {tid for tid, name in self.topic_names().items() if name == topic}
+        for key in [k for k in self.partitions.partitions if k.topic_id in ids and k.partition == partition]:
+            self.partitions.forget(key)
+
+    async def open_partition(
+        self,
+        key: SharePartitionKey,
+        initial_start_offset: Callable[[], Awaitable[int]],
+        config: SharePartitionConfig,
+    ) -> SharePartition:
+        """The share partition, its state read through the persister on first use; raises
+        CoordinatorLogError when it cannot be read."""
+        return await self.partitions.open(key, initial_start_offset, config)
 
     async def acquire(
         self,

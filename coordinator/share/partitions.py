@@ -1,6 +1,7 @@
 """The share partitions a broker serves (Kafka's SharePartitionManager, its state part): one
-`SharePartition` per (group, topic id, partition), built from the durable state of
-`coordinator/share/state_store.py` on first use.
+`SharePartition` per (group, topic id, partition), built on first use from the durable state
+its persister reads (`coordinator/share/persister.py`: this broker's
+`coordinator/share/state_store.py`, or in a cluster the share coordinator wherever it is).
 
 As Kafka's `SharePartition` does, an acquisition changes the partition in memory only (a
 crash delivers again what was acquired and not acknowledged, at the delivery count last
@@ -14,7 +15,7 @@ writes the state too, and keeps its change if that write fails (Kafka's
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import structlog
@@ -22,6 +23,7 @@ import structlog
 from coordinator.log import CoordinatorLogError
 from coordinator.share.config import SharePartitionConfig
 from coordinator.share.partition import PersistedBatch, ShareAcknowledgeError, SharePartition
+from coordinator.share.persister import LocalPersister, SharePersister
 from coordinator.share.records import SharePartitionKey
 from coordinator.share.state_store import ShareStateStore
 from protocol.errors import ErrorCode
@@ -42,6 +44,8 @@ class SharePartitions:
     def __init__(self, store: ShareStateStore, clock: Clock) -> None:
         self.store = store
         self.clock = clock
+        # Where the state is read and written: a cluster's broker sets its own.
+        self.persister: SharePersister = LocalPersister(store)
         self.partitions: dict[SharePartitionKey, SharePartition] = {}
         self._locks: dict[SharePartitionKey, asyncio.Lock] = {}
         # What was last written for each share partition: an unchanged state is not written again.
@@ -75,6 +79,35 @@ class SharePartitions:
         sp.on_change = lambda: self._timed_out(key)
         self.partitions[key] = sp
         return sp
+
+    async def open(
+        self,
+        key: SharePartitionKey,
+        initial_start_offset: Callable[[], Awaitable[int]],
+        config: SharePartitionConfig | None = None,
+    ) -> SharePartition:
+        """`get`, the durable state read through the persister (CoordinatorLogError when it
+        cannot be), `initial_start_offset` awaited only for a share partition with none."""
+        sp = self.partitions.get(key)
+        if sp is None:
+            async with self.lock(key):
+                if key not in self.partitions:
+                    state = await self.persister.read(key)
+                    if state is None:
+                        sp = SharePartition(self.clock, await initial_start_offset(), config)
+                    else:
+                        sp = SharePartition.restored(self.clock, state.start_offset, state.batches, config)
+                        self._written[key] = (state.start_offset, list(state.batches))
+                    sp.on_change = lambda: self._timed_out(key)
+                    self.partitions[key] = sp
+        return self.get(key, lambda: 0, config)
+
+    def forget(self, key: SharePartitionKey) -> None:
+        """This broker no longer leads the data partition: the share partition is read again
+        from its durable state if it comes back (what it holds in memory only, acquisitions,
+        is lost, as on a crash)."""
+        self.partitions.pop(key, None)
+        self._written.pop(key, None)
 
     def lock(self, key: SharePartitionKey) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
@@ -116,7 +149,7 @@ class SharePartitions:
         state = sp.snapshot()
         if self._written.get(key) != state:
             try:
-                await self.store.write(key, state[0], state[1])
+                await self.persister.write(key, state[0], state[1])
             except BaseException as exc:
                 sp.rollback(cp)
                 # A cancelled writer fails the changes it carried, and is cancelled itself.
@@ -150,13 +183,13 @@ class SharePartitions:
     async def reset(self, key: SharePartitionKey, start_offset: int) -> None:
         """AlterShareGroupOffsets: the share partition starts over at `start_offset`."""
         async with self.lock(key):
-            await self.store.write(key, start_offset, [])
+            await self.persister.write(key, start_offset, [])
             self._written[key] = (start_offset, [])
             self.partitions.pop(key, None)
 
     async def delete(self, key: SharePartitionKey) -> None:
         """DeleteShareGroupOffsets / group deletion: the share partition's state is gone."""
         async with self.lock(key):
-            await self.store.delete(key)
+            await self.persister.delete(key)
             self._written.pop(key, None)
             self.partitions.pop(key, None)

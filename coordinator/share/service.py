@@ -20,10 +20,13 @@ if TYPE_CHECKING:
     from storage.engine import StorageEngine
 
 
-async def start_share_coordinator(config: Settings, clock: Clock, storage: StorageEngine) -> ShareCoordinator:
+async def start_share_coordinator(
+    config: Settings, clock: Clock, storage: StorageEngine, owns_all: bool = True
+) -> ShareCoordinator:
     """Loads `__share_group_state` before the broker serves (it is small: one snapshot and
     at most `share.coordinator.snapshot.update.records.per.snapshot` updates per share
-    partition); the topic is created on the first write."""
+    partition); the topic is created on the first write. In a cluster (`owns_all` False)
+    its partitions are loaded as this broker is elected their leader."""
     state_log = StorageCoordinatorLog(
         storage,
         SHARE_GROUP_STATE_TOPIC,
@@ -46,6 +49,7 @@ async def start_share_coordinator(config: Settings, clock: Clock, storage: Stora
             storage, OFFSETS_TOPIC, config.get_int("offsets.topic.num.partitions"), clock
         ),
         topic_names=lambda: {t.topic_id: t.name for t in storage.list_topics()},
+        owns_all=owns_all,
     )
     await coordinator.load()
     return coordinator

@@ -3,7 +3,13 @@ holds, per share partition, a ShareSnapshot and the ShareUpdates written after i
 (`coordinator/share/records.py`). A write appends one record and changes the state held here
 only once the append is durable; after `snapshot_every` updates the next write is a snapshot
 (`share.coordinator.snapshot.update.records.per.snapshot`), so that compaction keeps a load
-short. `load` replays the topic as Kafka's shard replays it on election."""
+short.
+
+Each partition of the topic is held by the broker that leads it (Kafka's share coordinator
+is the leader of the state partition; `coordinator/ownership.py`): `on_election` replays the
+partition as Kafka's shard replays it, `on_resignation` drops its share partitions' state.
+A single broker owns every partition and `load` replays them all at start. A key whose
+partition is not held answers NOT_COORDINATOR, one being loaded COORDINATOR_LOAD_IN_PROGRESS."""
 
 from __future__ import annotations
 
@@ -11,7 +17,10 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import structlog
+
 from coordinator.log import CoordinatorLog, CoordinatorLogError
+from coordinator.ownership import OwnedPartition, Ownership
 from coordinator.partitioning import partition_for
 from coordinator.share import records as rec
 from coordinator.share.partition import PersistedBatch
@@ -19,9 +28,13 @@ from coordinator.share.records import SharePartitionKey, ShareSnapshot, ShareUpd
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 
+log = structlog.get_logger("odradek.share")
+
 # Kafka's ShareCoordinatorConfig defaults.
 DEFAULT_STATE_TOPIC_PARTITIONS = 50
 DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT = 500
+# A read or write that carries no leader epoch: nothing fenced, nothing recorded.
+NO_LEADER_EPOCH = -1
 
 
 @dataclass(frozen=True)
@@ -83,6 +96,7 @@ class ShareStateStore:
         coordinator_log: CoordinatorLog,
         clock: Clock,
         snapshot_every: int = DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT,
+        owns_all: bool = True,
     ) -> None:
         self.log = coordinator_log
         self.clock = clock
@@ -92,21 +106,75 @@ class ShareStateStore:
         self._updates: dict[SharePartitionKey, int] = {}
         self.loaded = False
         self._locks: dict[int, asyncio.Lock] = {}
+        # Which partitions of the topic this broker holds (all of them without a cluster).
+        self.ownership = Ownership(coordinator_log.num_partitions, owns_all)
 
     def partition_for(self, key: SharePartitionKey) -> int:
         return partition_for(coordinator_key(key), self.log.num_partitions)
 
-    # --- load ------------------------------------------------------------------------------
+    async def ensure_log(self) -> ErrorCode:
+        """Create `__share_group_state` if it is missing (FindCoordinator and the persister
+        do, as in Kafka): in a cluster its partitions need leaders before anyone writes."""
+        try:
+            await self.log.ensure_topic()
+        except CoordinatorLogError:
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE
+        return ErrorCode.NONE
+
+    def error(self, key: SharePartitionKey) -> ErrorCode | None:
+        """None when this broker holds the key's partition, loaded; else what to answer."""
+        return self.ownership.error(self.partition_for(key))
+
+    # --- load, following the leadership of the topic's partitions -------------------------
 
     async def load(self) -> None:
-        self.states.clear()
-        self._updates.clear()
-        for partition in range(self.log.num_partitions):
-            for record in await self.log.replay(partition):
-                if record.key is None:
-                    continue
-                self._replay(record.key, record.value)
+        """Replay every partition owned from the start (a single broker)."""
+        for partition in self.ownership.partitions():
+            owned = self.ownership.get(partition)
+            if owned is not None:
+                await self._load_partition(owned)
         self.loaded = True
+
+    def on_election(self, partition: int, leader_epoch: int) -> asyncio.Task[None] | None:
+        """This broker leads `partition` at `leader_epoch`: its keys answer
+        COORDINATOR_LOAD_IN_PROGRESS until the task returned has replayed it. None for a
+        stale election."""
+        _, owned = self.ownership.elect(partition, leader_epoch)
+        if owned is None:
+            return None
+        self._forget(partition)
+        return asyncio.get_running_loop().create_task(self._load_partition(owned))
+
+    def on_resignation(self, partition: int, leader_epoch: int | None) -> None:
+        """Another broker leads `partition` now: its keys answer NOT_COORDINATOR and their
+        state is dropped here."""
+        if self.ownership.resign(partition, leader_epoch) is not None:
+            self._forget(partition)
+
+    def _forget(self, partition: int) -> None:
+        for key in [k for k in self.states if self.partition_for(k) == partition]:
+            self.states.pop(key, None)
+            self._updates.pop(key, None)
+
+    async def _load_partition(self, owned: OwnedPartition) -> None:
+        # Under the partition's lock: a write under way when leadership came back is in
+        # the log before the replay reads it.
+        async with self._lock(owned.partition):
+            try:
+                records = await self.log.replay(owned.partition)
+            except Exception:
+                # Kafka's failed load: NOT_COORDINATOR until elected again.
+                log.exception("loading a __share_group_state partition failed", partition=owned.partition)
+                if self.ownership.get(owned.partition) is owned:
+                    self.ownership.resign(owned.partition, None)
+                return
+            if self.ownership.get(owned.partition) is not owned:
+                return  # resigned (or elected again) meanwhile
+            self._forget(owned.partition)
+            for record in records:
+                if record.key is not None:
+                    self._replay(record.key, record.value)
+            self.ownership.loaded(owned)
 
     def _replay(self, raw_key: bytes, raw_value: bytes | None) -> None:
         record_type, key = rec.decode_key(raw_key)
@@ -133,25 +201,68 @@ class ShareStateStore:
             )
             self._updates[key] = self._updates.get(key, 0) + 1
 
-    # --- writes ----------------------------------------------------------------------------
+    # --- reads and writes (ReadShareGroupState, WriteShareGroupState, DeleteShareGroupState) -
+
+    def read(self, key: SharePartitionKey) -> ShareState | None:
+        """The share partition's durable state (None: it has none yet); CoordinatorLogError
+        when this broker does not hold the key's partition."""
+        self._held(self.partition_for(key))
+        return self.states.get(key)
 
     def _lock(self, partition: int) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
 
-    async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
-        """Make (start offset, batches) the durable state of the share partition; raises
-        CoordinatorLogError, and then nothing changed. The batches are the whole window, so
-        an update replaces every offset it names."""
+    async def read_for_leader(self, key: SharePartitionKey, leader_epoch: int) -> ShareState | None:
+        """ReadShareGroupState of the data partition's leader at `leader_epoch` (Kafka's
+        readStateAndMaybeUpdateLeaderEpoch): a newer epoch is written before the state is
+        answered, so that a former leader's writes are fenced from then on; an older one
+        raises FENCED_LEADER_EPOCH. `NO_LEADER_EPOCH` neither checks nor records."""
         partition = self.partition_for(key)
         async with self._lock(partition):
+            owned = self._held(partition)
             old = self.states.get(key)
+            if old is None or leader_epoch == NO_LEADER_EPOCH or leader_epoch == old.leader_epoch:
+                return old
+            self._fence(old, leader_epoch)
+            update = ShareUpdate(old.snapshot_epoch, leader_epoch, -1, ())
+            record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
+            await self._append(partition, [record])
+            if self.ownership.holds(owned):
+                self._replay(*record)
+            return self.states.get(key)
+
+    @staticmethod
+    def _fence(old: ShareState | None, leader_epoch: int) -> None:
+        if old is not None and leader_epoch != NO_LEADER_EPOCH and leader_epoch < old.leader_epoch:
+            raise CoordinatorLogError(
+                ErrorCode.FENCED_LEADER_EPOCH,
+                f"leader epoch {leader_epoch} is older than the share partition's {old.leader_epoch}",
+            )
+
+    async def write(
+        self,
+        key: SharePartitionKey,
+        start_offset: int,
+        batches: Sequence[PersistedBatch],
+        leader_epoch: int = NO_LEADER_EPOCH,
+    ) -> None:
+        """Make (start offset, batches) the durable state of the share partition; raises
+        CoordinatorLogError, and then nothing changed. The batches are the whole window, so
+        an update replaces every offset it names. A write of a leader epoch older than the
+        state's is refused (FENCED_LEADER_EPOCH): its data partition has a newer leader."""
+        partition = self.partition_for(key)
+        async with self._lock(partition):
+            owned = self._held(partition)
+            old = self.states.get(key)
+            self._fence(old, leader_epoch)
             now = self.clock.now_ms()
             batches = tuple(batches)
+            epoch = leader_epoch if leader_epoch != NO_LEADER_EPOCH else 0 if old is None else old.leader_epoch
             if old is None or self._updates.get(key, 0) >= self.snapshot_every:
                 snapshot = ShareSnapshot(
                     snapshot_epoch=0 if old is None else old.snapshot_epoch + 1,
                     state_epoch=0 if old is None else old.state_epoch,
-                    leader_epoch=0 if old is None else old.leader_epoch,
+                    leader_epoch=epoch,
                     start_offset=start_offset,
                     batches=batches,
                     create_timestamp=now if old is None else old.create_timestamp,
@@ -159,15 +270,17 @@ class ShareStateStore:
                 )
                 record = (rec.encode_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))
             else:
-                update = ShareUpdate(old.snapshot_epoch, old.leader_epoch, start_offset, batches)
+                update = ShareUpdate(old.snapshot_epoch, epoch, start_offset, batches)
                 record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
             await self._append(partition, [record])
-            self._replay(*record)
+            if self.ownership.holds(owned):
+                self._replay(*record)
 
     async def delete(self, key: SharePartitionKey) -> None:
         """Tombstones for the share partition's records (DeleteShareGroupOffsets, group deletion)."""
         partition = self.partition_for(key)
         async with self._lock(partition):
+            self._held(partition)
             if key not in self.states:
                 return
             records: list[tuple[bytes, bytes | None]] = [
@@ -177,6 +290,15 @@ class ShareStateStore:
             await self._append(partition, records)
             self.states.pop(key, None)
             self._updates.pop(key, None)
+
+    def _held(self, partition: int) -> OwnedPartition:
+        """The partition's loaded ownership, else CoordinatorLogError (NOT_COORDINATOR,
+        COORDINATOR_LOAD_IN_PROGRESS): a broker writes only the partitions it leads."""
+        owned = self.ownership.active(partition)
+        if owned is None:
+            error = self.ownership.error(partition) or ErrorCode.NOT_COORDINATOR
+            raise CoordinatorLogError(error, f"{rec.SHARE_GROUP_STATE_TOPIC}-{partition} is not held here")
+        return owned
 
     async def _append(self, partition: int, records: list[tuple[bytes, bytes | None]]) -> None:
         try:

@@ -45,6 +45,8 @@ from protocol.messages.delete_records_request import DeleteRecordsRequest
 from protocol.messages.delete_records_response import DeleteRecordsResponse
 from protocol.messages.delete_share_group_offsets_request import DeleteShareGroupOffsetsRequest
 from protocol.messages.delete_share_group_offsets_response import DeleteShareGroupOffsetsResponse
+from protocol.messages.delete_share_group_state_request import DeleteShareGroupStateRequest
+from protocol.messages.delete_share_group_state_response import DeleteShareGroupStateResponse
 from protocol.messages.delete_topics_request import DeleteTopicsRequest
 from protocol.messages.delete_topics_response import DeleteTopicsResponse
 from protocol.messages.describe_acls_request import DescribeAclsRequest
@@ -108,6 +110,8 @@ from protocol.messages.offset_for_leader_epoch_request import OffsetForLeaderEpo
 from protocol.messages.offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
 from protocol.messages.produce_request import ProduceRequest
 from protocol.messages.produce_response import ProduceResponse
+from protocol.messages.read_share_group_state_request import ReadShareGroupStateRequest
+from protocol.messages.read_share_group_state_response import ReadShareGroupStateResponse
 from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
 from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
@@ -128,6 +132,8 @@ from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
 from protocol.messages.txn_offset_commit_response import TxnOffsetCommitResponse
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from protocol.messages.update_features_response import UpdateFeaturesResponse
+from protocol.messages.write_share_group_state_request import WriteShareGroupStateRequest
+from protocol.messages.write_share_group_state_response import WriteShareGroupStateResponse
 from protocol.messages.write_txn_markers_request import WriteTxnMarkersRequest
 from protocol.messages.write_txn_markers_response import WriteTxnMarkersResponse
 from protocol.messages.consumer_group_current_member_assignment_key import ConsumerGroupCurrentMemberAssignmentKey
@@ -221,6 +227,9 @@ API_SPECS: dict[int, ApiSpec] = {
     77: ApiSpec(77, 'ShareGroupDescribe', ShareGroupDescribeRequest, ShareGroupDescribeResponse),
     78: ApiSpec(78, 'ShareFetch', ShareFetchRequest, ShareFetchResponse),
     79: ApiSpec(79, 'ShareAcknowledge', ShareAcknowledgeRequest, ShareAcknowledgeResponse),
+    84: ApiSpec(84, 'ReadShareGroupState', ReadShareGroupStateRequest, ReadShareGroupStateResponse),
+    85: ApiSpec(85, 'WriteShareGroupState', WriteShareGroupStateRequest, WriteShareGroupStateResponse),
+    86: ApiSpec(86, 'DeleteShareGroupState', DeleteShareGroupStateRequest, DeleteShareGroupStateResponse),
     90: ApiSpec(90, 'DescribeShareGroupOffsets', DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse),
     91: ApiSpec(91, 'AlterShareGroupOffsets', AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse),
     92: ApiSpec(92, 'DeleteShareGroupOffsets', DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse),
@@ -276,6 +285,8 @@ __all__ = [
     'DeleteRecordsResponse',
     'DeleteShareGroupOffsetsRequest',
     'DeleteShareGroupOffsetsResponse',
+    'DeleteShareGroupStateRequest',
+    'DeleteShareGroupStateResponse',
     'DeleteTopicsRequest',
     'DeleteTopicsResponse',
     'DescribeAclsRequest',
@@ -343,6 +354,8 @@ __all__ = [
     'OffsetForLeaderEpochResponse',
     'ProduceRequest',
     'ProduceResponse',
+    'ReadShareGroupStateRequest',
+    'ReadShareGroupStateResponse',
     'RequestHeader',
     'ResponseHeader',
     'SaslAuthenticateRequest',
@@ -379,6 +392,8 @@ __all__ = [
     'TxnOffsetCommitResponse',
     'UpdateFeaturesRequest',
     'UpdateFeaturesResponse',
+    'WriteShareGroupStateRequest',
+    'WriteShareGroupStateResponse',
     'WriteTxnMarkersRequest',
     'WriteTxnMarkersResponse',
     'API_SPECS',

@@ -214,3 +214,55 @@ async def test_reset_and_delete() -> None:
     parts2 = await fresh(log, ManualClock())
     assert KEY not in parts2.store.states
     assert parts2.get(KEY, lambda: 9).start_offset == 9
+
+
+async def test_state_partitions_follow_leadership() -> None:
+    """In a cluster the store holds only the partitions this broker leads: loaded on
+    election, dropped on resignation, stale notifications ignored."""
+    clock, log = ManualClock(), MemoryCoordinatorLog(3)
+    writer = ShareStateStore(log, clock)
+    await writer.load()
+    await writer.write(KEY, 5, [PersistedBatch(5, 6, S.ACKNOWLEDGED, 1)])
+    p = writer.partition_for(KEY)
+    store = ShareStateStore(log, clock, owns_all=False)
+    await store.load()
+    assert store.error(KEY) == ErrorCode.NOT_COORDINATOR and KEY not in store.states
+    with pytest.raises(CoordinatorLogError) as refused:
+        await store.write(KEY, 7, [])
+    assert refused.value.error == ErrorCode.NOT_COORDINATOR
+    task = store.on_election(p, 3)
+    assert task is not None and store.error(KEY) == ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+    await task
+    assert store.error(KEY) is None
+    assert store.states[KEY].start_offset == 5
+    assert store.on_election(p, 2) is None  # stale
+    await store.write(KEY, 7, [])
+    store.on_resignation(p, 2)  # stale: still held
+    assert store.states[KEY].start_offset == 7
+    store.on_resignation(p, 4)
+    assert store.error(KEY) == ErrorCode.NOT_COORDINATOR and KEY not in store.states
+    task = store.on_election(p, 5)
+    assert task is not None
+    await task
+    assert store.states[KEY].start_offset == 7
+
+
+async def test_a_newer_leader_epoch_read_fences_the_former_leaders_writes() -> None:
+    """Kafka's readStateAndMaybeUpdateLeaderEpoch: the data partition's new leader reads at
+    its epoch, written before answered; the former leader's writes are refused from then on."""
+    clock, log = ManualClock(), MemoryCoordinatorLog(3)
+    store = ShareStateStore(log, clock)
+    await store.load()
+    await store.write(KEY, 5, [PersistedBatch(5, 6, S.ACKNOWLEDGED, 1)], 1)
+    assert (await store.read_for_leader(KEY, 1)) == store.states[KEY]
+    state = await store.read_for_leader(KEY, 2)
+    assert state is not None and (state.leader_epoch, state.start_offset) == (2, 5)
+    with pytest.raises(CoordinatorLogError) as fenced:
+        await store.write(KEY, 7, [], 1)
+    assert fenced.value.error == ErrorCode.FENCED_LEADER_EPOCH
+    with pytest.raises(CoordinatorLogError):
+        await store.read_for_leader(KEY, 1)
+    await store.write(KEY, 7, [], 2)
+    reloaded = ShareStateStore(log, clock)
+    await reloaded.load()
+    assert (reloaded.states[KEY].leader_epoch, reloaded.states[KEY].start_offset) == (2, 7)

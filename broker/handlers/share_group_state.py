@@ -1,0 +1,105 @@
+"""ReadShareGroupState, WriteShareGroupState and DeleteShareGroupState (KIP-932): the share
+coordinator's side of the persister. A share partition lives on its data partition's leader,
+which keeps its durable state with the leader of the `__share_group_state` partition its key
+hashes to (broker/share_persister.py). Brokers only: CLUSTER_ACTION on the cluster, as
+Kafka's KafkaApis checks. The data partition's leader epoch fences a former leader
+(`ShareStateStore.read_for_leader`: FENCED_LEADER_EPOCH). A key whose state partition this broker does not lead answers
+NOT_COORDINATOR, one being loaded COORDINATOR_LOAD_IN_PROGRESS
+(coordinator/share/state_store.py)."""
+
+from __future__ import annotations
+
+from broker.context import RequestContext
+from broker.security.acl.model import AclOperation
+from broker.security.authorization import cluster_allowed
+from broker.share_state_wire import UNINITIALIZED_START_OFFSET, from_wire, to_wire
+from broker.share_support import share_key
+from coordinator.log import CoordinatorLogError
+from coordinator.share.coordinator import SHARE_STATE
+from protocol.errors import ErrorCode
+from protocol.messages import delete_share_group_state_response as delete_rs
+from protocol.messages import read_share_group_state_response as read_rs
+from protocol.messages import write_share_group_state_response as write_rs
+from protocol.messages.delete_share_group_state_request import DeleteShareGroupStateRequest
+from protocol.messages.read_share_group_state_request import ReadShareGroupStateRequest
+from protocol.messages.write_share_group_state_request import WriteShareGroupStateRequest
+
+READ_API_KEY = 84
+WRITE_API_KEY = 85
+DELETE_API_KEY = 86
+
+
+async def read(ctx: RequestContext, request: ReadShareGroupStateRequest) -> read_rs.ReadShareGroupStateResponse:
+    may = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
+    store = ctx.share.store
+    results = []
+    for t in request.topics:
+        out = read_rs.ReadStateResult(topic_id=t.topic_id)
+        results.append(out)
+        for p in t.partitions:
+            part = read_rs.PartitionResult(partition=p.partition, start_offset=UNINITIALIZED_START_OFFSET)
+            out.partitions.append(part)
+            if not may:
+                part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+                continue
+            try:
+                state = await store.read_for_leader(share_key(request.group_id, t.topic_id, p.partition),
+                                                    p.leader_epoch)
+            except CoordinatorLogError as exc:
+                part.error_code, part.error_message = exc.error, str(exc)
+                continue
+            if state is not None:
+                part.state_epoch = state.state_epoch
+                part.start_offset = state.start_offset
+                part.state_batches = to_wire(state.batches, read_rs.StateBatch)
+    return read_rs.ReadShareGroupStateResponse(results=results)
+
+
+async def write(ctx: RequestContext, request: WriteShareGroupStateRequest) -> write_rs.WriteShareGroupStateResponse:
+    may = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
+    store = ctx.share.store
+    results = []
+    for t in request.topics:
+        out = write_rs.WriteStateResult(topic_id=t.topic_id)
+        results.append(out)
+        for p in t.partitions:
+            part = write_rs.PartitionResult(partition=p.partition)
+            out.partitions.append(part)
+            if not may:
+                part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+                continue
+            key = share_key(request.group_id, t.topic_id, p.partition)
+            try:
+                batches = from_wire(p.state_batches)
+                start = p.start_offset
+                if start < 0:  # not being written: the state's own
+                    old = store.read(key)
+                    start = old.start_offset if old is not None else 0
+                await store.write(key, start, batches, p.leader_epoch)
+            except ValueError as exc:
+                part.error_code, part.error_message = ErrorCode.INVALID_REQUEST, str(exc)
+            except CoordinatorLogError as exc:
+                part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+    return write_rs.WriteShareGroupStateResponse(results=results)
+
+
+async def delete(
+    ctx: RequestContext, request: DeleteShareGroupStateRequest
+) -> delete_rs.DeleteShareGroupStateResponse:
+    may = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
+    store = ctx.share.store
+    results = []
+    for t in request.topics:
+        out = delete_rs.DeleteStateResult(topic_id=t.topic_id)
+        results.append(out)
+        for p in t.partitions:
+            part = delete_rs.PartitionResult(partition=p.partition)
+            out.partitions.append(part)
+            if not may:
+                part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+                continue
+            try:
+                await store.delete(share_key(request.group_id, t.topic_id, p.partition))
+            except CoordinatorLogError as exc:
+                part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+    return delete_rs.DeleteShareGroupStateResponse(results=results)

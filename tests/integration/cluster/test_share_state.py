@@ -1,0 +1,147 @@
+"""Share partitions on the cluster (KIP-932): a share partition lives on its data partition's
+leader and keeps its state with the share coordinator, the leader of the
+`__share_group_state` partition its key hashes to (broker/share_persister.py). Here those
+are two different brokers: every record is received and acknowledged through the other
+broker, and after the share coordinator is killed (SIGKILL) the state partition's new leader
+reads the state back: acknowledged records are not delivered again, the others are."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from confluent_kafka import AcknowledgeType, Message, ShareConsumer
+from confluent_kafka.admin import AdminClient
+
+from faults.campaign import set_group_config_everywhere
+from odradek.testing import OdradekCluster
+from protocol.errors import ErrorCode as E
+from protocol.messages.delete_share_group_state_request import DeleteShareGroupStateRequest, DeleteStateData
+from protocol.messages.delete_share_group_state_request import PartitionData as DeletePartition
+from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.read_share_group_state_request import (
+    PartitionData,
+    ReadShareGroupStateRequest,
+    ReadStateData,
+)
+from tests.integration.cluster.test_failover import create_topic, wait_for_leaders
+from tests.integration.share.share_clients import consumer, poll_records, produce
+from tests.kafka_wire import WireClient
+from tests.polling import wait_until
+
+RECORDS = 20
+
+
+def _topic_id(bootstrap: str, topic: str) -> uuid.UUID:
+    with WireClient(bootstrap) as c:
+        found: Any = c.call(3, 12, MetadataRequest(topics=[MetadataRequestTopic(name=topic)]))
+    return uuid.UUID(str(found.topics[0].topic_id))
+
+
+def _share_coordinator(bootstrap: str, key: str) -> int | None:
+    """The leader of the key's `__share_group_state` partition (FindCoordinator key type 2)."""
+    try:
+        with WireClient(bootstrap) as c:
+            found: Any = c.call(10, 6, FindCoordinatorRequest(key_type=2, coordinator_keys=[key]))
+    except OSError:
+        return None
+    [entry] = found.coordinators
+    return int(entry.node_id) if entry.error_code == E.NONE else None
+
+
+def _wait_share_coordinator(bootstrap: str, key: str, among: set[int]) -> int:
+    found: list[int] = []
+    wait_until(lambda: (n := _share_coordinator(bootstrap, key)) in among and not found.append(n),
+               timeout=30, what=f"a share coordinator for {key} among {among}")
+    return found[-1]
+
+
+def _read_state(bootstrap: str, group: str, topic_id: uuid.UUID) -> Any:
+    with WireClient(bootstrap) as c:
+        answer: Any = c.call(84, 0, ReadShareGroupStateRequest(group_id=group, topics=[
+            ReadStateData(topic_id=topic_id, partitions=[PartitionData(partition=0)])]))
+    return answer.results[0].partitions[0]
+
+
+def _poll_explicit(c: ShareConsumer, accept: Any, want: int, seconds: float) -> list[Message]:
+    """Polls until `want` distinct offsets arrived (for up to `seconds`), acknowledging each
+    record ACCEPT when `accept(offset)`, else leaving it in flight; returns every record
+    received."""
+    got: list[Message] = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        batch = poll_records(c, 0.5)
+        for m in batch:
+            if accept(m.offset()):
+                c.acknowledge(m, AcknowledgeType.ACCEPT)
+        got += batch
+        if batch:
+            assert all(v is None for v in c.commit_sync().values())
+        if len({m.offset() for m in got}) >= want:
+            break
+    return got
+
+
+def test_share_state_lives_with_the_state_partition_leader_and_survives_its_sigkill(
+    cluster: OdradekCluster,
+) -> None:
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = f"share-state-{uuid.uuid4().hex[:8]}"
+    create_topic(admin, topic, 1)
+    [data_leader] = wait_for_leaders(admin, topic, 1, set(cluster.brokers)).values()
+    first = cluster.broker(data_leader).bootstrap
+    topic_id = _topic_id(first, topic)
+    # A group whose share partition's state is kept by another broker than the data's leader.
+    for _ in range(30):
+        group = f"sg-{uuid.uuid4().hex[:8]}"
+        state_leader = _wait_share_coordinator(first, f"{group}:{topic_id}:0", set(cluster.brokers))
+        if state_leader != data_leader:
+            break
+    assert state_leader != data_leader
+    # On every broker: each keeps dynamic configs of its own, and the data's leader reads it.
+    set_group_config_everywhere(cluster.bootstrap, group, "share.auto.offset.reset", "earliest")
+
+    produce(cluster.bootstrap, topic, (f"r{i}" for i in range(RECORDS)), batch=5)
+    old = consumer(cluster.bootstrap, group, topic, explicit=True)
+    try:
+        got = _poll_explicit(old, lambda offset: offset % 2 == 0, RECORDS, 60)
+        assert sorted({m.offset() for m in got}) == list(range(RECORDS))
+        state = _read_state(cluster.broker(state_leader).bootstrap, group, topic_id)
+        # The even offsets acknowledged, the odd ones in flight (acquisitions are not written).
+        # Offset 0 acknowledged moved the start offset past it.
+        assert (state.error_code, state.start_offset) == (E.NONE, 1)
+        assert {(b.first_offset, b.last_offset, b.delivery_state) for b in state.state_batches
+                if b.delivery_state == 2} == {(o, o, 2) for o in range(2, RECORDS, 2)}
+
+        cluster.broker(state_leader).kill()
+        survivors = set(cluster.brokers) - {state_leader}
+        new_state_leader = _wait_share_coordinator(first, f"{group}:{topic_id}:0", survivors)
+        # The odd records go back (a release written through the new share coordinator).
+        for m in got:
+            if m.offset() % 2 == 1:
+                old.acknowledge(m, AcknowledgeType.RELEASE)
+        wait_until(lambda: all(v is None for v in old.commit_sync().values()), timeout=30,
+                   what="the releases written")
+    finally:
+        old.close()
+
+    new = consumer(cluster.bootstrap, group, topic, explicit=True)
+    try:
+        again = _poll_explicit(new, lambda offset: True, RECORDS // 2, 60)
+    finally:
+        new.close()
+    assert sorted(m.offset() for m in again) == list(range(1, RECORDS, 2))
+    # The new share coordinator's state: everything acknowledged.
+    state = _read_state(cluster.broker(new_state_leader).bootstrap, group, topic_id)
+    assert (state.error_code, state.start_offset, list(state.state_batches)) == (E.NONE, RECORDS, [])
+    # DeleteShareGroupState: gone; another broker is not the share coordinator.
+    with WireClient(cluster.broker(new_state_leader).bootstrap) as c:
+        deleted: Any = c.call(86, 0, DeleteShareGroupStateRequest(group_id=group, topics=[
+            DeleteStateData(topic_id=topic_id, partitions=[DeletePartition(partition=0)])]))
+    assert deleted.results[0].partitions[0].error_code == E.NONE
+    state = _read_state(cluster.broker(new_state_leader).bootstrap, group, topic_id)
+    assert (state.error_code, state.start_offset, list(state.state_batches)) == (E.NONE, -1, [])
+    other = next(n for n in survivors if n != new_state_leader)
+    assert _read_state(cluster.broker(other).bootstrap, group, topic_id).error_code == E.NOT_COORDINATOR
