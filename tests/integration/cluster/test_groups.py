@@ -60,7 +60,7 @@ def test_a_group_moves_with_its_coordinator_partition_and_keeps_its_offsets(clus
     survivors = [n for n in cluster.brokers if n != coordinator]
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
     survivor_admin = AdminClient({"bootstrap.servers": bootstrap})
-    wait_until(lambda: _coordinator_among(survivor_admin, group, survivors), timeout=30,
+    wait_until(lambda: _coordinator_among(survivor_admin, group, survivors), timeout=60,
                what=f"a coordinator for {group} among {survivors}")
 
     p = producer(bootstrap)
