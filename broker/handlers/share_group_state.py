@@ -9,6 +9,9 @@ NOT_COORDINATOR, one being loaded COORDINATOR_LOAD_IN_PROGRESS
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation
 from broker.security.authorization import cluster_allowed
@@ -29,77 +32,88 @@ WRITE_API_KEY = 85
 DELETE_API_KEY = 86
 
 
-async def read(ctx: RequestContext, request: ReadShareGroupStateRequest) -> read_rs.ReadShareGroupStateResponse:
+async def _each_partition(
+    ctx: RequestContext,
+    topics: Sequence[Any],
+    topic_result: Callable[[Any], Any],
+    partition_result: Callable[[int], Any],
+    serve: Callable[[Any, Any, Any], Awaitable[None]],
+) -> list[Any]:
+    """The three APIs' common shape: a result per topic and partition, CLUSTER_AUTHORIZATION_FAILED
+    for each when the caller is no broker, `serve(topic, partition, result)` otherwise."""
     may = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
-    store = ctx.share.store
     results = []
-    for t in request.topics:
-        out = read_rs.ReadStateResult(topic_id=t.topic_id)
+    for t in topics:
+        out = topic_result(t.topic_id)
         results.append(out)
         for p in t.partitions:
-            part = read_rs.PartitionResult(partition=p.partition, start_offset=UNINITIALIZED_START_OFFSET)
+            part = partition_result(p.partition)
             out.partitions.append(part)
             if not may:
                 part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-                continue
-            try:
-                state = await store.read_for_leader(share_key(request.group_id, t.topic_id, p.partition),
-                                                    p.leader_epoch)
-            except CoordinatorLogError as exc:
-                part.error_code, part.error_message = exc.error, str(exc)
-                continue
-            if state is not None:
-                part.state_epoch = state.state_epoch
-                part.start_offset = state.start_offset
-                part.state_batches = to_wire(state.batches, read_rs.StateBatch)
+            else:
+                await serve(t, p, part)
+    return results
+
+
+async def read(ctx: RequestContext, request: ReadShareGroupStateRequest) -> read_rs.ReadShareGroupStateResponse:
+    store = ctx.share.store
+
+    async def serve(t: Any, p: Any, part: read_rs.PartitionResult) -> None:
+        try:
+            state = await store.read_for_leader(share_key(request.group_id, t.topic_id, p.partition), p.leader_epoch)
+        except CoordinatorLogError as exc:
+            part.error_code, part.error_message = exc.error, str(exc)
+            return
+        if state is not None:
+            part.state_epoch = state.state_epoch
+            part.start_offset = state.start_offset
+            part.state_batches = to_wire(state.batches, read_rs.StateBatch)
+
+    results = await _each_partition(
+        ctx, request.topics, lambda topic_id: read_rs.ReadStateResult(topic_id=topic_id),
+        lambda n: read_rs.PartitionResult(partition=n, start_offset=UNINITIALIZED_START_OFFSET), serve,
+    )
     return read_rs.ReadShareGroupStateResponse(results=results)
 
 
 async def write(ctx: RequestContext, request: WriteShareGroupStateRequest) -> write_rs.WriteShareGroupStateResponse:
-    may = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
     store = ctx.share.store
-    results = []
-    for t in request.topics:
-        out = write_rs.WriteStateResult(topic_id=t.topic_id)
-        results.append(out)
-        for p in t.partitions:
-            part = write_rs.PartitionResult(partition=p.partition)
-            out.partitions.append(part)
-            if not may:
-                part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-                continue
-            key = share_key(request.group_id, t.topic_id, p.partition)
-            try:
-                batches = from_wire(p.state_batches)
-                start = p.start_offset
-                if start < 0:  # not being written: the state's own
-                    old = store.read(key)
-                    start = old.start_offset if old is not None else 0
-                await store.write(key, start, batches, p.leader_epoch)
-            except ValueError as exc:
-                part.error_code, part.error_message = ErrorCode.INVALID_REQUEST, str(exc)
-            except CoordinatorLogError as exc:
-                part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+
+    async def serve(t: Any, p: Any, part: write_rs.PartitionResult) -> None:
+        key = share_key(request.group_id, t.topic_id, p.partition)
+        try:
+            batches = from_wire(p.state_batches)
+            start = p.start_offset
+            if start < 0:  # not being written: the state's own
+                old = store.read(key)
+                start = old.start_offset if old is not None else 0
+            await store.write(key, start, batches, p.leader_epoch)
+        except ValueError as exc:
+            part.error_code, part.error_message = ErrorCode.INVALID_REQUEST, str(exc)
+        except CoordinatorLogError as exc:
+            part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+
+    results = await _each_partition(
+        ctx, request.topics, lambda topic_id: write_rs.WriteStateResult(topic_id=topic_id),
+        lambda n: write_rs.PartitionResult(partition=n), serve,
+    )
     return write_rs.WriteShareGroupStateResponse(results=results)
 
 
 async def delete(
     ctx: RequestContext, request: DeleteShareGroupStateRequest
 ) -> delete_rs.DeleteShareGroupStateResponse:
-    may = cluster_allowed(ctx, AclOperation.CLUSTER_ACTION)
     store = ctx.share.store
-    results = []
-    for t in request.topics:
-        out = delete_rs.DeleteStateResult(topic_id=t.topic_id)
-        results.append(out)
-        for p in t.partitions:
-            part = delete_rs.PartitionResult(partition=p.partition)
-            out.partitions.append(part)
-            if not may:
-                part.error_code = ErrorCode.CLUSTER_AUTHORIZATION_FAILED
-                continue
-            try:
-                await store.delete(share_key(request.group_id, t.topic_id, p.partition))
-            except CoordinatorLogError as exc:
-                part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+
+    async def serve(t: Any, p: Any, part: delete_rs.PartitionResult) -> None:
+        try:
+            await store.delete(share_key(request.group_id, t.topic_id, p.partition))
+        except CoordinatorLogError as exc:
+            part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+
+    results = await _each_partition(
+        ctx, request.topics, lambda topic_id: delete_rs.DeleteStateResult(topic_id=topic_id),
+        lambda n: delete_rs.PartitionResult(partition=n), serve,
+    )
     return delete_rs.DeleteShareGroupStateResponse(results=results)
