@@ -82,6 +82,7 @@ class Run:
     broken: str | None = None
     engine: str = "file"
     cluster: bool = False  # three brokers over PostgreSQL (faults/cluster.py)
+    share: bool = True  # the share-group workload beside the others
     disk_mb: int = 48
     injected: list[dict[str, Any]] = field(default_factory=list)
     broker_stops: list[str] = field(default_factory=list)  # the broker's own last words
@@ -173,7 +174,7 @@ def _run_cluster(cfg: Run, rng: random.Random) -> Run:
         cfg.log(f"PostgreSQL and {len(nodes.brokers)} brokers up: {nodes.bootstrap}")
         _workload(cfg, nodes.bootstrap, lambda: _schedule(
             cfg, rng, inject, lambda: nodes.ensure_up(cfg.broker_stops, START_SECONDS), heal
-        ))
+        ), share=cfg.share)
         for node_id, broker in nodes.brokers.items():
             if not broker.alive:
                 cfg.broker_stops.append(f"broker {node_id}: {broker.log_tail(1)}")
