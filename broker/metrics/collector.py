@@ -20,6 +20,7 @@ from coordinator.transaction import CoordinatorStatus, TransactionState
 if TYPE_CHECKING:
     from prometheus_client.metrics_core import Metric
 
+    from broker.request_queue import RequestQueue
     from coordinator.group import GroupCoordinator
     from coordinator.share.coordinator import ShareCoordinator
     from coordinator.transaction import TransactionCoordinator
@@ -57,6 +58,9 @@ class Observed(Protocol):
     @property
     def cluster_node(self) -> ClusterNode | None: ...
 
+    @property
+    def request_queue(self) -> RequestQueue: ...
+
 
 def coordinators_ready(services: Observed) -> bool:
     return (
@@ -83,6 +87,11 @@ class BrokerCollector(Collector):
     def _connections(self) -> Iterator[Metric]:
         yield GaugeMetricFamily(
             "odradek_connections", "Client connections open now.", value=len(self.services.connections)
+        )
+        # Kafka's RequestQueueSize: requests read and not yet answered (queued.max.requests).
+        yield GaugeMetricFamily(
+            "odradek_request_queue_size", "Requests read from the network and not yet answered.",
+            value=self.services.request_queue.size,
         )
 
     def _disk(self) -> Iterator[Metric]:

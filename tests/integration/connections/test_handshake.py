@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 from aiokafka.admin import AIOKafkaAdminClient
 from confluent_kafka.admin import AdminClient
 from kafka import KafkaAdminClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from broker.handlers import build_router
 from broker.router import Route
@@ -21,8 +23,9 @@ from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchT
 from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.metadata_request import MetadataRequest
 from protocol.messages.metadata_response import MetadataResponse
-from tests.broker_process import BrokerProcess
+from tests.broker_process import BrokerProcess, free_port
 from tests.kafka_wire import WireClient, call_async, create_topic, encode_request
+from tests.polling import wait_until
 
 
 async def test_aiokafka_lists_the_empty_topic_set(fresh_broker: BrokerProcess) -> None:
@@ -154,10 +157,10 @@ IN_FLIGHT_CAP = 2
 PARKED_FETCH_MS = 300
 
 
-def long_poll(topic: str) -> FetchRequest:
+def long_poll(topic: str, max_wait_ms: int = PARKED_FETCH_MS) -> FetchRequest:
     """A Fetch that waits its full max wait: nothing will be appended to `topic`."""
     return FetchRequest(
-        max_wait_ms=PARKED_FETCH_MS, min_bytes=1, max_bytes=1_000_000,
+        max_wait_ms=max_wait_ms, min_bytes=1, max_bytes=1_000_000,
         topics=[FetchTopic(topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
                                                                     partition_max_bytes=100_000)])],
     )
@@ -194,29 +197,41 @@ def test_pipelining_past_the_in_flight_cap(tmp_path: Path) -> None:
 
 
 QUEUE_BOUND = 2
+# Long enough for the test to see the queue full on a loaded machine.
+QUEUED_FETCH_MS = 2000
+
+
+def request_queue_size(metrics_port: int) -> float:
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    [size] = [s.value for family in text_string_to_metric_families(text) for s in family.samples
+              if s.name == "odradek_request_queue_size"]
+    return size
 
 
 def test_a_full_request_queue_holds_every_connection(tmp_path: Path) -> None:
     """queued.max.requests as in Kafka: with that many requests read and not yet handled
     anywhere, no connection is read until one of them is answered."""
-    proc = BrokerProcess(tmp_path / "data", {"queued.max.requests": str(QUEUE_BOUND)})
+    metrics_port = free_port()
+    proc = BrokerProcess(tmp_path / "data", {"queued.max.requests": str(QUEUE_BOUND), "metrics.port": str(metrics_port)})
     proc.start()
     try:
         with WireClient(proc.bootstrap) as parked, WireClient(proc.bootstrap) as other:
             create_topic(parked, "parked")
             response = other.call(18, 2, ApiVersionsRequest())
             assert isinstance(response, ApiVersionsResponse) and response.error_code == 0
-            # Parked fetches fill the queue; they are written before the other request, so
-            # the broker reads them first.
-            fetches = [encode_request(1, 11, long_poll("parked"), cid) for cid in range(100, 100 + QUEUE_BOUND)]
+            fetches = [encode_request(1, 11, long_poll("parked", QUEUED_FETCH_MS), cid) for cid in range(100, 100 + QUEUE_BOUND)]
             started = time.monotonic()
             parked.send_raw(b"".join(fetches))
+            # The parked fetches fill the queue (the broker's own gauge says so) before the
+            # other request is written.
+            wait_until(lambda: request_queue_size(metrics_port) == QUEUE_BOUND, timeout=30, what="a full queue")
             cid = other.send(18, 2, ApiVersionsRequest())
             got, response = other.recv(18, 2)
             waited = time.monotonic() - started
             assert got == cid and isinstance(response, ApiVersionsResponse) and response.error_code == 0
             # Unread until a parked fetch was answered after its max wait.
-            assert waited >= PARKED_FETCH_MS / 1000 * 0.95, f"answered after {waited:.3f}s"
+            assert waited >= QUEUED_FETCH_MS / 1000 * 0.95, f"answered after {waited:.3f}s"
             for expected in range(100, 100 + QUEUE_BOUND):
                 got, fetched = parked.recv(1, 11)
                 assert got == expected and isinstance(fetched, FetchResponse)
