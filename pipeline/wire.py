@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from odradek.wire import WireConnection, error_name, parse_host_port
 from protocol.errors import ErrorCode
@@ -20,7 +20,10 @@ METADATA = (3, 9)
 FIND_COORDINATOR = (10, 3)
 GROUP_KEY, TRANSACTION_KEY = 0, 1
 
-# Errors a request is retried on, after the coordinator or leader is looked up again.
+# Errors a request is retried on (Kafka's RetriableException ones). NOT_ENOUGH_REPLICAS is
+# also what a partition leader answers a transactional Produce whose KIP-890 verification
+# the transaction coordinator could not settle yet (Kafka's AddPartitionsToTxnManager turns
+# CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, ... into it).
 RETRIABLE = frozenset(
     {
         ErrorCode.CONCURRENT_TRANSACTIONS,
@@ -31,8 +34,34 @@ RETRIABLE = frozenset(
         ErrorCode.LEADER_NOT_AVAILABLE,
         ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         ErrorCode.REQUEST_TIMED_OUT,
+        ErrorCode.NOT_ENOUGH_REPLICAS,
+        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+        ErrorCode.KAFKA_STORAGE_ERROR,
     }
 )
+# Of those, the ones after which the coordinator or leader is looked up again (Kafka's
+# InvalidMetadataException and its kin); the others are retried where they were sent.
+STALE_ROUTE = frozenset(
+    {
+        ErrorCode.COORDINATOR_NOT_AVAILABLE,
+        ErrorCode.NOT_COORDINATOR,
+        ErrorCode.NOT_LEADER_OR_FOLLOWER,
+        ErrorCode.LEADER_NOT_AVAILABLE,
+        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        ErrorCode.REQUEST_TIMED_OUT,
+        ErrorCode.KAFKA_STORAGE_ERROR,
+    }
+)
+# How long a request is retried: the Java producer's delivery.timeout.ms default (120 s),
+# within which it keeps resending a batch answered a retriable error (librdkafka's
+# message.timeout.ms, alias delivery.timeout.ms, is longer still). A loaded machine may take
+# seconds to settle a transaction coordinator; giving up sooner fails a healthy write.
+DELIVERY_TIMEOUT_S = 120.0
+# Between retries: from RETRY_BACKOFF_S, doubled each time up to RETRY_BACKOFF_MAX_S
+# (Kafka's retry.backoff.max.ms default, KIP-580). The first is short: a busy transactional
+# id (CONCURRENT_TRANSACTIONS) is typically settled within milliseconds.
+RETRY_BACKOFF_S = 0.01
+RETRY_BACKOFF_MAX_S = 1.0
 
 T = TypeVar("T")
 
@@ -43,11 +72,38 @@ class KafkaWireError(RuntimeError):
         super().__init__(f"{what}: {error_name(code)}")
 
 
-class Cluster:
-    """Connections to the brokers of one cluster, opened on demand."""
+class RetryClock(Protocol):
+    """The time `Cluster.retrying` waits by (injected: tests run its deadline without sleeping)."""
 
-    def __init__(self, bootstrap_servers: str, timeout: float = 30.0, client_id: str = "odradek-sink") -> None:
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemRetryClock:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+class Cluster:
+    """Connections to the brokers of one cluster, opened on demand. `timeout` bounds each
+    request on its connection; `delivery_timeout` how long a request is retried."""
+
+    def __init__(
+        self,
+        bootstrap_servers: str,
+        timeout: float = 30.0,
+        client_id: str = "odradek-sink",
+        *,
+        delivery_timeout: float = DELIVERY_TIMEOUT_S,
+        clock: RetryClock | None = None,
+    ) -> None:
         self.timeout = timeout
+        self.delivery_timeout = delivery_timeout
+        self.clock: RetryClock = clock or SystemRetryClock()
         self.client_id = client_id
         self.bootstrap = [parse_host_port(s) for s in bootstrap_servers.split(",") if s.strip()]
         self._nodes: dict[int, tuple[str, int]] = {}
@@ -136,24 +192,26 @@ class Cluster:
         return self.node(resp.node_id)
 
     def retrying(self, attempt: Callable[[], T], what: str) -> T:
-        """Runs `attempt` until it stops raising a retriable error, for at most `timeout`."""
-        deadline = time.monotonic() + self.timeout
-        delay = 0.01
+        """Runs `attempt` until it stops raising a retriable error, for at most
+        `delivery_timeout` (time, not a count of attempts), backing off between attempts."""
+        clock = self.clock
+        deadline = clock.monotonic() + self.delivery_timeout
+        delay = RETRY_BACKOFF_S
         while True:
             try:
                 return attempt()
             except KafkaWireError as exc:
-                if exc.code not in RETRIABLE or time.monotonic() > deadline:
+                if exc.code not in RETRIABLE or clock.monotonic() >= deadline:
                     raise
-                if exc.code != ErrorCode.CONCURRENT_TRANSACTIONS:
+                if exc.code in STALE_ROUTE:
                     self._forget_routes()
             except OSError as exc:
-                if time.monotonic() > deadline:
+                if clock.monotonic() >= deadline:
                     raise ConnectionError(f"{what}: {exc}") from exc
                 self.close()
                 self._forget_routes()
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            clock.sleep(min(delay, max(deadline - clock.monotonic(), 0.0)))
+            delay = min(delay * 2, RETRY_BACKOFF_MAX_S)
 
 
 def check(code: int, what: str) -> None:

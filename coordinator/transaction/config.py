@@ -18,6 +18,12 @@ CONCURRENT_WAIT_MS = 500
 # producer's next AddPartitionsToTxn, which then writes CompleteX and Ongoing in one batch
 # with one fsync; any other request for the id has it written at once.
 COMPLETE_MERGE_WINDOW_MS = 20
+# An AddPartitionsToTxn answered before its record is durable whose append then fails
+# retriably (the log unavailable) is appended again, every `retry_backoff_ms`, for up to
+# this long: Kafka's client would have been told COORDINATOR_NOT_AVAILABLE and retried its
+# request within its request.timeout.ms (30 s default). Meanwhile the id stays pending, so
+# the Produce verifying the partition is answered a retriable error, not INVALID_TXN_STATE.
+ANSWERED_ADD_RETRY_MS = 30_000
 
 
 @dataclass
@@ -30,6 +36,7 @@ class TransactionConfig:
     retry_backoff_ms: int = RETRY_BACKOFF_MS
     concurrent_wait_ms: int = CONCURRENT_WAIT_MS
     complete_merge_window_ms: int = COMPLETE_MERGE_WINDOW_MS
+    answered_add_retry_ms: int = ANSWERED_ADD_RETRY_MS
     two_phase_commit_enable: bool = False
 
     @classmethod

@@ -50,7 +50,7 @@ from coordinator.transaction.metadata import (
 )
 from coordinator.transaction.producer_id import InitProducerId, InitProducerIdResult
 from coordinator.transaction.state import TransactionState
-from coordinator.transaction.state_manager import CoordinatorStatus, TransactionStateManager
+from coordinator.transaction.state_manager import CoordinatorStatus, RetryWindow, TransactionStateManager
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -334,8 +334,10 @@ class TransactionCoordinator:
         With `answer_before_durable` (a client's AddPartitionsToTxn) the answer goes out at
         once, while the record is appended and made durable; the state still changes only
         once it is durable. Safe because nothing of the transaction reaches a log
-        before that: the Produce that follows waits for it in `verify_when_settled`, and
-        is refused if the write failed, so the producer aborts."""
+        before that: the Produce that follows waits for it in `verify_when_settled`. An
+        append that fails retriably is made again for a while (the client, told NONE,
+        cannot retry it); a write that failed for good refuses the Produce, so the producer
+        aborts."""
         wanted = set(partitions)
         return await self.busy.settle(
             transactional_id,
@@ -373,9 +375,12 @@ class TransactionCoordinator:
             log.exception("AddPartitions in an unexpected state", transactional_id=transactional_id)
             return ErrorCode.UNKNOWN_SERVER_ERROR
         if answer_before_durable:
-            self.state.write_soon(txn, transit)
+            self.state.write_soon(txn, transit, retry=self._answered_add_retry())
             return ErrorCode.NONE
         return await self.state.write(txn, transit)
+
+    def _answered_add_retry(self) -> RetryWindow:
+        return RetryWindow(self.config.answered_add_retry_ms, self.config.retry_backoff_ms)
 
     async def _complete_and_add(
         self,
@@ -406,7 +411,7 @@ class TransactionCoordinator:
                 self.completions.start(txn, markers_durable=True)
 
         if answer_before_durable:
-            self.state.write_soon(txn, complete, ongoing, then=complete_anyway)
+            self.state.write_soon(txn, complete, ongoing, then=complete_anyway, retry=self._answered_add_retry())
             return ErrorCode.NONE
         return await self.state.write(txn, complete, ongoing, then=complete_anyway)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -34,6 +35,19 @@ if TYPE_CHECKING:
 log = structlog.get_logger("odradek.txn")
 
 _T = TypeVar("_T")
+
+
+# What a failed append is answered (coordinator/log.py `client_error`) when a client would
+# retry the request: the log unavailable (NOT_ENOUGH_REPLICAS, timed out) for a while.
+RETRIED_APPEND_ERRORS = frozenset({ErrorCode.COORDINATOR_NOT_AVAILABLE})
+
+
+@dataclass(frozen=True)
+class RetryWindow:
+    """How long, and how often, `write_soon` appends again after a retriable failure."""
+
+    for_ms: int
+    backoff_ms: int
 
 
 class CoordinatorStatus(Enum):
@@ -206,11 +220,17 @@ class TransactionStateManager:
         txn: TransactionMetadata,
         *transits: TxnTransit,
         then: Callable[[int], None] | None = None,
+        retry: RetryWindow | None = None,
     ) -> None:
         """`write` without waiting for it: the append and its fsync round run while the
         caller answers, and the transitions are applied once durable as with `write`. Until
-        then the id is pending, so whoever must see the result waits for it (`settle`)."""
-        self._start(self._write(txn, transits, then), self.partition_for(txn.transactional_id))
+        then the id is pending, so whoever must see the result waits for it (`settle`).
+
+        The caller was already told the write succeeded, so an append that fails for a
+        while only (the log unavailable: what a client would retry) is made again within
+        `retry`, the id staying pending meanwhile, as the client's own retries would have
+        made it in Kafka, where the answer waits for the append."""
+        self._start(self._write(txn, transits, then, retry), self.partition_for(txn.transactional_id))
 
     async def settle(self, transactional_id: str, timeout_ms: int) -> bool:
         """Until no transition of the id is being appended, at most `timeout_ms` of the
@@ -224,17 +244,23 @@ class TransactionStateManager:
         return True
 
     async def _write(
-        self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...], then: Callable[[int], None] | None
+        self,
+        txn: TransactionMetadata,
+        transits: tuple[TxnTransit, ...],
+        then: Callable[[int], None] | None,
+        retry: RetryWindow | None = None,
     ) -> int:
         try:
-            err = await self._append_and_apply(txn, transits)
+            err = await self._append_and_apply(txn, transits, retry)
             if then is not None:
                 then(err)
             return err
         finally:
             self.notify(txn.transactional_id)
 
-    async def _append_and_apply(self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...]) -> int:
+    async def _append_and_apply(
+        self, txn: TransactionMetadata, transits: tuple[TxnTransit, ...], retry: RetryWindow | None = None
+    ) -> int:
         tid = txn.transactional_id
         partition, key = _placement(tid, self.log_store.num_partitions)
         records: list[tuple[bytes, bytes | None]] = [
@@ -246,15 +272,30 @@ class TransactionStateManager:
         # durable before its Produce is answered, on whichever broker: this gate then only
         # covers this broker's own engine, and costs a round at most.)
         commits = any(t.state is TransactionState.PREPARE_COMMIT for t in transits)
-        try:
-            await self._append(partition, records, after_earlier_writes=commits)
-        except CoordinatorLogError as exc:
-            txn.abort_transition()
-            log.warning("transaction log append failed", transactional_id=tid, error=exc.error.name)
-            return exc.client_error(TRANSACTION_STATE)
-        except BaseException:
-            txn.abort_transition()
-            raise
+        give_up_at = None if retry is None else self.clock.monotonic_ms() + retry.for_ms
+        while True:
+            try:
+                await self._append(partition, records, after_earlier_writes=commits)
+                break
+            except CoordinatorLogError as exc:
+                err = exc.client_error(TRANSACTION_STATE)
+                if (
+                    retry is not None
+                    and give_up_at is not None
+                    and err in RETRIED_APPEND_ERRORS
+                    and self.is_current(txn)
+                    and self.clock.monotonic_ms() < give_up_at
+                ):
+                    log.info("transaction log append failed, retrying", transactional_id=tid,
+                             error=exc.error.name)
+                    await self.clock.sleep(retry.backoff_ms)
+                    continue
+                txn.abort_transition()
+                log.warning("transaction log append failed", transactional_id=tid, error=exc.error.name)
+                return err
+            except BaseException:
+                txn.abort_transition()
+                raise
         if not self.is_current(txn):
             # Resigned (or reloaded) while the append was in flight.
             txn.abort_transition()

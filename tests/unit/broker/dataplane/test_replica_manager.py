@@ -21,7 +21,7 @@ from protocol.errors import ErrorCode
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED
 from storage.memory import MemoryStorage
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
-from tests.unit.coordinator.transaction.txn_helpers import Env, begin, init
+from tests.unit.coordinator.transaction.txn_helpers import Env, answered, begin, init, run_ready, txn_config
 
 TID = "txn-a"
 OPS = TransactionSupportedOperation
@@ -36,8 +36,8 @@ def batch(pid: int = -1, epoch: int = -1, seq: int = -1, *, transactional: bool 
     )
 
 
-async def setup() -> tuple[ReplicaManager, TransactionCoordinator, MemoryStorage]:
-    env = Env()
+async def setup(env: Env | None = None) -> tuple[ReplicaManager, TransactionCoordinator, MemoryStorage]:
+    env = env or Env()
     coordinator = await env.coordinator()
     storage = MemoryStorage(clock=env.clock, producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS)
     await storage.create_topic("t", 2)
@@ -188,3 +188,43 @@ async def test_a_producers_pipelined_batches_wait_behind_its_implicit_add() -> N
     assert a.result is not None and b.result is not None
     assert (a.result.base_offset, b.result.base_offset) == (0, 2)
     assert storage.log("t", 0).log_end_offset == 4
+
+
+async def test_not_enough_replicas_while_the_answered_add_is_written_again_then_the_batch_once() -> None:
+    """KIP-890 part 1 after an AddPartitionsToTxn answered before it was durable, whose
+    append to `__transaction_state` fails twice: the leader answers the Produce
+    NOT_ENOUGH_REPLICAS (retriable, as Kafka's AddPartitionsToTxnManager translates the
+    coordinator's CONCURRENT_TRANSACTIONS) until the coordinator has written the add again,
+    then appends the resent batch, once."""
+    env = Env(config=txn_config(num_partitions=4, retry_backoff_ms=100, concurrent_wait_ms=0))
+    rm, coordinator, storage = await setup(env)
+    pid, epoch = await init(coordinator, TID)
+    env.log.fail_next = 2
+    assert await answered(
+        coordinator.add_partitions(TID, pid, epoch, [("t", 0)], answer_before_durable=True)
+    ) == ErrorCode.NONE
+    await run_ready()
+
+    async def produce() -> PartitionAppend:
+        [outcome] = await rm.append_records(
+            [AppendEntry("t", 0, batch(pid, epoch, 0, transactional=True))],
+            acks=-1, transactional_id=TID, operation=OPS.DEFAULT_ERROR,
+        )
+        return outcome
+
+    for _ in range(2):
+        refused = await answered(produce())
+        assert (refused.error, refused.result) == (ErrorCode.NOT_ENOUGH_REPLICAS, None)
+        assert storage.log("t", 0).log_end_offset == 0
+        env.clock.advance(100)
+        await run_ready()
+    assert env.log.fail_next == 0
+    written = await answered(produce())
+    assert written.error == ErrorCode.NONE
+    assert written.result is not None
+    assert (written.result.base_offset, written.result.last_offset) == (0, 1)
+    # A resend of the batch (a lost answer) is a duplicate: answered with the same offsets,
+    # not appended again (Kafka's idempotent producer state).
+    again = await answered(produce())
+    assert (again.error, again.result) == (ErrorCode.NONE, written.result)
+    assert storage.log("t", 0).log_end_offset == 2

@@ -113,3 +113,47 @@ async def test_the_next_add_merges_with_the_completion_and_is_answered_early(env
     assert await coord.verify_when_settled("tx", pid, epoch, [TP]) == {TP: E.NONE}
     states = [t.state for _, t in env.log.records() if t is not None]
     assert states[-2:] == [S.COMPLETE_COMMIT, S.ONGOING]
+
+
+async def test_an_append_failing_for_a_while_is_made_again_and_the_produce_waits_for_it(env: Env) -> None:
+    """The client was told NONE and cannot retry its add: the coordinator appends it again
+    (as the client's retries would have in Kafka), and the Produce's verification is refused
+    retriably meanwhile rather than INVALID_TXN_STATE."""
+    env.config.concurrent_wait_ms = 30
+    env.config.retry_backoff_ms = 100
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    env.log.fail_next = 2  # NOT_ENOUGH_REPLICAS from `__transaction_state`, twice
+    assert await answered(coord.add_partitions("tx", pid, epoch, [TP], answer_before_durable=True)) == E.NONE
+    verify = asyncio.create_task(coord.verify_when_settled("tx", pid, epoch, [TP]))
+    await run_ready()
+    env.clock.advance(30)
+    assert await answered(verify) == {TP: E.CONCURRENT_TRANSACTIONS}
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.pending
+    env.clock.advance(70)  # the second append, failing too
+    await run_ready()
+    assert env.log.fail_next == 0
+    assert meta.pending
+    env.clock.advance(100)  # the third, written
+    await run_ready()
+    assert not meta.pending and meta.state is S.ONGOING
+    assert await answered(coord.verify_when_settled("tx", pid, epoch, [TP])) == {TP: E.NONE}
+    assert [(t.state, t.partitions) for _, t in env.log.records() if t is not None][1:] == [(S.ONGOING, {TP})]
+
+
+async def test_an_append_still_failing_after_the_retry_window_refuses_the_produce(env: Env) -> None:
+    env.config.retry_backoff_ms = 100
+    env.config.answered_add_retry_ms = 200
+    coord = await env.coordinator()
+    pid, epoch = await init(coord, "tx")
+    env.log.fail_next = 10
+    assert await answered(coord.add_partitions("tx", pid, epoch, [TP], answer_before_durable=True)) == E.NONE
+    await run_ready()  # the first append, at 0 ms
+    for _ in range(2):
+        env.clock.advance(100)
+        await run_ready()
+    assert env.log.fail_next == 7  # at 0, 100 and 200 ms; not again
+    assert await answered(coord.verify_when_settled("tx", pid, epoch, [TP])) == {TP: E.TRANSACTION_ABORTABLE}
+    meta = coord.metadata("tx")
+    assert meta is not None and not meta.pending and meta.state is S.EMPTY
