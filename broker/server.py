@@ -20,6 +20,7 @@ from broker.inter_broker import InterBrokerClient
 from broker.inter_broker_security import InterBrokerSecurity, inter_broker_security
 from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
+from broker.metadata_stores import MetadataStores, open_metadata_stores
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
 from broker.metrics.loop_lag import watch_loop_lag
@@ -81,6 +82,7 @@ class Server:
         self.metrics_endpoint: MetricsEndpoint | None = None
         self.metrics_port: int | None = None
         self.cluster_node: ClusterNode | None = None
+        self.metadata: MetadataStores | None = None
         # Cluster mode: requests to the other brokers (transaction markers, KIP-890 verification).
         self.inter_broker: InterBrokerClient | None = None
 
@@ -103,11 +105,15 @@ class Server:
                 "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
+        # Before any listener: a request never meets a broker without its ACLs.
+        metadata = await open_metadata_stores(config, storage)
+        self.metadata = metadata
         cluster_node = None
         if config.get("cluster.enable"):
             cluster_node = await start_cluster(config, storage)
             self.cluster_node = cluster_node
             cluster_node.on_fatal = lambda exc: self.stopping.set()
+            metadata.follow(cluster_node)
             # One id for the whole cluster: the first broker's.
             cluster_id = await cluster_node.claim_cluster_id(cluster_id)
         if isinstance(storage, FileStorage):
@@ -148,7 +154,7 @@ class Server:
             dynamic_configs=dynamic,
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
-            authorizer=build_authorizer(config),
+            authorizer=build_authorizer(config, metadata.acls),
             cluster_node=cluster_node,
             inter_broker=self.inter_broker,
         )
@@ -264,6 +270,8 @@ class Server:
         if self.cluster_node is not None:
             # After the last round: the partitions move once everything written is in PostgreSQL.
             await self.cluster_node.stop()
+        if self.metadata is not None:
+            await self.metadata.close()
         if self.metrics_endpoint is not None:
             await self.metrics_endpoint.stop()
         log.info("broker stopped")

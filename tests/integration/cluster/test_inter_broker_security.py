@@ -20,14 +20,16 @@ from broker.config import Config
 from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from broker.inter_broker_security import inter_broker_security
 from odradek.pki import make_pki
-from odradek.testing import OdradekCluster, free_port
+from odradek.testing import OdradekBroker, OdradekCluster, free_port
 from odradek.wire import parse_host_port
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from protocol.messages.describe_acls_request import DescribeAclsRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
-from protocol.sasl_client import Plain
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.sasl_client import Plain, SaslMechanism
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
 from tests.integration.cluster.test_transactions import (
@@ -44,8 +46,9 @@ from tests.kafka_wire import WireClient, add_partition, end_txn, producer_batch
 from tests.names import unique
 from tests.polling import wait_until
 
-# Kafka's codes: ResourceType CLUSTER, PatternType LITERAL, AclOperation CLUSTER_ACTION, ALLOW.
-CLUSTER, LITERAL, CLUSTER_ACTION, ALLOW = 4, 3, 9, 3
+# Kafka's codes: ResourceType TOPIC and CLUSTER, PatternType LITERAL, AclOperation
+# DESCRIBE and CLUSTER_ACTION, AclPermissionType DENY and ALLOW.
+TOPIC, CLUSTER, LITERAL, DESCRIBE, CLUSTER_ACTION, DENY, ALLOW = 2, 4, 3, 8, 9, 2, 3
 BROKER_PRINCIPAL = "User:broker"
 JAAS = (
     "org.apache.kafka.common.security.plain.PlainLoginModule required "
@@ -87,25 +90,38 @@ def secure_cluster(tmp_path_factory: pytest.TempPathFactory,
         yield nodes
 
 
-def grant_cluster_action(cluster: OdradekCluster) -> None:
-    """CLUSTER_ACTION for the brokers' principal, on every broker (each keeps its own ACLs)."""
+def cluster_action_acls(broker: OdradekBroker) -> int:
+    """How many CLUSTER_ACTION ACLs of the brokers' principal `broker` has in force."""
+    with WireClient(broker.bootstrap, timeout=30) as c:
+        described: Any = c.call(29, 3, DescribeAclsRequest(
+            resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
+            principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION, permission_type=ALLOW))
+    assert described.error_code == ErrorCode.NONE
+    return sum(len(r.acls) for r in described.resources)
+
+
+def grant_cluster_action(cluster: OdradekCluster, on: int = 1) -> None:
+    """CLUSTER_ACTION for the brokers' principal, created on broker `on`: the cluster's ACLs
+    (storage/postgres/cluster_metadata.py), in force on every broker soon after."""
     acl = AclCreation(resource_type=CLUSTER, resource_name="kafka-cluster", resource_pattern_type=LITERAL,
                       principal=BROKER_PRINCIPAL, host="*", operation=CLUSTER_ACTION, permission_type=ALLOW)
-    for broker in cluster.brokers.values():
-        with WireClient(broker.bootstrap, timeout=30) as c:
-            created: Any = c.call(30, 3, CreateAclsRequest(creations=[acl]))
-        assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    with WireClient(cluster.broker(on).bootstrap, timeout=30) as c:
+        created: Any = c.call(30, 3, CreateAclsRequest(creations=[acl]))
+    assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    wait_until(lambda: all(cluster_action_acls(b) == 1 for b in cluster.brokers.values()), timeout=30,
+               what="the ACL on every broker")
 
 
-def revoke_cluster_action(cluster: OdradekCluster) -> None:
-    for broker in cluster.brokers.values():
-        with WireClient(broker.bootstrap, timeout=30) as c:
-            deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
-                resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
-                principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION,
-                permission_type=ALLOW)]))
-        assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
-        assert len(deleted.filter_results[0].matching_acls) == 1
+def revoke_cluster_action(cluster: OdradekCluster, on: int = 2) -> None:
+    with WireClient(cluster.broker(on).bootstrap, timeout=30) as c:
+        deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
+            resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
+            principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION,
+            permission_type=ALLOW)]))
+    assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
+    assert len(deleted.filter_results[0].matching_acls) == 1
+    wait_until(lambda: all(cluster_action_acls(b) == 0 for b in cluster.brokers.values()), timeout=30,
+               what="the ACL gone from every broker")
 
 
 class TransactionOnPartitionZero:
@@ -241,3 +257,75 @@ def test_the_inter_broker_client_logs_in_over_tls(secure_cluster: OdradekCluster
     plaintext = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10, sasl=security.sasl)
     with pytest.raises(PeerUnavailable):
         asyncio.run(call(plaintext))
+
+
+def as_broker_principal(cluster: OdradekCluster, node_id: int, request: Any, api_key: int, version: int,
+                        sasl: Callable[[], SaslMechanism] | None = None) -> Any:
+    """`request` to broker `node_id` over its inter-broker listener, logged in as User:broker
+    (or with `sasl`): a client that is no super user."""
+    security = inter_broker_security(Config(cluster.broker(1).overrides))
+
+    async def call() -> Any:
+        client = InterBrokerClient({node_id: internal_address(cluster, node_id)}.get, client_id="test",
+                                   timeout_s=10, ssl_context=security.ssl_context, sasl=sasl or security.sasl)
+        try:
+            return await client.call(node_id, api_key, version, request)
+        finally:
+            client.close()
+
+    return asyncio.run(call())
+
+
+def topic_error(cluster: OdradekCluster, node_id: int, topic: str) -> int:
+    """Metadata of `topic` asked of broker `node_id` by User:broker: NONE when DESCRIBE is allowed."""
+    request = MetadataRequest(topics=[MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False)
+    response = as_broker_principal(cluster, node_id, request, 3, 12)
+    [answer] = response.topics
+    return int(answer.error_code)
+
+
+def topic_errors(cluster: OdradekCluster, topic: str) -> dict[int, int]:
+    return {node: topic_error(cluster, node, topic) for node in sorted(cluster.brokers)}
+
+
+def change_acls(cluster: OdradekCluster, on: int, api_key: int, request: Any) -> Any:
+    with WireClient(cluster.broker(on).bootstrap, timeout=30) as c:
+        return c.call(api_key, 3, request)
+
+
+def test_acls_changed_on_one_broker_apply_on_every_broker(secure_cluster: OdradekCluster) -> None:
+    """CreateAcls and DeleteAcls on one broker change the cluster's ACLs (Kafka's metadata
+    log; here storage/postgres/cluster_metadata.py): a client of another broker is allowed
+    or refused accordingly, and a restarted broker has them before it serves anyone."""
+    cluster = secure_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("acl-shared")
+    create_topic(admin, topic, 1)
+    assert topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+
+    def acl(permission: int) -> AclCreation:
+        return AclCreation(resource_type=TOPIC, resource_name=topic, resource_pattern_type=LITERAL,
+                           principal=BROKER_PRINCIPAL, host="*", operation=DESCRIBE, permission_type=permission)
+
+    created = change_acls(cluster, 1, 30, CreateAclsRequest(creations=[acl(ALLOW)]))
+    assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    assert topic_error(cluster, 1, topic) == ErrorCode.NONE  # the writer: on commit
+    wait_until(lambda: topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.NONE), timeout=30,
+               what="the ALLOW in force on every broker")
+
+    created = change_acls(cluster, 3, 30, CreateAclsRequest(creations=[acl(DENY)]))
+    assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    wait_until(lambda: topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+               timeout=30, what="the DENY in force on every broker")
+
+    deleted = change_acls(cluster, 2, 31, DeleteAclsRequest(filters=[DeleteAclsFilter(
+        resource_type_filter=TOPIC, resource_name_filter=topic, pattern_type_filter=LITERAL,
+        principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=DESCRIBE, permission_type=DENY)]))
+    assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
+    assert [(m.resource_name, m.permission_type) for m in deleted.filter_results[0].matching_acls] == [(topic, DENY)]
+    wait_until(lambda: topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.NONE), timeout=30,
+               what="the DENY gone on every broker")
+
+    # Restarted, broker 3 answers its first request with the cluster's ACLs in force.
+    cluster.broker(3).restart()
+    assert topic_error(cluster, 3, topic) == ErrorCode.NONE

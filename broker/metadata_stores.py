@@ -1,0 +1,53 @@
+"""Where the cluster's metadata is kept: the ACLs (more stores join them as they become
+shared). On the file engine, files of the data directory; on PostgreSQL, documents of the
+database that every broker over it applies (storage/postgres/cluster_metadata.py), read
+before the broker serves anyone, so that no request meets a broker without its ACLs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from broker.config import Config
+from broker.logging import get_logger
+from broker.security.acl.store import AclStore, FileAclStore, SharedAclStore
+from broker.storage_setup import is_postgres_url
+from storage.log_manager import LogManager
+
+if TYPE_CHECKING:
+    from storage.postgres.cluster.node import ClusterNode
+    from storage.postgres.cluster_metadata import MetadataDocuments
+
+log = get_logger("odradek.metadata")
+
+
+@dataclass
+class MetadataStores:
+    acls: AclStore
+    # PostgreSQL: the documents the stores read (None on the file engine).
+    documents: MetadataDocuments | None = None
+
+    def follow(self, node: ClusterNode) -> None:
+        """Apply the other brokers' changes when the cluster node is told of them."""
+        if self.documents is not None:
+            node.metadata_refresh = self.documents.refresh
+
+    async def close(self) -> None:
+        if self.documents is not None:
+            await self.documents.close()
+
+
+async def open_metadata_stores(config: Config, storage: LogManager) -> MetadataStores:
+    if not is_postgres_url(config.get_str("storage.engine").strip()):
+        return MetadataStores(acls=FileAclStore.load(config.data_dir))
+    from storage.postgres.cluster_metadata import MetadataDocuments
+    from storage.postgres.engine import PostgresStorage
+
+    assert isinstance(storage, PostgresStorage)
+
+    documents = MetadataDocuments(storage.connect)
+    acls = SharedAclStore(documents)
+    if await acls.seed(config.data_dir):
+        log.info("the cluster's ACLs taken from the data directory", file="acls.json")
+    await documents.refresh()
+    return MetadataStores(acls=acls, documents=documents)
