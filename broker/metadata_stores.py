@@ -1,7 +1,6 @@
-"""Where the cluster's metadata is kept: the ACLs (more stores join them as they become
-shared). On the file engine, files of the data directory; on PostgreSQL, documents of the
+"""Where the cluster's metadata is kept: the ACLs and the SCRAM credentials. On the file engine, files of the data directory; on PostgreSQL, documents of the
 database that every broker over it applies (storage/postgres/cluster_metadata.py), read
-before the broker serves anyone, so that no request meets a broker without its ACLs."""
+before the broker serves anyone, so that no request meets a broker without its ACLs or credentials."""
 
 from __future__ import annotations
 
@@ -11,6 +10,11 @@ from typing import TYPE_CHECKING
 from broker.config import Config
 from broker.logging import get_logger
 from broker.security.acl.store import AclStore, FileAclStore, SharedAclStore
+from broker.security.scram_credentials import (
+    FileScramCredentialStore,
+    ScramCredentialStore,
+    SharedScramCredentialStore,
+)
 from broker.storage_setup import is_postgres_url
 from storage.log_manager import LogManager
 
@@ -24,6 +28,7 @@ log = get_logger("odradek.metadata")
 @dataclass
 class MetadataStores:
     acls: AclStore
+    scram: ScramCredentialStore
     # PostgreSQL: the documents the stores read (None on the file engine).
     documents: MetadataDocuments | None = None
 
@@ -39,7 +44,9 @@ class MetadataStores:
 
 async def open_metadata_stores(config: Config, storage: LogManager) -> MetadataStores:
     if not is_postgres_url(config.get_str("storage.engine").strip()):
-        return MetadataStores(acls=FileAclStore.load(config.data_dir))
+        return MetadataStores(
+            acls=FileAclStore.load(config.data_dir), scram=FileScramCredentialStore.load(config.data_dir)
+        )
     from storage.postgres.cluster_metadata import MetadataDocuments
     from storage.postgres.engine import PostgresStorage
 
@@ -49,5 +56,8 @@ async def open_metadata_stores(config: Config, storage: LogManager) -> MetadataS
     acls = SharedAclStore(documents)
     if await acls.seed(config.data_dir):
         log.info("the cluster's ACLs taken from the data directory", file="acls.json")
+    scram = SharedScramCredentialStore(documents)
+    if await scram.seed(config.data_dir):
+        log.info("the cluster's SCRAM credentials taken from the data directory", file="scram-credentials.json")
     await documents.refresh()
-    return MetadataStores(acls=acls, documents=documents)
+    return MetadataStores(acls=acls, scram=scram, documents=documents)

@@ -27,7 +27,6 @@ from broker.metrics.loop_lag import watch_loop_lag
 from broker.security.authorization import build_authorizer
 from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
-from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
 from broker.share_persister import ClusterSharePersister
 from broker.storage_setup import open_storage, producer_id_manager
@@ -92,7 +91,6 @@ class Server:
         # Checked before anything starts, as the listeners' own settings are.
         peers = inter_broker_security(config) if config.get("cluster.enable") else None
         config.data_dir.mkdir(parents=True, exist_ok=True)
-        sasl_servers = SaslServers(config, ScramCredentialStore.load(config.data_dir), self.clock)
         cluster_id = load_or_create_cluster_id(config)
         dynamic = DynamicConfigs.load(config.data_dir)
         storage = await open_storage(
@@ -108,6 +106,7 @@ class Server:
         # Before any listener: a request never meets a broker without its ACLs.
         metadata = await open_metadata_stores(config, storage)
         self.metadata = metadata
+        sasl_servers = SaslServers(config, metadata.scram, self.clock)
         cluster_node = None
         if config.get("cluster.enable"):
             cluster_node = await start_cluster(config, storage)

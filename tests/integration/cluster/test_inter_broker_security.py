@@ -10,6 +10,7 @@ user here."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -23,13 +24,22 @@ from odradek.pki import make_pki
 from odradek.testing import OdradekBroker, OdradekCluster, free_port
 from odradek.wire import parse_host_port
 from protocol.errors import ErrorCode
+from protocol.messages.alter_user_scram_credentials_request import (
+    AlterUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+    ScramCredentialUpsertion,
+)
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
 from protocol.messages.describe_acls_request import DescribeAclsRequest
+from protocol.messages.describe_user_scram_credentials_request import (
+    DescribeUserScramCredentialsRequest,
+    UserName,
+)
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
-from protocol.sasl_client import Plain, SaslMechanism
+from protocol.sasl_client import Plain, SaslMechanism, Scram
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
 from tests.integration.cluster.test_transactions import (
@@ -54,6 +64,7 @@ JAAS = (
     "org.apache.kafka.common.security.plain.PlainLoginModule required "
     'username="broker" password="broker-secret" user_broker="broker-secret";'
 )
+SCRAM_SHA_256 = 1  # Kafka's ScramMechanism type
 REFUSED = "transaction markers refused: CLUSTER_AUTHORIZATION_FAILED"
 
 
@@ -73,7 +84,8 @@ def secure_cluster(tmp_path_factory: pytest.TempPathFactory,
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL",
             "inter.broker.listener.name": "INTERNAL",
             "sasl.mechanism.inter.broker.protocol": "PLAIN",
-            "listener.name.internal.sasl.enabled.mechanisms": "PLAIN",
+            # SCRAM for the cluster's credentials test (the brokers log in with PLAIN).
+            "listener.name.internal.sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
             "listener.name.internal.plain.sasl.jaas.config": JAAS,
             "ssl.keystore.type": "PEM",
             "ssl.truststore.type": "PEM",
@@ -329,3 +341,53 @@ def test_acls_changed_on_one_broker_apply_on_every_broker(secure_cluster: Odrade
     # Restarted, broker 3 answers its first request with the cluster's ACLs in force.
     cluster.broker(3).restart()
     assert topic_error(cluster, 3, topic) == ErrorCode.NONE
+
+
+def scram_login(cluster: OdradekCluster, node_id: int, user: str, password: str) -> str:
+    """A SCRAM-SHA-256 login to broker `node_id`'s inter-broker listener, then ApiVersions:
+    "ok", or the refusal."""
+    request = ApiVersionsRequest(client_software_name="test", client_software_version="1")
+    try:
+        response = as_broker_principal(cluster, node_id, request, 18, 3,
+                                       sasl=lambda: Scram("SCRAM-SHA-256", user, password))
+    except PeerUnavailable as exc:
+        return f"refused: {exc}"
+    assert response.error_code == ErrorCode.NONE
+    return "ok"
+
+
+def test_scram_credentials_altered_on_one_broker_log_in_on_every_broker(secure_cluster: OdradekCluster) -> None:
+    """AlterUserScramCredentials on one broker changes the cluster's credentials: the user
+    logs in on every broker, a restarted one included; deleted, nowhere."""
+    cluster = secure_cluster
+    user, password = unique("scram-user"), "scram-secret"
+    assert "refused the SCRAM-SHA-256 login" in scram_login(cluster, 2, user, password)
+    salt = b"cluster-salt"
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 4096)
+    upsert = AlterUserScramCredentialsRequest(upsertions=[ScramCredentialUpsertion(
+        name=user, mechanism=SCRAM_SHA_256, iterations=4096, salt=salt, salted_password=salted)])
+    with WireClient(cluster.broker(1).bootstrap, timeout=30) as c:
+        altered: Any = c.call(51, 0, upsert)
+    assert [(r.user, r.error_code) for r in altered.results] == [(user, ErrorCode.NONE)]
+    assert scram_login(cluster, 1, user, password) == "ok"  # the writer: on commit
+    wait_until(lambda: [scram_login(cluster, n, user, password) for n in (2, 3)] == ["ok", "ok"], timeout=30,
+               what="the user logging in on every broker")
+    assert "refused the SCRAM-SHA-256 login" in scram_login(cluster, 3, user, "wrong")
+    # Another broker's DescribeUserScramCredentials shows the user too.
+    with WireClient(cluster.broker(3).bootstrap, timeout=30) as c:
+        described: Any = c.call(50, 0, DescribeUserScramCredentialsRequest(users=[UserName(name=user)]))
+    assert [(r.user, r.error_code, [(i.mechanism, i.iterations) for i in r.credential_infos])
+            for r in described.results] == [(user, ErrorCode.NONE, [(SCRAM_SHA_256, 4096)])]
+
+    cluster.broker(2).restart()
+    assert scram_login(cluster, 2, user, password) == "ok"
+
+    # Deleting it on broker 2 (the stored credentials decide: it exists) ends it everywhere;
+    # deleting it again is RESOURCE_NOT_FOUND.
+    delete = AlterUserScramCredentialsRequest(deletions=[ScramCredentialDeletion(name=user, mechanism=SCRAM_SHA_256)])
+    for expected_code in (ErrorCode.NONE, ErrorCode.RESOURCE_NOT_FOUND):
+        with WireClient(cluster.broker(2).bootstrap, timeout=30) as c:
+            deleted: Any = c.call(51, 0, delete)
+        assert [(r.user, r.error_code) for r in deleted.results] == [(user, expected_code)]
+    wait_until(lambda: all("refused" in scram_login(cluster, n, user, password) for n in (1, 2, 3)), timeout=30,
+               what="the user refused on every broker")
