@@ -29,7 +29,7 @@ from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
 from broker.services import Services
 from broker.share_persister import ClusterSharePersister
-from broker.storage_setup import open_storage, producer_id_manager
+from broker.storage_setup import is_postgres_url, open_storage, producer_id_manager
 from broker.tls_gate import CountedTlsConnection
 from broker.txn_marker_channel import ClusterMarkerWriter, inter_broker_addresses
 from coordinator.group.service import start_group_coordinator
@@ -92,11 +92,14 @@ class Server:
         peers = inter_broker_security(config) if config.get("cluster.enable") else None
         config.data_dir.mkdir(parents=True, exist_ok=True)
         cluster_id = load_or_create_cluster_id(config)
-        dynamic = DynamicConfigs.load(config.data_dir)
+        # The file engine's dynamic configs give the topic defaults its logs open with; on
+        # PostgreSQL they are the cluster's, read once the engine is open (below).
+        postgres = is_postgres_url(config.get_str("storage.engine").strip())
+        file_dynamic = None if postgres else DynamicConfigs.load(config.data_dir)
         storage = await open_storage(
             config,
             self.clock,
-            broker_defaults=effective_topic_defaults(topic_defaults(config), dynamic),
+            broker_defaults=effective_topic_defaults(topic_defaults(config), file_dynamic),
             producer_id_expiration_ms=config.get_ms("producer.id.expiration.ms"),
             internal_segment_bytes={
                 "__consumer_offsets": config.get_int("offsets.topic.segment.bytes"),
@@ -104,8 +107,11 @@ class Server:
             },
         )
         # Before any listener: a request never meets a broker without its ACLs.
-        metadata = await open_metadata_stores(config, storage)
+        metadata = await open_metadata_stores(config, storage, file_dynamic)
         self.metadata = metadata
+        dynamic = metadata.dynamic
+        if postgres:
+            storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
         sasl_servers = SaslServers(config, metadata.scram, self.clock)
         cluster_node = None
         if config.get("cluster.enable"):

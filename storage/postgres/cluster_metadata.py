@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import asyncpg
 
+from ..errors import KafkaStorageError
 from .cluster.notify import CLUSTER_CHANNEL, METADATA_PAYLOAD
 from .group_commit import Connector
 
@@ -63,7 +64,8 @@ class MetadataDocuments:
 
     async def update(self, name: str, change: Change[T]) -> T:
         """Apply `change` to the document in one transaction; once committed, the watchers
-        are told of the new document. An error leaves the document as it was."""
+        are told of the new document. An error (what `change` raises, or KafkaStorageError
+        when PostgreSQL fails) leaves the document as it was."""
         async with self._lock:
             conn = await self._get()
             try:
@@ -91,9 +93,9 @@ class MetadataDocuments:
                             name, json.dumps(new), version,
                         )
                         await conn.execute("SELECT pg_notify($1, $2)", CLUSTER_CHANNEL, METADATA_PAYLOAD)
-            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
                 self._connector.drop()
-                raise
+                raise KafkaStorageError(f"cannot store the cluster's {name}: {exc!r}") from exc
             if changed:
                 self._apply(name, new, version)
             return answer

@@ -40,6 +40,19 @@ from protocol.messages.describe_user_scram_credentials_request import (
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.sasl_client import Plain, SaslMechanism, Scram
+from tests.integration.admin.test_dynamic_broker_configs import (
+    BROKER,
+    DEFAULT,
+    DELETE,
+    DYNAMIC_BROKER,
+    DYNAMIC_DEFAULT,
+    GROUP,
+    GROUP_CONFIG,
+    RELOGIN,
+    SET,
+    incremental,
+    row,
+)
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
 from tests.integration.cluster.test_transactions import (
@@ -391,3 +404,57 @@ def test_scram_credentials_altered_on_one_broker_log_in_on_every_broker(secure_c
         assert [(r.user, r.error_code) for r in deleted.results] == [(user, expected_code)]
     wait_until(lambda: all("refused" in scram_login(cluster, n, user, password) for n in (1, 2, 3)), timeout=30,
                what="the user refused on every broker")
+
+
+def config_on(cluster: OdradekCluster, node_id: int, rtype: int, name: str, key: str) -> tuple[str | None, int]:
+    """The value and source of config `key` of a resource, as broker `node_id` describes it."""
+    with WireClient(cluster.broker(node_id).bootstrap, timeout=30) as c:
+        value, source, _ = row(c, rtype, name, key)
+    return value, source
+
+
+def alter_on(cluster: OdradekCluster, node_id: int, name: str, *ops: tuple[str, int, str | None],
+             rtype: int = BROKER) -> tuple[int, str | None]:
+    with WireClient(cluster.broker(node_id).bootstrap, timeout=30) as c:
+        return incremental(c, name, *ops, rtype=rtype)
+
+
+def test_dynamic_configs_altered_on_one_broker(secure_cluster: OdradekCluster) -> None:
+    """The cluster-wide default (empty broker name) and group configs altered on one broker
+    are in force on every broker (a topic's default included), a restarted one too; a
+    broker's own configs are altered on that broker alone and apply to it alone, as Kafka's
+    ConfigAdminManager checks."""
+    cluster = secure_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic, group = unique("config-shared"), unique("config-group")
+    create_topic(admin, topic, 1)
+    day = "86400000"
+    assert alter_on(cluster, 1, "", ("log.retention.ms", SET, day)) == (ErrorCode.NONE, None)
+    assert config_on(cluster, 1, BROKER, "", "log.retention.ms") == (day, DYNAMIC_DEFAULT)  # on commit
+    wait_until(lambda: [config_on(cluster, n, BROKER, str(n), "log.retention.ms") for n in (2, 3)]
+               == [(day, DYNAMIC_DEFAULT)] * 2, timeout=30, what="the cluster default on every broker")
+    # Applied, not only reported: each broker's topics take it as their default.
+    assert [config_on(cluster, n, TOPIC, topic, "retention.ms") for n in (1, 2, 3)] == [(day, DYNAMIC_DEFAULT)] * 3
+
+    assert alter_on(cluster, 2, group, ("consumer.session.timeout.ms", SET, "50000"), rtype=GROUP) == (
+        ErrorCode.NONE, None)
+    wait_until(lambda: [config_on(cluster, n, GROUP, group, "consumer.session.timeout.ms") for n in (1, 3)]
+               == [("50000", GROUP_CONFIG)] * 2, timeout=30, what="the group config on every broker")
+
+    # Another broker's own configs are that broker's to alter.
+    assert alter_on(cluster, 1, "2", (RELOGIN, SET, "58000")) == (
+        ErrorCode.INVALID_REQUEST, "Unexpected broker id, expected 1, but received 2")
+    assert alter_on(cluster, 2, "2", (RELOGIN, SET, "58000")) == (ErrorCode.NONE, None)
+    assert config_on(cluster, 2, BROKER, "2", RELOGIN) == ("58000", DYNAMIC_BROKER)
+
+    cluster.broker(1).restart()
+    assert config_on(cluster, 1, BROKER, "", "log.retention.ms") == (day, DYNAMIC_DEFAULT)
+    assert config_on(cluster, 1, TOPIC, topic, "retention.ms") == (day, DYNAMIC_DEFAULT)
+    assert config_on(cluster, 1, GROUP, group, "consumer.session.timeout.ms") == ("50000", GROUP_CONFIG)
+    assert config_on(cluster, 1, BROKER, "1", RELOGIN) == ("60000", DEFAULT)  # broker 2's own stays its own
+    assert config_on(cluster, 2, BROKER, "2", RELOGIN) == ("58000", DYNAMIC_BROKER)
+
+    # Deleted on broker 3, the default is gone everywhere (the module's other tests keep Kafka's).
+    assert alter_on(cluster, 3, "", ("log.retention.ms", DELETE, None)) == (ErrorCode.NONE, None)
+    wait_until(lambda: [config_on(cluster, n, TOPIC, topic, "retention.ms") for n in (1, 2, 3)]
+               == [("604800000", DEFAULT)] * 3, timeout=30, what="the default gone on every broker")
