@@ -32,6 +32,14 @@ Watcher = Callable[[Any], None]
 Change = Callable[[Any], tuple[Any, T]]
 
 
+class _Refused(Exception):
+    """What `change` raised, carried out of the rolled back transaction."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class MetadataDocuments:
     def __init__(self, connect: Callable[[], Awaitable[asyncpg.Connection]]) -> None:
         self._connector = Connector(connect)
@@ -44,10 +52,11 @@ class MetadataDocuments:
         self._watchers.setdefault(name, []).append(watcher)
 
     async def refresh(self) -> list[str]:
-        """Read the documents changed since last read and tell their watchers; the names."""
+        """Read the documents changed since last read and tell their watchers; the names.
+        KafkaStorageError when PostgreSQL fails (the documents in force stay)."""
         async with self._lock:
-            conn = await self._get()
             try:
+                conn = await self._connector.get()
                 rows = await conn.fetch("SELECT name, version FROM cluster_metadata")
                 newer = [r["name"] for r in rows if r["version"] > self._versions.get(r["name"], 0)]
                 if not newer:
@@ -55,9 +64,9 @@ class MetadataDocuments:
                 docs = await conn.fetch(
                     "SELECT name, doc, version FROM cluster_metadata WHERE name = ANY($1::text[])", newer
                 )
-            except BaseException:
+            except Exception as exc:  # asyncpg's, of any kind: the connection is suspect
                 self._connector.drop()
-                raise
+                raise KafkaStorageError(f"cannot read the cluster's metadata: {exc!r}") from exc
             for r in docs:
                 self._apply(r["name"], json.loads(r["doc"]), int(r["version"]))
             return sorted(r["name"] for r in docs)
@@ -67,8 +76,8 @@ class MetadataDocuments:
         are told of the new document. An error (what `change` raises, or KafkaStorageError
         when PostgreSQL fails) leaves the document as it was."""
         async with self._lock:
-            conn = await self._get()
             try:
+                conn = await self._connector.get()
                 async with conn.transaction():
                     row = await conn.fetchrow(
                         "SELECT doc, version FROM cluster_metadata WHERE name = $1 FOR UPDATE", name
@@ -81,11 +90,12 @@ class MetadataDocuments:
                         )
                     current = None if row is None else json.loads(row["doc"])
                     version = 0 if row is None else int(row["version"])
-                    new, answer = change(current)
-                    if new is current:
-                        changed = False
-                    else:
-                        changed = True
+                    try:
+                        new, answer = change(current)
+                    except Exception as exc:
+                        raise _Refused(exc) from exc
+                    changed = new is not current
+                    if changed:
                         version += 1
                         await conn.execute(
                             "INSERT INTO cluster_metadata (name, doc, version) VALUES ($1, $2::jsonb, $3) "
@@ -93,7 +103,9 @@ class MetadataDocuments:
                             name, json.dumps(new), version,
                         )
                         await conn.execute("SELECT pg_notify($1, $2)", CLUSTER_CHANNEL, METADATA_PAYLOAD)
-            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            except _Refused as refused:
+                raise refused.error from None
+            except Exception as exc:  # asyncpg's, of any kind: the connection is suspect
                 self._connector.drop()
                 raise KafkaStorageError(f"cannot store the cluster's {name}: {exc!r}") from exc
             if changed:
@@ -106,9 +118,6 @@ class MetadataDocuments:
         self._versions[name] = version
         for watcher in self._watchers.get(name, []):
             watcher(doc)
-
-    async def _get(self) -> asyncpg.Connection:
-        return await self._connector.get()
 
     async def close(self) -> None:
         await self._connector.close()

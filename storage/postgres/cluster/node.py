@@ -283,7 +283,7 @@ class ClusterNode:
             self._metadata_changed = False
             try:
                 await self.metadata_refresh()
-            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            except Exception as exc:
                 # Its own connection: the membership stands; the metadata in force stays.
                 logger.warning("cluster metadata not read: %s", exc)
                 self._metadata_changed = True
