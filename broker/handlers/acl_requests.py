@@ -18,6 +18,7 @@ from broker.security.acl.model import (
 )
 from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
+from storage.errors import KafkaStorageError
 
 E = TypeVar("E", bound=IntEnum)
 W = TypeVar("W")  # one item of the request: a creation or a deletion filter
@@ -97,4 +98,8 @@ async def alter_acls(
         new = set(current - removed) | added
         return (new if new != current else None), answers
 
-    return await authorizer.store.update(apply)
+    try:
+        return await authorizer.store.update(apply)
+    except (OSError, KafkaStorageError) as exc:
+        # Nothing was stored: every item fails alike (retriable).
+        return [refused(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store the ACLs: {exc}") for _ in items]

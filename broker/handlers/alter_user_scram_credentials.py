@@ -25,6 +25,7 @@ from protocol.messages.alter_user_scram_credentials_response import (
     AlterUserScramCredentialsResponse,
     AlterUserScramCredentialsResult,
 )
+from storage.errors import KafkaStorageError
 
 API_KEY = 51
 
@@ -99,4 +100,13 @@ async def handle(ctx: RequestContext, request: AlterUserScramCredentialsRequest)
         ]
         return (updated if deletions or upserts else None), results
 
-    return AlterUserScramCredentialsResponse(results=await store.update(plan))
+    try:
+        return AlterUserScramCredentialsResponse(results=await store.update(plan))
+    except (OSError, KafkaStorageError) as exc:
+        # Nothing was stored: every user fails alike (retriable).
+        users = dict.fromkeys([*(d.name for d in request.deletions), *(u.name for u in request.upsertions)])
+        return AlterUserScramCredentialsResponse(results=[
+            AlterUserScramCredentialsResult(user=u, error_code=ErrorCode.KAFKA_STORAGE_ERROR,
+                                            error_message=f"Cannot store the credentials: {exc}")
+            for u in users
+        ])
