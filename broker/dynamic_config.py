@@ -9,7 +9,8 @@ broker acts on (the topic-config defaults such as `log.retention.ms`, `message.m
 take effect at once; the others (SASL, SSL, thread pools) are kept and reported, which is
 all a broker without those subsystems can do with them.
 
-Group configs (KIP-848, resource type GROUP) are dynamic too and live in the same file.
+Group configs (KIP-848, resource type GROUP) are dynamic too and live in the same file. On
+PostgreSQL all of them are the cluster's (`SharedDynamicConfigs`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from broker.config import ConfigError as SettingsError
 from broker.kafka_broker_configs import KAFKA_STATIC_BROKER_CONFIGS
@@ -39,9 +41,13 @@ from storage.topic_config import (
     validate_configs,
 )
 
+if TYPE_CHECKING:
+    from storage.postgres.cluster_metadata import MetadataDocuments
+
 log = get_logger("odradek.dynamic_config")
 
 DYNAMIC_CONFIG_FILE = "dynamic-configs.json"
+DOCUMENT = "dynamic-configs"
 
 _T = ConfigType
 
@@ -258,11 +264,16 @@ def _per_broker_listener_config(name: str) -> bool:
     return match is not None and match.group(1) not in _CLUSTER_LEVEL_LISTENER_CONFIGS
 
 
+# Given a resource's dynamic configs as stored, returns the new ones (raising to refuse).
+PropsChange = Callable[[Mapping[str, str]], Mapping[str, str]]
+
+
 class DynamicConfigs:
     """The dynamic configs of this broker, the cluster-wide defaults and the groups', kept in
-    one JSON file in the data directory, replaced atomically on every change."""
+    one JSON file in the data directory, replaced atomically on every change (the file
+    engine's backend; `SharedDynamicConfigs` is PostgreSQL's)."""
 
-    def __init__(self, path: Path, broker: dict[str, str], default: dict[str, str],
+    def __init__(self, path: Path | None, broker: dict[str, str], default: dict[str, str],
                  groups: dict[str, dict[str, str]]) -> None:
         self.path = path
         self.broker = broker
@@ -275,14 +286,7 @@ class DynamicConfigs:
     @classmethod
     def load(cls, data_dir: Path) -> DynamicConfigs:
         path = data_dir / DYNAMIC_CONFIG_FILE
-        try:
-            doc = json.loads(path.read_bytes())
-        except FileNotFoundError:
-            doc = {}
-        except (OSError, ValueError) as exc:
-            # Written atomically, so only outside damage gets here: refuse to start rather
-            # than silently drop configs an operator set.
-            raise SettingsError(f"cannot read dynamic configs {path}: {exc}") from exc
+        doc = read_file(data_dir)
         return cls(
             path,
             {str(k): str(v) for k, v in doc.get("broker", {}).items()},
@@ -298,6 +302,14 @@ class DynamicConfigs:
         if name in self.broker:
             return self.broker[name]
         return self.default.get(name)
+
+    async def change_broker(self, per_broker: bool, change: PropsChange) -> None:
+        """This broker's dynamic configs (or the cluster-wide defaults) become what `change`
+        makes of them as stored."""
+        await self.replace_broker(per_broker, change(self.layer(per_broker)))
+
+    async def change_group(self, group: str, change: PropsChange) -> None:
+        await self.replace_group(group, change(self.groups.get(group, {})))
 
     async def replace_broker(self, per_broker: bool, props: Mapping[str, str]) -> None:
         if per_broker:
@@ -322,16 +334,118 @@ class DynamicConfigs:
         await asyncio.shield(asyncio.ensure_future(self._save()))
 
     async def _save(self) -> None:
+        assert self.path is not None
         async with self._lock:
             doc = {"version": 1, "broker": self.broker, "default": self.default, "groups": self.groups}
             data = json.dumps(doc, indent=1, sort_keys=True).encode()
             await asyncio.to_thread(write_atomically, os.fspath(self.path), data)
 
 
-def effective_topic_defaults(static: Mapping[str, str], dynamic: DynamicConfigs) -> dict[str, str]:
+def read_file(data_dir: Path) -> dict[str, Any]:
+    """The data directory's dynamic configs ({} without a file)."""
+    path = data_dir / DYNAMIC_CONFIG_FILE
+    try:
+        doc = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        # Written atomically, so only outside damage gets here: refuse to start rather
+        # than silently drop configs an operator set.
+        raise SettingsError(f"cannot read dynamic configs {path}: {exc}") from exc
+    return doc if isinstance(doc, dict) else {}
+
+
+def _strings(props: Any) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (props or {}).items()}
+
+
+class SharedDynamicConfigs(DynamicConfigs):
+    """The cluster's dynamic configs on PostgreSQL (storage/postgres/cluster_metadata.py),
+    one document {"default": {...}, "brokers": {"<node id>": {...}}, "groups": {...}}: the
+    cluster-wide defaults and the group configs apply on every broker, a broker's own on it
+    alone (Kafka's metadata log keeps them all; a broker applies its own and the default).
+    A change is one transaction on the document as stored, in force here on commit and on
+    the other brokers when they are told."""
+
+    def __init__(self, documents: MetadataDocuments, node_id: int) -> None:
+        super().__init__(None, {}, {}, {})
+        self._documents = documents
+        self.node_id = node_id
+        documents.watch(DOCUMENT, self._loaded)
+
+    def _loaded(self, doc: Any) -> None:
+        doc = doc or {}
+        self.broker = _strings(doc.get("brokers", {}).get(str(self.node_id)))
+        self.default = _strings(doc.get("default"))
+        self.groups = {str(g): _strings(c) for g, c in (doc.get("groups") or {}).items()}
+        for listener in self.listeners:
+            listener()
+
+    async def seed(self, data_dir: Path) -> bool:
+        """What the data directory's file holds becomes the cluster's where the cluster has
+        nothing yet: its defaults and groups if the document is new, this broker's own
+        configs if the cluster has none for it; True if anything was taken."""
+        local = read_file(data_dir)
+        if not local:
+            return False
+        key = str(self.node_id)
+
+        def take(doc: Any) -> tuple[Any, bool]:
+            new = {"default": {}, "brokers": {}, "groups": {}} if doc is None else json.loads(json.dumps(doc))
+            if doc is None:
+                new["default"] = _strings(local.get("default"))
+                new["groups"] = {str(g): _strings(c) for g, c in (local.get("groups") or {}).items()}
+            if local.get("broker") and key not in new.setdefault("brokers", {}):
+                new["brokers"][key] = _strings(local.get("broker"))
+            elif doc is not None:
+                return doc, False
+            return new, True
+
+        return await self._documents.update(DOCUMENT, take)
+
+    async def change_broker(self, per_broker: bool, change: PropsChange) -> None:
+        key = str(self.node_id)
+
+        def apply(doc: Any) -> tuple[Any, None]:
+            new = dict(doc or {})
+            if per_broker:
+                brokers = dict(new.get("brokers") or {})
+                # Kept when empty: the data directory's file is not taken again (seed).
+                brokers[key] = dict(change(_strings(brokers.get(key))))
+                new["brokers"] = brokers
+            else:
+                new["default"] = dict(change(_strings(new.get("default"))))
+            return new, None
+
+        await self._documents.update(DOCUMENT, apply)
+
+    async def change_group(self, group: str, change: PropsChange) -> None:
+        def apply(doc: Any) -> tuple[Any, None]:
+            new = dict(doc or {})
+            groups = dict(new.get("groups") or {})
+            props = dict(change(_strings(groups.get(group))))
+            if props:
+                groups[group] = props
+            else:
+                groups.pop(group, None)
+            new["groups"] = groups
+            return new, None
+
+        await self._documents.update(DOCUMENT, apply)
+
+    async def replace_broker(self, per_broker: bool, props: Mapping[str, str]) -> None:
+        await self.change_broker(per_broker, lambda current: props)
+
+    async def replace_group(self, group: str, props: Mapping[str, str]) -> None:
+        await self.change_group(group, lambda current: props)
+
+
+def effective_topic_defaults(static: Mapping[str, str], dynamic: DynamicConfigs | None) -> dict[str, str]:
     """The broker-level topic defaults (by topic config name): the static ones, overridden by
     the dynamic value of each topic config's broker synonym."""
     out = dict(static)
+    if dynamic is None:
+        return out
     for topic_name, broker_name in TOPIC_CONFIG_SYNONYMS.items():
         value = dynamic.value(broker_name)
         if value is None:

@@ -20,16 +20,16 @@ from broker.inter_broker import InterBrokerClient
 from broker.inter_broker_security import InterBrokerSecurity, inter_broker_security
 from broker.log_dir_failure import halt_on_failure
 from broker.logging import get_logger
+from broker.metadata_stores import MetadataStores, open_metadata_stores
 from broker.metrics.collector import BrokerCollector, coordinators_ready
 from broker.metrics.endpoint import MetricsEndpoint
 from broker.metrics.loop_lag import watch_loop_lag
 from broker.security.authorization import build_authorizer
 from broker.security.listeners import tls_contexts
 from broker.security.sasl.servers import SaslServers
-from broker.security.scram_credentials import ScramCredentialStore
 from broker.services import Services
 from broker.share_persister import ClusterSharePersister
-from broker.storage_setup import open_storage, producer_id_manager
+from broker.storage_setup import is_postgres_url, open_storage, producer_id_manager
 from broker.tls_gate import CountedTlsConnection
 from broker.txn_marker_channel import ClusterMarkerWriter, inter_broker_addresses
 from coordinator.group.service import start_group_coordinator
@@ -81,6 +81,7 @@ class Server:
         self.metrics_endpoint: MetricsEndpoint | None = None
         self.metrics_port: int | None = None
         self.cluster_node: ClusterNode | None = None
+        self.metadata: MetadataStores | None = None
         # Cluster mode: requests to the other brokers (transaction markers, KIP-890 verification).
         self.inter_broker: InterBrokerClient | None = None
 
@@ -90,24 +91,34 @@ class Server:
         # Checked before anything starts, as the listeners' own settings are.
         peers = inter_broker_security(config) if config.get("cluster.enable") else None
         config.data_dir.mkdir(parents=True, exist_ok=True)
-        sasl_servers = SaslServers(config, ScramCredentialStore.load(config.data_dir), self.clock)
         cluster_id = load_or_create_cluster_id(config)
-        dynamic = DynamicConfigs.load(config.data_dir)
+        # The file engine's dynamic configs give the topic defaults its logs open with; on
+        # PostgreSQL they are the cluster's, read once the engine is open (below).
+        postgres = is_postgres_url(config.get_str("storage.engine").strip())
+        file_dynamic = None if postgres else DynamicConfigs.load(config.data_dir)
         storage = await open_storage(
             config,
             self.clock,
-            broker_defaults=effective_topic_defaults(topic_defaults(config), dynamic),
+            broker_defaults=effective_topic_defaults(topic_defaults(config), file_dynamic),
             producer_id_expiration_ms=config.get_ms("producer.id.expiration.ms"),
             internal_segment_bytes={
                 "__consumer_offsets": config.get_int("offsets.topic.segment.bytes"),
                 "__transaction_state": config.get_int("transaction.state.log.segment.bytes"),
             },
         )
+        # Before any listener: a request never meets a broker without its ACLs.
+        metadata = await open_metadata_stores(config, storage, file_dynamic)
+        self.metadata = metadata
+        dynamic = metadata.dynamic
+        if postgres:
+            storage.set_broker_defaults(effective_topic_defaults(topic_defaults(config), dynamic))
+        sasl_servers = SaslServers(config, metadata.scram, self.clock)
         cluster_node = None
         if config.get("cluster.enable"):
             cluster_node = await start_cluster(config, storage)
             self.cluster_node = cluster_node
             cluster_node.on_fatal = lambda exc: self.stopping.set()
+            metadata.follow(cluster_node)
             # One id for the whole cluster: the first broker's.
             cluster_id = await cluster_node.claim_cluster_id(cluster_id)
         if isinstance(storage, FileStorage):
@@ -148,7 +159,7 @@ class Server:
             dynamic_configs=dynamic,
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
-            authorizer=build_authorizer(config),
+            authorizer=build_authorizer(config, metadata.acls),
             cluster_node=cluster_node,
             inter_broker=self.inter_broker,
         )
@@ -264,6 +275,8 @@ class Server:
         if self.cluster_node is not None:
             # After the last round: the partitions move once everything written is in PostgreSQL.
             await self.cluster_node.stop()
+        if self.metadata is not None:
+            await self.metadata.close()
         if self.metrics_endpoint is not None:
             await self.metrics_endpoint.stop()
         log.info("broker stopped")

@@ -264,9 +264,10 @@ def _create_topic(bootstrap: str, share: bool = True) -> None:
 
 
 def set_group_config_everywhere(bootstrap: str, group: str, name: str, value: str) -> None:
-    """IncrementalAlterConfigs of a GROUP on every broker of `bootstrap`: each broker keeps
-    the dynamic configs in its data directory (docs/cluster.md, "Not yet"), and a share
-    partition's leader, wherever it is, reads the group's `share.auto.offset.reset`."""
+    """IncrementalAlterConfigs of a GROUP on every broker of `bootstrap`: group configs are
+    the cluster's (docs/cluster.md, "Shared metadata") and each broker applies its own change
+    on commit, so on return the config is in force on every broker, where a share
+    partition's leader reads the group's `share.auto.offset.reset`."""
     from odradek.wire import WireConnection, parse_host_port
     from protocol.messages.incremental_alter_configs_request import (
         AlterableConfig,

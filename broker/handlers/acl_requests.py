@@ -18,6 +18,7 @@ from broker.security.acl.model import (
 )
 from broker.security.authorization import cluster_allowed
 from protocol.errors import ErrorCode
+from storage.errors import KafkaStorageError
 
 E = TypeVar("E", bound=IntEnum)
 W = TypeVar("W")  # one item of the request: a creation or a deletion filter
@@ -65,7 +66,7 @@ class InvalidAcl(Exception):
 Change = tuple[R, set[AclBinding], set[AclBinding]]
 
 
-def alter_acls(
+async def alter_acls(
     ctx: RequestContext,
     items: Sequence[W],
     refused: Callable[[int, str | None], R],
@@ -74,25 +75,31 @@ def alter_acls(
     """The answers of CreateAcls' creations or DeleteAcls' filters, in request order.
     Without an authorizer, or without ALTER on the cluster, every item is refused alike;
     else each item is applied (`change`, which raises InvalidAcl to refuse it) to the ACLs
-    as they were before the request, and the store written once with all the changes."""
+    as stored before the request, and the store written once with all the changes."""
     authorizer = ctx.authorizer
     if authorizer is None:
         return [refused(ErrorCode.SECURITY_DISABLED, NO_AUTHORIZER) for _ in items]
     if not cluster_allowed(ctx, AclOperation.ALTER):
         return [refused(ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None) for _ in items]
-    current = frozenset(authorizer.store.acls)
-    added: set[AclBinding] = set()
-    removed: set[AclBinding] = set()
-    answers: list[R] = []
-    for item in items:
-        try:
-            answer, adds, removes = change(current, item)
-        except InvalidAcl as exc:
-            answers.append(refused(ErrorCode.INVALID_REQUEST, str(exc)))
-            continue
-        added |= adds
-        removed |= removes
-        answers.append(answer)
-    if added or removed:
-        authorizer.store.replace(set(current - removed) | added)
-    return answers
+
+    def apply(current: frozenset[AclBinding]) -> tuple[set[AclBinding] | None, list[R]]:
+        added: set[AclBinding] = set()
+        removed: set[AclBinding] = set()
+        answers: list[R] = []
+        for item in items:
+            try:
+                answer, adds, removes = change(current, item)
+            except InvalidAcl as exc:
+                answers.append(refused(ErrorCode.INVALID_REQUEST, str(exc)))
+                continue
+            added |= adds
+            removed |= removes
+            answers.append(answer)
+        new = set(current - removed) | added
+        return (new if new != current else None), answers
+
+    try:
+        return await authorizer.store.update(apply)
+    except (OSError, KafkaStorageError) as exc:
+        # Nothing was stored: every item fails alike (retriable).
+        return [refused(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store the ACLs: {exc}") for _ in items]

@@ -30,11 +30,9 @@ async def handle(ctx: RequestContext, request: AlterConfigsRequest) -> AlterConf
         changes = {c.name: c.value for c in resource.configs}
         if resource.resource_type == BROKER:
             check_broker_name(resource.resource_name, ctx.cluster.node_id)
+            props = {k: v for k, v in changes.items() if v is not None}
             await apply_broker_changes(
-                ctx,
-                resource.resource_name,
-                {k: v for k, v in changes.items() if v is not None},
-                validate_only=request.validate_only,
+                ctx, resource.resource_name, lambda current: props, validate_only=request.validate_only
             )
         elif resource.resource_type == TOPIC:
             check_topic_name(resource.resource_name)

@@ -10,12 +10,12 @@ from typing import Protocol, TypeVar
 
 from broker.config import SETTINGS
 from broker.context import RequestContext
-from broker.dynamic_config import DynamicConfigError, validate_broker_configs
+from broker.dynamic_config import DynamicConfigError, PropsChange, validate_broker_configs
 from broker.security.acl.model import AclOperation
 from broker.security.config_resources import config_denied
 from broker.topic_names import topic_name_error
 from protocol.errors import ErrorCode
-from storage.errors import StorageError, UnknownTopicOrPartitionError
+from storage.errors import KafkaStorageError, StorageError, UnknownTopicOrPartitionError
 from storage.topic_config import validate_configs
 
 
@@ -86,18 +86,25 @@ def validate_broker_changes(props: Mapping[str, str], per_broker: bool) -> None:
 
 
 async def apply_broker_changes(
-    ctx: RequestContext, name: str, props: Mapping[str, str], *, validate_only: bool
+    ctx: RequestContext, name: str, change: PropsChange, *, validate_only: bool
 ) -> None:
     """Replace the dynamic configs of this broker (`name` = its id) or of the cluster-wide
-    defaults (`name` empty) with `props`."""
+    defaults (`name` empty) with what `change` makes of them, checked (on PostgreSQL, in
+    the transaction that changes the cluster's configs as stored)."""
     per_broker = bool(name)
-    validate_broker_changes(props, per_broker)
+
+    def checked(current: Mapping[str, str]) -> Mapping[str, str]:
+        props = change(current)
+        validate_broker_changes(props, per_broker)
+        return props
+
     dynamic = ctx.dynamic_configs
     if validate_only:
+        checked(dynamic.layer(per_broker))
         return
     try:
-        await dynamic.replace_broker(per_broker, props)
-    except OSError as exc:
+        await dynamic.change_broker(per_broker, checked)
+    except (OSError, KafkaStorageError) as exc:
         raise ResourceError(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store dynamic configs: {exc}") from None
 
 

@@ -31,7 +31,7 @@ def _create(current: frozenset[AclBinding], creation: AclCreation) -> Change[Acl
 
 
 async def handle(ctx: RequestContext, request: CreateAclsRequest) -> CreateAclsResponse:
-    results = alter_acls(
+    results = await alter_acls(
         ctx,
         request.creations,
         lambda error, message: AclCreationResult(error_code=error, error_message=message),

@@ -40,7 +40,7 @@ def _delete(current: frozenset[AclBinding], wire: DeleteAclsFilter) -> Change[De
 
 
 async def handle(ctx: RequestContext, request: DeleteAclsRequest) -> DeleteAclsResponse:
-    results = alter_acls(
+    results = await alter_acls(
         ctx,
         request.filters,
         lambda error, message: DeleteAclsFilterResult(error_code=error, error_message=message),

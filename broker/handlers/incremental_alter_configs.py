@@ -3,6 +3,8 @@ broker (its dynamic configs, or the cluster-wide defaults) or a group (KIP-848).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from broker.context import RequestContext
 from broker.dynamic_config import DYNAMIC_CONFIGS
 from broker.group_config import validate_group_configs
@@ -25,7 +27,7 @@ from protocol.messages.incremental_alter_configs_response import (
     AlterConfigsResourceResponse,
     IncrementalAlterConfigsResponse,
 )
-from storage.errors import ConfigError, UnknownTopicOrPartitionError
+from storage.errors import ConfigError, KafkaStorageError, UnknownTopicOrPartitionError
 from storage.topic_config import CONFIG_DEFS, ConfigType
 
 API_KEY = 44
@@ -58,54 +60,63 @@ async def _broker_changes(
     dynamic configs, then the same checks and storage as the legacy AlterConfigs."""
     check_broker_name(name, ctx.cluster.node_id)
     _check_ops(configs)
-    dynamic = ctx.dynamic_configs
-    props = dict(dynamic.layer(bool(name)))
-    for c in configs:
-        op = c.config_operation
-        if op == SET:
-            props[c.name] = c.value or ""
-        elif op == DELETE:
-            props.pop(c.name, None)
-        else:
-            definition = DYNAMIC_CONFIGS.get(c.name)
-            if definition is None or definition.type != ConfigType.LIST:
-                raise ResourceError(
-                    ErrorCode.INVALID_CONFIG,
-                    f"Config value {OP_NAMES[op].lower()} is not allowed for config key: {c.name}",
-                )
-            props[c.name] = _list_change(op, props.get(c.name, definition.default or ""), c.value)
-    await apply_broker_changes(ctx, name, props, validate_only=validate_only)
+
+    def change(current: Mapping[str, str]) -> dict[str, str]:
+        props = dict(current)
+        for c in configs:
+            op = c.config_operation
+            if op == SET:
+                props[c.name] = c.value or ""
+            elif op == DELETE:
+                props.pop(c.name, None)
+            else:
+                definition = DYNAMIC_CONFIGS.get(c.name)
+                if definition is None or definition.type != ConfigType.LIST:
+                    raise ResourceError(
+                        ErrorCode.INVALID_CONFIG,
+                        f"Config value {OP_NAMES[op].lower()} is not allowed for config key: {c.name}",
+                    )
+                props[c.name] = _list_change(op, props.get(c.name, definition.default or ""), c.value)
+        return props
+
+    await apply_broker_changes(ctx, name, change, validate_only=validate_only)
 
 
 async def _group_changes(
     ctx: RequestContext, group: str, configs: list[AlterableConfig], validate_only: bool
 ) -> None:
-    """A group's overrides changed and the result checked as Kafka's `GroupConfig.validate`."""
+    """A group's overrides changed and the result checked as Kafka's `GroupConfig.validate`
+    (on PostgreSQL, in the transaction that changes the cluster's group configs as stored)."""
     if not group:
         raise ResourceError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
     _check_ops(configs)
+
+    def change(current: Mapping[str, str]) -> dict[str, str]:
+        props = dict(current)
+        for c in configs:
+            op = c.config_operation
+            if op == SET:
+                props[c.name] = c.value or ""
+            elif op == DELETE:
+                props.pop(c.name, None)
+            else:
+                # No group config is a list.
+                raise ResourceError(
+                    ErrorCode.INVALID_CONFIG, f"Can't {OP_NAMES[op]} to key {c.name} because its type is not LIST."
+                )
+        try:
+            validate_group_configs(props)
+        except ConfigError as exc:
+            raise ResourceError(ErrorCode.INVALID_CONFIG, str(exc)) from None
+        return props
+
     dynamic = ctx.dynamic_configs
-    props = dict(dynamic.groups.get(group, {}))
-    for c in configs:
-        op = c.config_operation
-        if op == SET:
-            props[c.name] = c.value or ""
-        elif op == DELETE:
-            props.pop(c.name, None)
-        else:
-            # No group config is a list.
-            raise ResourceError(
-                ErrorCode.INVALID_CONFIG, f"Can't {OP_NAMES[op]} to key {c.name} because its type is not LIST."
-            )
-    try:
-        validate_group_configs(props)
-    except ConfigError as exc:
-        raise ResourceError(ErrorCode.INVALID_CONFIG, str(exc)) from None
     if validate_only:
+        change(dynamic.groups.get(group, {}))
         return
     try:
-        await dynamic.replace_group(group, props)
-    except OSError as exc:
+        await dynamic.change_group(group, change)
+    except (OSError, KafkaStorageError) as exc:
         raise ResourceError(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store group configs: {exc}") from None
 
 

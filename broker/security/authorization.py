@@ -33,12 +33,12 @@ class Requester(Protocol):
     def authorizer(self) -> StandardAuthorizer | None: ...
 
 
-def build_authorizer(config: Config) -> StandardAuthorizer | None:
+def build_authorizer(config: Config, store: AclStore) -> StandardAuthorizer | None:
     if not (config.security.get("authorizer.class.name") or "").strip():
         return None
     super_users = [u.strip() for u in (config.security.get("super.users") or "").split(";") if u.strip()]
     allow = (config.security.get("allow.everyone.if.no.acl.found") or "false").strip().lower() == "true"
-    return StandardAuthorizer(AclStore.load(config.data_dir), super_users, allow)
+    return StandardAuthorizer(store, super_users, allow)
 
 
 def _host(peer: str) -> str:

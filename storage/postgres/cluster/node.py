@@ -35,7 +35,7 @@ from .membership import (
     register,
     try_controller,
 )
-from .notify import CLUSTER_CHANNEL
+from .notify import CLUSTER_CHANNEL, METADATA_PAYLOAD
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +100,10 @@ class ClusterNode:
         self._spaces: LockSpaces | None = None
         self._wake = asyncio.Event()
         self._catalog_changed = True
+        # The cluster's metadata (storage/postgres/cluster_metadata.py) changed: its reader,
+        # told at a NOTIFY 'metadata' and at every periodic catalog read.
+        self.metadata_refresh: Callable[[], Awaitable[object]] | None = None
+        self._metadata_changed = False
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()  # one user of the membership connection at a time
         # Told when this broker can no longer be a member (its node id taken by another
@@ -170,6 +174,7 @@ class ClusterNode:
         self._conn = conn
         self.is_controller = False
         self._catalog_changed = True
+        self._metadata_changed = True  # a NOTIFY sent while not listening is lost
         logger.info("joined the cluster as node %d", self.node_id)
 
     async def _connection(self) -> asyncpg.Connection:
@@ -182,6 +187,8 @@ class ClusterNode:
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
         if payload == "catalog":
             self._catalog_changed = True
+        elif payload == METADATA_PAYLOAD:
+            self._metadata_changed = True
         self._wake.set()
 
     def _lost(self) -> None:
@@ -219,6 +226,7 @@ class ClusterNode:
                 passes += 1
                 if passes % CATALOG_PASSES == 0:
                     self._catalog_changed = True
+                    self._metadata_changed = True
                 await self._pass()
             except NodeIdInUseError as exc:
                 logger.error("%s", exc)
@@ -271,6 +279,14 @@ class ClusterNode:
         if self._catalog_changed:
             self._catalog_changed = False
             await self.storage.reload_catalog()
+        if self._metadata_changed and self.metadata_refresh is not None:
+            self._metadata_changed = False
+            try:
+                await self.metadata_refresh()
+            except Exception as exc:
+                # Its own connection: the membership stands; the metadata in force stays.
+                logger.warning("cluster metadata not read: %s", exc)
+                self._metadata_changed = True
         await self._apply({(r["topic_id"], r["partition"]): (r["leader_id"], r["leader_epoch"]) for r in rows})
 
     async def _apply(self, leaders: dict[PartitionKey, tuple[int | None, int]]) -> None:

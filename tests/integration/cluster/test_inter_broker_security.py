@@ -10,6 +10,7 @@ user here."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,14 +21,38 @@ from broker.config import Config
 from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from broker.inter_broker_security import inter_broker_security
 from odradek.pki import make_pki
-from odradek.testing import OdradekCluster, free_port
+from odradek.testing import OdradekBroker, OdradekCluster, free_port
 from odradek.wire import parse_host_port
 from protocol.errors import ErrorCode
+from protocol.messages.alter_user_scram_credentials_request import (
+    AlterUserScramCredentialsRequest,
+    ScramCredentialDeletion,
+    ScramCredentialUpsertion,
+)
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.create_acls_request import AclCreation, CreateAclsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
+from protocol.messages.describe_acls_request import DescribeAclsRequest
+from protocol.messages.describe_user_scram_credentials_request import (
+    DescribeUserScramCredentialsRequest,
+    UserName,
+)
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
-from protocol.sasl_client import Plain
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.sasl_client import Plain, SaslMechanism, Scram
+from tests.integration.admin.test_dynamic_broker_configs import (
+    BROKER,
+    DEFAULT,
+    DELETE,
+    DYNAMIC_BROKER,
+    DYNAMIC_DEFAULT,
+    GROUP,
+    GROUP_CONFIG,
+    RELOGIN,
+    SET,
+    incremental,
+    row,
+)
 from tests.integration.cluster.conftest import HEARTBEAT_INTERVAL_MS, SESSION_TIMEOUT_MS
 from tests.integration.cluster.test_failover import consume_all, create_topic, wait_for_leaders
 from tests.integration.cluster.test_transactions import (
@@ -44,13 +69,15 @@ from tests.kafka_wire import WireClient, add_partition, end_txn, producer_batch
 from tests.names import unique
 from tests.polling import wait_until
 
-# Kafka's codes: ResourceType CLUSTER, PatternType LITERAL, AclOperation CLUSTER_ACTION, ALLOW.
-CLUSTER, LITERAL, CLUSTER_ACTION, ALLOW = 4, 3, 9, 3
+# Kafka's codes: ResourceType TOPIC and CLUSTER, PatternType LITERAL, AclOperation
+# DESCRIBE and CLUSTER_ACTION, AclPermissionType DENY and ALLOW.
+TOPIC, CLUSTER, LITERAL, DESCRIBE, CLUSTER_ACTION, DENY, ALLOW = 2, 4, 3, 8, 9, 2, 3
 BROKER_PRINCIPAL = "User:broker"
 JAAS = (
     "org.apache.kafka.common.security.plain.PlainLoginModule required "
     'username="broker" password="broker-secret" user_broker="broker-secret";'
 )
+SCRAM_SHA_256 = 1  # Kafka's ScramMechanism type
 REFUSED = "transaction markers refused: CLUSTER_AUTHORIZATION_FAILED"
 
 
@@ -70,7 +97,8 @@ def secure_cluster(tmp_path_factory: pytest.TempPathFactory,
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SASL_SSL",
             "inter.broker.listener.name": "INTERNAL",
             "sasl.mechanism.inter.broker.protocol": "PLAIN",
-            "listener.name.internal.sasl.enabled.mechanisms": "PLAIN",
+            # SCRAM for the cluster's credentials test (the brokers log in with PLAIN).
+            "listener.name.internal.sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
             "listener.name.internal.plain.sasl.jaas.config": JAAS,
             "ssl.keystore.type": "PEM",
             "ssl.truststore.type": "PEM",
@@ -87,25 +115,38 @@ def secure_cluster(tmp_path_factory: pytest.TempPathFactory,
         yield nodes
 
 
-def grant_cluster_action(cluster: OdradekCluster) -> None:
-    """CLUSTER_ACTION for the brokers' principal, on every broker (each keeps its own ACLs)."""
+def cluster_action_acls(broker: OdradekBroker) -> int:
+    """How many CLUSTER_ACTION ACLs of the brokers' principal `broker` has in force."""
+    with WireClient(broker.bootstrap, timeout=30) as c:
+        described: Any = c.call(29, 3, DescribeAclsRequest(
+            resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
+            principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION, permission_type=ALLOW))
+    assert described.error_code == ErrorCode.NONE
+    return sum(len(r.acls) for r in described.resources)
+
+
+def grant_cluster_action(cluster: OdradekCluster, on: int = 1) -> None:
+    """CLUSTER_ACTION for the brokers' principal, created on broker `on`: the cluster's ACLs
+    (storage/postgres/cluster_metadata.py), in force on every broker soon after."""
     acl = AclCreation(resource_type=CLUSTER, resource_name="kafka-cluster", resource_pattern_type=LITERAL,
                       principal=BROKER_PRINCIPAL, host="*", operation=CLUSTER_ACTION, permission_type=ALLOW)
-    for broker in cluster.brokers.values():
-        with WireClient(broker.bootstrap, timeout=30) as c:
-            created: Any = c.call(30, 3, CreateAclsRequest(creations=[acl]))
-        assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    with WireClient(cluster.broker(on).bootstrap, timeout=30) as c:
+        created: Any = c.call(30, 3, CreateAclsRequest(creations=[acl]))
+    assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    wait_until(lambda: all(cluster_action_acls(b) == 1 for b in cluster.brokers.values()), timeout=30,
+               what="the ACL on every broker")
 
 
-def revoke_cluster_action(cluster: OdradekCluster) -> None:
-    for broker in cluster.brokers.values():
-        with WireClient(broker.bootstrap, timeout=30) as c:
-            deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
-                resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
-                principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION,
-                permission_type=ALLOW)]))
-        assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
-        assert len(deleted.filter_results[0].matching_acls) == 1
+def revoke_cluster_action(cluster: OdradekCluster, on: int = 2) -> None:
+    with WireClient(cluster.broker(on).bootstrap, timeout=30) as c:
+        deleted: Any = c.call(31, 3, DeleteAclsRequest(filters=[DeleteAclsFilter(
+            resource_type_filter=CLUSTER, resource_name_filter="kafka-cluster", pattern_type_filter=LITERAL,
+            principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=CLUSTER_ACTION,
+            permission_type=ALLOW)]))
+    assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
+    assert len(deleted.filter_results[0].matching_acls) == 1
+    wait_until(lambda: all(cluster_action_acls(b) == 0 for b in cluster.brokers.values()), timeout=30,
+               what="the ACL gone from every broker")
 
 
 class TransactionOnPartitionZero:
@@ -241,3 +282,179 @@ def test_the_inter_broker_client_logs_in_over_tls(secure_cluster: OdradekCluster
     plaintext = InterBrokerClient({2: address}.get, client_id="test", timeout_s=10, sasl=security.sasl)
     with pytest.raises(PeerUnavailable):
         asyncio.run(call(plaintext))
+
+
+def as_broker_principal(cluster: OdradekCluster, node_id: int, request: Any, api_key: int, version: int,
+                        sasl: Callable[[], SaslMechanism] | None = None) -> Any:
+    """`request` to broker `node_id` over its inter-broker listener, logged in as User:broker
+    (or with `sasl`): a client that is no super user."""
+    security = inter_broker_security(Config(cluster.broker(1).overrides))
+
+    async def call() -> Any:
+        client = InterBrokerClient({node_id: internal_address(cluster, node_id)}.get, client_id="test",
+                                   timeout_s=10, ssl_context=security.ssl_context, sasl=sasl or security.sasl)
+        try:
+            return await client.call(node_id, api_key, version, request)
+        finally:
+            client.close()
+
+    return asyncio.run(call())
+
+
+def topic_error(cluster: OdradekCluster, node_id: int, topic: str) -> int:
+    """Metadata of `topic` asked of broker `node_id` by User:broker: NONE when DESCRIBE is allowed."""
+    request = MetadataRequest(topics=[MetadataRequestTopic(name=topic)], allow_auto_topic_creation=False)
+    response = as_broker_principal(cluster, node_id, request, 3, 12)
+    [answer] = response.topics
+    return int(answer.error_code)
+
+
+def topic_errors(cluster: OdradekCluster, topic: str) -> dict[int, int]:
+    return {node: topic_error(cluster, node, topic) for node in sorted(cluster.brokers)}
+
+
+def change_acls(cluster: OdradekCluster, on: int, api_key: int, request: Any) -> Any:
+    with WireClient(cluster.broker(on).bootstrap, timeout=30) as c:
+        return c.call(api_key, 3, request)
+
+
+def test_acls_changed_on_one_broker_apply_on_every_broker(secure_cluster: OdradekCluster) -> None:
+    """CreateAcls and DeleteAcls on one broker change the cluster's ACLs (Kafka's metadata
+    log; here storage/postgres/cluster_metadata.py): a client of another broker is allowed
+    or refused accordingly, and a restarted broker has them before it serves anyone."""
+    cluster = secure_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = unique("acl-shared")
+    create_topic(admin, topic, 1)
+    assert topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.TOPIC_AUTHORIZATION_FAILED)
+
+    def acl(permission: int) -> AclCreation:
+        return AclCreation(resource_type=TOPIC, resource_name=topic, resource_pattern_type=LITERAL,
+                           principal=BROKER_PRINCIPAL, host="*", operation=DESCRIBE, permission_type=permission)
+
+    created = change_acls(cluster, 1, 30, CreateAclsRequest(creations=[acl(ALLOW)]))
+    assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    assert topic_error(cluster, 1, topic) == ErrorCode.NONE  # the writer: on commit
+    wait_until(lambda: topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.NONE), timeout=30,
+               what="the ALLOW in force on every broker")
+
+    created = change_acls(cluster, 3, 30, CreateAclsRequest(creations=[acl(DENY)]))
+    assert [r.error_code for r in created.results] == [ErrorCode.NONE]
+    wait_until(lambda: topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.TOPIC_AUTHORIZATION_FAILED),
+               timeout=30, what="the DENY in force on every broker")
+
+    deleted = change_acls(cluster, 2, 31, DeleteAclsRequest(filters=[DeleteAclsFilter(
+        resource_type_filter=TOPIC, resource_name_filter=topic, pattern_type_filter=LITERAL,
+        principal_filter=BROKER_PRINCIPAL, host_filter="*", operation=DESCRIBE, permission_type=DENY)]))
+    assert [r.error_code for r in deleted.filter_results] == [ErrorCode.NONE]
+    assert [(m.resource_name, m.permission_type) for m in deleted.filter_results[0].matching_acls] == [(topic, DENY)]
+    wait_until(lambda: topic_errors(cluster, topic) == dict.fromkeys((1, 2, 3), ErrorCode.NONE), timeout=30,
+               what="the DENY gone on every broker")
+
+    # Restarted, broker 3 answers its first request with the cluster's ACLs in force.
+    cluster.broker(3).restart()
+    assert topic_error(cluster, 3, topic) == ErrorCode.NONE
+
+
+def scram_login(cluster: OdradekCluster, node_id: int, user: str, password: str) -> str:
+    """A SCRAM-SHA-256 login to broker `node_id`'s inter-broker listener, then ApiVersions:
+    "ok", or the refusal."""
+    request = ApiVersionsRequest(client_software_name="test", client_software_version="1")
+    try:
+        response = as_broker_principal(cluster, node_id, request, 18, 3,
+                                       sasl=lambda: Scram("SCRAM-SHA-256", user, password))
+    except PeerUnavailable as exc:
+        return f"refused: {exc}"
+    assert response.error_code == ErrorCode.NONE
+    return "ok"
+
+
+def test_scram_credentials_altered_on_one_broker_log_in_on_every_broker(secure_cluster: OdradekCluster) -> None:
+    """AlterUserScramCredentials on one broker changes the cluster's credentials: the user
+    logs in on every broker, a restarted one included; deleted, nowhere."""
+    cluster = secure_cluster
+    user, password = unique("scram-user"), "scram-secret"
+    assert "refused the SCRAM-SHA-256 login" in scram_login(cluster, 2, user, password)
+    salt = b"cluster-salt"
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, 4096)
+    upsert = AlterUserScramCredentialsRequest(upsertions=[ScramCredentialUpsertion(
+        name=user, mechanism=SCRAM_SHA_256, iterations=4096, salt=salt, salted_password=salted)])
+    with WireClient(cluster.broker(1).bootstrap, timeout=30) as c:
+        altered: Any = c.call(51, 0, upsert)
+    assert [(r.user, r.error_code) for r in altered.results] == [(user, ErrorCode.NONE)]
+    assert scram_login(cluster, 1, user, password) == "ok"  # the writer: on commit
+    wait_until(lambda: [scram_login(cluster, n, user, password) for n in (2, 3)] == ["ok", "ok"], timeout=30,
+               what="the user logging in on every broker")
+    assert "refused the SCRAM-SHA-256 login" in scram_login(cluster, 3, user, "wrong")
+    # Another broker's DescribeUserScramCredentials shows the user too.
+    with WireClient(cluster.broker(3).bootstrap, timeout=30) as c:
+        described: Any = c.call(50, 0, DescribeUserScramCredentialsRequest(users=[UserName(name=user)]))
+    assert [(r.user, r.error_code, [(i.mechanism, i.iterations) for i in r.credential_infos])
+            for r in described.results] == [(user, ErrorCode.NONE, [(SCRAM_SHA_256, 4096)])]
+
+    cluster.broker(2).restart()
+    assert scram_login(cluster, 2, user, password) == "ok"
+
+    # Deleting it on broker 2 (the stored credentials decide: it exists) ends it everywhere;
+    # deleting it again is RESOURCE_NOT_FOUND.
+    delete = AlterUserScramCredentialsRequest(deletions=[ScramCredentialDeletion(name=user, mechanism=SCRAM_SHA_256)])
+    for expected_code in (ErrorCode.NONE, ErrorCode.RESOURCE_NOT_FOUND):
+        with WireClient(cluster.broker(2).bootstrap, timeout=30) as c:
+            deleted: Any = c.call(51, 0, delete)
+        assert [(r.user, r.error_code) for r in deleted.results] == [(user, expected_code)]
+    wait_until(lambda: all("refused" in scram_login(cluster, n, user, password) for n in (1, 2, 3)), timeout=30,
+               what="the user refused on every broker")
+
+
+def config_on(cluster: OdradekCluster, node_id: int, rtype: int, name: str, key: str) -> tuple[str | None, int]:
+    """The value and source of config `key` of a resource, as broker `node_id` describes it."""
+    with WireClient(cluster.broker(node_id).bootstrap, timeout=30) as c:
+        value, source, _ = row(c, rtype, name, key)
+    return value, source
+
+
+def alter_on(cluster: OdradekCluster, node_id: int, name: str, *ops: tuple[str, int, str | None],
+             rtype: int = BROKER) -> tuple[int, str | None]:
+    with WireClient(cluster.broker(node_id).bootstrap, timeout=30) as c:
+        return incremental(c, name, *ops, rtype=rtype)
+
+
+def test_dynamic_configs_altered_on_one_broker(secure_cluster: OdradekCluster) -> None:
+    """The cluster-wide default (empty broker name) and group configs altered on one broker
+    are in force on every broker (a topic's default included), a restarted one too; a
+    broker's own configs are altered on that broker alone and apply to it alone, as Kafka's
+    ConfigAdminManager checks."""
+    cluster = secure_cluster
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic, group = unique("config-shared"), unique("config-group")
+    create_topic(admin, topic, 1)
+    day = "86400000"
+    assert alter_on(cluster, 1, "", ("log.retention.ms", SET, day)) == (ErrorCode.NONE, None)
+    assert config_on(cluster, 1, BROKER, "", "log.retention.ms") == (day, DYNAMIC_DEFAULT)  # on commit
+    wait_until(lambda: [config_on(cluster, n, BROKER, str(n), "log.retention.ms") for n in (2, 3)]
+               == [(day, DYNAMIC_DEFAULT)] * 2, timeout=30, what="the cluster default on every broker")
+    # Applied, not only reported: each broker's topics take it as their default.
+    assert [config_on(cluster, n, TOPIC, topic, "retention.ms") for n in (1, 2, 3)] == [(day, DYNAMIC_DEFAULT)] * 3
+
+    assert alter_on(cluster, 2, group, ("consumer.session.timeout.ms", SET, "50000"), rtype=GROUP) == (
+        ErrorCode.NONE, None)
+    wait_until(lambda: [config_on(cluster, n, GROUP, group, "consumer.session.timeout.ms") for n in (1, 3)]
+               == [("50000", GROUP_CONFIG)] * 2, timeout=30, what="the group config on every broker")
+
+    # Another broker's own configs are that broker's to alter.
+    assert alter_on(cluster, 1, "2", (RELOGIN, SET, "58000")) == (
+        ErrorCode.INVALID_REQUEST, "Unexpected broker id, expected 1, but received 2")
+    assert alter_on(cluster, 2, "2", (RELOGIN, SET, "58000")) == (ErrorCode.NONE, None)
+    assert config_on(cluster, 2, BROKER, "2", RELOGIN) == ("58000", DYNAMIC_BROKER)
+
+    cluster.broker(1).restart()
+    assert config_on(cluster, 1, BROKER, "", "log.retention.ms") == (day, DYNAMIC_DEFAULT)
+    assert config_on(cluster, 1, TOPIC, topic, "retention.ms") == (day, DYNAMIC_DEFAULT)
+    assert config_on(cluster, 1, GROUP, group, "consumer.session.timeout.ms") == ("50000", GROUP_CONFIG)
+    assert config_on(cluster, 1, BROKER, "1", RELOGIN) == ("60000", DEFAULT)  # broker 2's own stays its own
+    assert config_on(cluster, 2, BROKER, "2", RELOGIN) == ("58000", DYNAMIC_BROKER)
+
+    # Deleted on broker 3, the default is gone everywhere (the module's other tests keep Kafka's).
+    assert alter_on(cluster, 3, "", ("log.retention.ms", DELETE, None)) == (ErrorCode.NONE, None)
+    wait_until(lambda: [config_on(cluster, n, TOPIC, topic, "retention.ms") for n in (1, 2, 3)]
+               == [("604800000", DEFAULT)] * 3, timeout=30, what="the default gone on every broker")

@@ -10,7 +10,7 @@ from pathlib import Path
 from broker.config import Config
 from broker.security.sasl.servers import SaslServers
 from broker.security.sasl.session import SaslSession
-from broker.security.scram_credentials import ScramCredentialStore
+from broker.security.scram_credentials import FileScramCredentialStore
 from storage.clock import ManualClock
 
 JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="pw";'
@@ -24,7 +24,7 @@ def _servers(tmp_path: Path, clock: ManualClock, **extra: str) -> SaslServers:
         "sasl.jaas.config": JAAS,
         **extra,
     })
-    return SaslServers(config, ScramCredentialStore(tmp_path / "scram.json"), clock)
+    return SaslServers(config, FileScramCredentialStore(tmp_path / "scram.json"), clock)
 
 
 def _jwt(sub: str, exp_s: float) -> bytes:

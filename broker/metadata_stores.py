@@ -1,0 +1,75 @@
+"""Where the cluster's metadata is kept: the ACLs, the SCRAM credentials and the dynamic
+configs (the cluster-wide defaults, each broker's own, the groups'). On the file engine, files of the data directory; on PostgreSQL, documents of the
+database that every broker over it applies (storage/postgres/cluster_metadata.py), read
+before the broker serves anyone, so that no request meets a broker without its ACLs, credentials or configs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from broker.config import Config
+from broker.dynamic_config import DYNAMIC_CONFIG_FILE, DynamicConfigs, SharedDynamicConfigs
+from broker.logging import get_logger
+from broker.security.acl.store import AclStore, FileAclStore, SharedAclStore
+from broker.security.scram_credentials import (
+    FileScramCredentialStore,
+    ScramCredentialStore,
+    SharedScramCredentialStore,
+)
+from broker.storage_setup import is_postgres_url
+from storage.log_manager import LogManager
+
+if TYPE_CHECKING:
+    from storage.postgres.cluster.node import ClusterNode
+    from storage.postgres.cluster_metadata import MetadataDocuments
+
+log = get_logger("odradek.metadata")
+
+
+@dataclass
+class MetadataStores:
+    acls: AclStore
+    scram: ScramCredentialStore
+    dynamic: DynamicConfigs
+    # PostgreSQL: the documents the stores read (None on the file engine).
+    documents: MetadataDocuments | None = None
+
+    def follow(self, node: ClusterNode) -> None:
+        """Apply the other brokers' changes when the cluster node is told of them."""
+        if self.documents is not None:
+            node.metadata_refresh = self.documents.refresh
+
+    async def close(self) -> None:
+        if self.documents is not None:
+            await self.documents.close()
+
+
+async def open_metadata_stores(
+    config: Config, storage: LogManager, file_dynamic: DynamicConfigs | None
+) -> MetadataStores:
+    """The stores of the engine; `file_dynamic`: the file engine's dynamic configs, already
+    read (the logs opened with their topic defaults)."""
+    if not is_postgres_url(config.get_str("storage.engine").strip()):
+        assert file_dynamic is not None
+        return MetadataStores(
+            acls=FileAclStore.load(config.data_dir), scram=FileScramCredentialStore.load(config.data_dir),
+            dynamic=file_dynamic,
+        )
+    from storage.postgres.cluster_metadata import MetadataDocuments
+    from storage.postgres.engine import PostgresStorage
+
+    assert isinstance(storage, PostgresStorage)
+
+    documents = MetadataDocuments(storage.connect)
+    acls = SharedAclStore(documents)
+    if await acls.seed(config.data_dir):
+        log.info("the cluster's ACLs taken from the data directory", file="acls.json")
+    scram = SharedScramCredentialStore(documents)
+    if await scram.seed(config.data_dir):
+        log.info("the cluster's SCRAM credentials taken from the data directory", file="scram-credentials.json")
+    dynamic = SharedDynamicConfigs(documents, config.node_id)
+    if await dynamic.seed(config.data_dir):
+        log.info("the cluster's dynamic configs completed from the data directory", file=DYNAMIC_CONFIG_FILE)
+    await documents.refresh()
+    return MetadataStores(acls=acls, scram=scram, dynamic=dynamic, documents=documents)
