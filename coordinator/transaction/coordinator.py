@@ -283,11 +283,11 @@ class TransactionCoordinator:
                 keep_prepared_txn,
             )
 
-        if not transactional_id or not self.busy.in_flight(transactional_id):
-            # Fencing an open transaction answers CONCURRENT_TRANSACTIONS as Kafka does, without
-            # waiting for the abort it started; a request that finds work already in flight waits.
-            return await attempt()
-        return await self.busy.settle(transactional_id, attempt)
+        if not transactional_id:
+            return await attempt()  # an idempotent producer: no transaction to wait for
+        # Fencing an open transaction answers CONCURRENT_TRANSACTIONS as Kafka does, without
+        # waiting for the abort it started; a request that finds work already in flight waits.
+        return await self.busy.settle(transactional_id, attempt, idle_answers_at_once=True)
 
     async def _abort_with_epoch_fence(self, txn: TransactionMetadata) -> int:
         """PrepareAbort at epoch+1 (fencing the producer that left the transaction open),
