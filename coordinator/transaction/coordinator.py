@@ -482,7 +482,24 @@ class TransactionCoordinator:
             error = await self._end_txn(transactional_id, producer_id, producer_epoch, commit)
             return EndTxnResult(error, producer_id, producer_epoch)
 
-        return await self.busy.settle(transactional_id, attempt)
+        result = await self.busy.settle(transactional_id, attempt)
+        if result.error_code == ErrorCode.INVALID_TXN_STATE:
+            self._log_refused_end(transactional_id, producer_id, producer_epoch, commit)
+        return result
+
+    def _log_refused_end(self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool) -> None:
+        """INVALID_TXN_STATE is fatal for a producer: say which state refused which end (as
+        Kafka's TransactionCoordinator logs an invalid transition), so a failed run shows it."""
+        txn = self.state.get(transactional_id)
+        completion = self.completions.get(transactional_id)
+        log.warning(
+            "EndTxn refused: INVALID_TXN_STATE", transactional_id=transactional_id,
+            requested="commit" if commit else "abort", producer_id=producer_id, producer_epoch=producer_epoch,
+            state=None if txn is None else txn.state.state_name,
+            pending=None if txn is None or txn.pending_state is None else txn.pending_state.state_name,
+            epoch=None if txn is None else txn.producer_epoch,
+            completion=None if completion is None else completion.phase.value,
+        )
 
     async def _end_txn(
         self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool
