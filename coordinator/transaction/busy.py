@@ -53,10 +53,6 @@ class BusyIds:
             return False
         return txn.pending or (txn.state.is_prepare and self.completions.get(transactional_id) is not None)
 
-    def queued(self, transactional_id: str) -> bool:
-        """Whether a request of this id is being handled through `settle` (possibly waiting)."""
-        return bool(self._turns.get(transactional_id))
-
     async def settle(
         self,
         transactional_id: str,
