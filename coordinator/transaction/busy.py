@@ -1,13 +1,17 @@
 """Requests that find their transactional id busy: wait for the work in flight instead of
-answering CONCURRENT_TRANSACTIONS at once (`TransactionConfig.concurrent_wait_ms`)."""
+answering CONCURRENT_TRANSACTIONS at once (`TransactionConfig.concurrent_wait_ms`), and
+take their turn behind the requests of the id that arrived before them and are still
+being handled."""
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from coordinator.transaction.completion import Completions, Phase
-from coordinator.transaction.state_manager import TransactionStateManager
+from coordinator.transaction.state_manager import TransactionStateManager, release
 from protocol.errors import ErrorCode
 
 if TYPE_CHECKING:
@@ -37,6 +41,9 @@ class BusyIds:
         self.completions = completions
         self.clock = clock
         self.config = config
+        # Per id, the requests being handled through `settle`, in arrival order: each is
+        # resolved when its request is answered.
+        self._turns: dict[str, list[asyncio.Future[None]]] = {}
 
     def in_flight(self, transactional_id: str) -> bool:
         """Whether something already under way will change this id's state by itself: a
@@ -47,7 +54,12 @@ class BusyIds:
         return txn.pending or (txn.state.is_prepare and self.completions.get(transactional_id) is not None)
 
     async def settle(
-        self, transactional_id: str, attempt: Callable[[], Awaitable[R]], *, takes_over: bool = False
+        self,
+        transactional_id: str,
+        attempt: Callable[[], Awaitable[R]],
+        *,
+        takes_over: bool = False,
+        idle_answers_at_once: bool = False,
     ) -> R:
         """Run `attempt`; while it answers CONCURRENT_TRANSACTIONS because work already in
         flight will settle the id (typically the previous transaction's markers and
@@ -56,11 +68,61 @@ class BusyIds:
         retry would get after its backoff, only sooner; if the work does not finish in time
         the client gets CONCURRENT_TRANSACTIONS, as from Kafka.
 
+        The first attempt waits (within the same time) for the requests of the id that came
+        before it and are still being handled. Kafka handles a connection's requests one at
+        a time (its SocketServer mutes the channel until the answer is sent), and a producer
+        pipelines: librdkafka's abort_transaction() sends EndTxn(abort) right behind an
+        AddPartitionsToTxn still unanswered. While that add waits here for the previous
+        commit's markers, the abort must not overtake it: it would find PrepareCommit and
+        answer INVALID_TXN_STATE, fatal for the producer, where Kafka's abort finds the
+        transaction the add started.
+
         An attempt that `takes_over` (AddPartitionsToTxn) and finds the previous
         transaction's markers still being written waits for them to be durable without
         having CompleteX written first, then writes CompleteX with its own record: one
-        fsync round on its path instead of two."""
+        fsync round on its path instead of two. With `idle_answers_at_once`, an attempt
+        made when nothing was in flight is answered as it is (InitProducerId: a fence
+        answers CONCURRENT_TRANSACTIONS without waiting for the abort it started)."""
         deadline = self.clock.monotonic_ms() + self.config.concurrent_wait_ms
+        if not transactional_id:
+            return await attempt()
+        turns = self._turns.setdefault(transactional_id, [])
+        ahead = list(turns)
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        turns.append(turn)
+        try:
+            if ahead:
+                await self._after(ahead, deadline)
+            if idle_answers_at_once and not self.in_flight(transactional_id):
+                return await attempt()
+            return await self._retrying(transactional_id, attempt, deadline, takes_over)
+        finally:
+            release(turn)
+            turns = self._turns.get(transactional_id, [])
+            if turn in turns:
+                turns.remove(turn)
+            if not turns:
+                self._turns.pop(transactional_id, None)
+
+    async def _after(self, ahead: list[asyncio.Future[None]], deadline: int) -> None:
+        """Until the requests `ahead` are answered, at most until `deadline`."""
+        remaining = deadline - self.clock.monotonic_ms()
+        if remaining <= 0:
+            return
+        expired: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        timer = self.clock.call_later(remaining, functools.partial(release, expired))
+        try:
+            for earlier in ahead:
+                if not earlier.done():
+                    await asyncio.wait((earlier, expired), return_when=asyncio.FIRST_COMPLETED)
+                if expired.done():
+                    return
+        finally:
+            timer.cancel()
+
+    async def _retrying(
+        self, transactional_id: str, attempt: Callable[[], Awaitable[R]], deadline: int, takes_over: bool
+    ) -> R:
         while True:
             result = await attempt()
             if _error_code(result) != ErrorCode.CONCURRENT_TRANSACTIONS:

@@ -283,11 +283,11 @@ class TransactionCoordinator:
                 keep_prepared_txn,
             )
 
-        if not transactional_id or not self.busy.in_flight(transactional_id):
-            # Fencing an open transaction answers CONCURRENT_TRANSACTIONS as Kafka does, without
-            # waiting for the abort it started; a request that finds work already in flight waits.
-            return await attempt()
-        return await self.busy.settle(transactional_id, attempt)
+        if not transactional_id:
+            return await attempt()  # an idempotent producer: no transaction to wait for
+        # Fencing an open transaction answers CONCURRENT_TRANSACTIONS as Kafka does, without
+        # waiting for the abort it started; a request that finds work already in flight waits.
+        return await self.busy.settle(transactional_id, attempt, idle_answers_at_once=True)
 
     async def _abort_with_epoch_fence(self, txn: TransactionMetadata) -> int:
         """PrepareAbort at epoch+1 (fencing the producer that left the transaction open),
@@ -487,7 +487,24 @@ class TransactionCoordinator:
             error = await self._end_txn(transactional_id, producer_id, producer_epoch, commit)
             return EndTxnResult(error, producer_id, producer_epoch)
 
-        return await self.busy.settle(transactional_id, attempt)
+        result = await self.busy.settle(transactional_id, attempt)
+        if result.error_code == ErrorCode.INVALID_TXN_STATE:
+            self._log_refused_end(transactional_id, producer_id, producer_epoch, commit)
+        return result
+
+    def _log_refused_end(self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool) -> None:
+        """INVALID_TXN_STATE is fatal for a producer: say which state refused which end (as
+        Kafka's TransactionCoordinator logs an invalid transition), so a failed run shows it."""
+        txn = self.state.get(transactional_id)
+        completion = self.completions.get(transactional_id)
+        log.warning(
+            "EndTxn refused: INVALID_TXN_STATE", transactional_id=transactional_id,
+            requested="commit" if commit else "abort", producer_id=producer_id, producer_epoch=producer_epoch,
+            state=None if txn is None else txn.state.state_name,
+            pending=None if txn is None or txn.pending_state is None else txn.pending_state.state_name,
+            epoch=None if txn is None else txn.producer_epoch,
+            completion=None if completion is None else completion.phase.value,
+        )
 
     async def _end_txn(
         self, transactional_id: str, producer_id: int, producer_epoch: int, commit: bool

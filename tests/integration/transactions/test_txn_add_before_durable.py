@@ -10,6 +10,7 @@ from typing import Any, cast
 from protocol import record_batch as rb
 from protocol.errors import ErrorCode
 from protocol.messages.add_partitions_to_txn_request import AddPartitionsToTxnRequest, AddPartitionsToTxnTopic
+from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import (
@@ -23,7 +24,7 @@ from tests.kafka_wire import (
 from tests.names import unique
 
 E = ErrorCode
-ADD, PRODUCE = 24, 0
+ADD, PRODUCE, END = 24, 0, 26
 
 
 def _add_request(tid: str, pid: int, epoch: int, topic: str) -> AddPartitionsToTxnRequest:
@@ -101,3 +102,41 @@ def test_pipelined_produce_to_a_partition_not_added_is_refused(txn_broker: Broke
         end_txn(c, tid, pid, epoch, commit=False)
         assert _values(fetch_partition(c, other, committed=False)) == []
         assert fetch_partition(c, other, committed=False).high_watermark == 0
+
+
+def test_abort_pipelined_behind_an_add_waiting_for_the_previous_commit(txn_broker: BrokerProcess) -> None:
+    """librdkafka's abort_transaction() sends EndTxn(abort) right behind an AddPartitionsToTxn
+    it has no answer to yet. The add arrives while the previous commit's markers are being
+    written and waits for them; the abort must wait behind it (Kafka handles a connection's
+    requests one at a time), not overtake it and find PrepareCommit: INVALID_TXN_STATE,
+    fatal for the producer. All three requests go out at once, so the add and the abort
+    arrive before the commit's markers are written."""
+    topic, tid = unique("pipelined-abort"), unique("pipelined-abort-tid")
+    with WireClient(txn_broker.bootstrap) as c:
+        create_topic(c, topic)
+        pid, epoch = init_producer_id(c, tid)
+        assert _add_then_produce(c, tid, pid, epoch, topic, topic, 0) == (E.NONE, (E.NONE, 0))
+        ends = [
+            EndTxnRequest(transactional_id=tid, producer_id=pid, producer_epoch=epoch, committed=commit)
+            for commit in (True, False)
+        ]
+        sent = [(END, c.send(END, 3, ends[0])), (ADD, c.send(ADD, 3, _add_request(tid, pid, epoch, topic))),
+                (END, c.send(END, 3, ends[1]))]
+        codes = []
+        for api, cid in sent:
+            got, resp = c.recv(api, 3)
+            assert got == cid
+            r = cast(Any, resp)
+            codes.append(r.error_code if api == END else r.results_by_topic_v3_and_below[0].results_by_partition[0]
+                         .partition_error_code)
+        assert codes == [E.NONE, E.NONE, E.NONE]
+        # The two records committed, then the second transaction's abort marker (it wrote nothing).
+        partition = _committed_once_stable(c, topic, 4)
+        assert _values(partition) == [b"v0", b"v1"]
+        markers = [
+            rb.ControlType(int.from_bytes(r.key[2:4], "big"))
+            for b in rb.decode_batches(fetch_partition(c, topic, committed=False).records or b"")
+            if b.header.is_control
+            for r in b.records
+        ]
+        assert markers == [rb.ControlType.COMMIT, rb.ControlType.ABORT]

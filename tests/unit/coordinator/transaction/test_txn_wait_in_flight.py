@@ -326,3 +326,66 @@ async def test_fenced_producer_does_not_merge(env: Env) -> None:
     assert meta is not None and meta.state is S.PREPARE_COMMIT
     await answered(coord.wait_for_markers())
     assert meta.state is S.COMPLETE_COMMIT
+
+
+# --- a producer's pipelined requests are handled in the order they arrived --------------------
+
+
+async def test_abort_pipelined_behind_a_waiting_add_partitions_aborts_the_new_transaction(env: Env) -> None:
+    """librdkafka's abort_transaction() sends EndTxn(abort) as soon as an AddPartitionsToTxn
+    of the transaction was sent, without waiting for its answer; both go over the same
+    connection. Kafka handles them one at a time, so the abort finds the transaction the add
+    started (Ongoing). Here the add waits for the previous commit's markers: the abort must
+    wait behind it, not find PrepareCommit and answer INVALID_TXN_STATE (fatal for the
+    producer)."""
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    add = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)], answer_before_durable=True))
+    await asyncio.sleep(0)
+    abort = asyncio.create_task(coord.end_txn("tx", pid, epoch, False))
+    await run_ready()
+    assert not add.done() and not abort.done()  # both wait for the markers, in order
+    env.writer.gate.set()
+    assert await answered(add) == E.NONE
+    assert await answered(abort) == E.NONE
+    await answered(coord.wait_for_markers())
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.COMPLETE_ABORT
+    assert env.writer.written[("t", 0)] == [(pid, epoch, True)]
+    assert env.writer.written[("t", 1)] == [(pid, epoch, False)]
+    states = [t.state for _, t in env.log.records() if t is not None]
+    assert states[-4:] == [S.COMPLETE_COMMIT, S.ONGOING, S.PREPARE_ABORT, S.COMPLETE_ABORT]
+
+
+async def test_the_wait_behind_earlier_requests_is_bounded_by_concurrent_wait_ms(env: Env) -> None:
+    """The markers never come: the add answers CONCURRENT_TRANSACTIONS at its deadline, and
+    the abort behind it then finds PrepareCommit, as Kafka's would right after that answer."""
+    env.config.concurrent_wait_ms = 30
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    add = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)], answer_before_durable=True))
+    await asyncio.sleep(0)
+    abort = asyncio.create_task(coord.end_txn("tx", pid, epoch, False))
+    await run_ready()
+    env.clock.advance(29)
+    await run_ready()
+    assert not add.done() and not abort.done()
+    env.clock.advance(1)
+    assert await answered(add) == E.CONCURRENT_TRANSACTIONS
+    assert await answered(abort) == E.INVALID_TXN_STATE
+    env.writer.gate.set()
+    await answered(coord.wait_for_markers())
+    meta = coord.metadata("tx")
+    assert meta is not None and meta.state is S.COMPLETE_COMMIT
+
+
+async def test_requests_of_other_ids_do_not_wait(env: Env) -> None:
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
+    other_pid, other_epoch = await init(coord, "other")
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    add = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)], answer_before_durable=True))
+    await run_ready()
+    assert not add.done()
+    assert await answered(coord.add_partitions("other", other_pid, other_epoch, [("t", 2)])) == E.NONE
+    env.writer.gate.set()
+    assert await answered(add) == E.NONE
