@@ -37,6 +37,7 @@ from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
 from coordinator.share.coordinator import SHARE_STATE
 from coordinator.share.partition import AcquiredRecords, AcquireMode
+from coordinator.share.records import SharePartitionKey
 from coordinator.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSessionError
 from protocol.errors import ErrorCode
 from protocol.messages.share_fetch_request import ShareFetchRequest
@@ -221,6 +222,27 @@ async def _acquire_one(
     assert part.info is not None
     share = ctx.share
     key = share_key(group_id, part.topic_id, part.index)
+    sp = share.partitions.partitions.get(key)
+    if sp is None or not sp.can_acquire():
+        return []
+    async with share.partitions.fetch_lock(key):
+        return await _read_and_acquire(ctx, part, key, member_id, budget, mode, isolation_level, max_bytes)
+
+
+async def _read_and_acquire(
+    ctx: RequestContext,
+    part: _Partition,
+    key: SharePartitionKey,
+    member_id: str,
+    budget: int,
+    mode: AcquireMode,
+    isolation_level: int,
+    max_bytes: int,
+) -> list[AcquiredRecords]:
+    """Under the share partition's fetch lock: another fetch may have taken what there was
+    (or the share partition may be gone) while this one waited for the lock."""
+    assert part.info is not None
+    share = ctx.share
     sp = share.partitions.partitions.get(key)
     if sp is None or not sp.can_acquire():
         return []

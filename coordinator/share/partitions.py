@@ -48,6 +48,7 @@ class SharePartitions:
         self.persister: SharePersister = LocalPersister(store)
         self.partitions: dict[SharePartitionKey, SharePartition] = {}
         self._locks: dict[SharePartitionKey, asyncio.Lock] = {}
+        self._fetch_locks: dict[SharePartitionKey, asyncio.Lock] = {}
         # What was last written for each share partition: an unchanged state is not written again.
         self._written: dict[SharePartitionKey, tuple[int, list[PersistedBatch]]] = {}
         # Changes waiting for the next write of their share partition.
@@ -111,6 +112,14 @@ class SharePartitions:
 
     def lock(self, key: SharePartitionKey) -> asyncio.Lock:
         return self._locks.setdefault(key, asyncio.Lock())
+
+    def fetch_lock(self, key: SharePartitionKey) -> asyncio.Lock:
+        """Held by the one ShareFetch that reads the log for the share partition and acquires
+        out of it (Kafka's `SharePartition.maybeAcquireFetchLock`): the fetches woken together
+        by an acknowledgement take turns, in the order they came, and each looks again
+        whether anything is left to acquire before it reads, instead of all reading the same
+        records of which only the first gets any."""
+        return self._fetch_locks.setdefault(key, asyncio.Lock())
 
     async def in_memory(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
         """Run `operation` (an acquisition) on the share partition, writing nothing; it waits
