@@ -150,11 +150,11 @@ def produce_all(
 PREFILL_STALL_SECONDS = 1.0
 
 
-def prefill(bootstrap: str, topic: str, value: bytes, count: int, timeout: float) -> None:
+def prefill(bootstrap: str, topic: str, value: bytes, count: int, timeout: float, **producer_extra: Any) -> None:
     """Fill partition 0 of `topic` with acks=1 and wait until all of it is visible (the
     high watermark at `count`): an acks=1 record becomes readable once its write is durable,
     and the consume rows must time reading, not the end of the fill's write-back."""
-    producer = Producer(producer_config(bootstrap, "1", False))
+    producer = Producer(producer_config(bootstrap, "1", False, **producer_extra))
     produce_all(producer, topic, value, count, timeout)
     consumer = Consumer({**confluent_base(bootstrap), "group.id": unique("prefill"), "enable.auto.commit": False})
     try:
