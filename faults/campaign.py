@@ -148,7 +148,7 @@ def _run_cluster(cfg: Run, rng: random.Random) -> Run:
                   synchronous_commit=cfg.broken != PG_ASYNC_COMMIT)
     overrides = {**BROKER_OVERRIDES, **CLUSTER_OVERRIDES, "storage.engine": pg.url}
     broken = None if cfg.broken == PG_ASYNC_COMMIT else cfg.broken
-    nodes = BrokerCluster(cfg.workdir, overrides, broken, cfg.log)
+    nodes = BrokerCluster(cfg.workdir, overrides, broken, cfg.log, taken=(pg.server.port, pg.proxy.listen_port))
     txn_ids = [f"faults-{name}" for role, name in CLIENTS if role == "txn"]  # faults/client.py's
     group_ids = [f"faults-{TOPIC}"]
 

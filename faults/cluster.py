@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -48,19 +48,36 @@ LOOKUP_TIMEOUT = 3.0
 LOOKUP_SECONDS = 5.0
 
 
+def _free_ports(n: int, taken: Collection[int]) -> list[int]:
+    """`n` free ports, none of them `taken` (picked but not bound yet, as PostgreSQL's and its
+    proxy's are when the brokers are made: the kernel may hand the same port out again)."""
+    ports: list[int] = []
+    while len(ports) < n:
+        port = free_port()
+        if port not in taken and port not in ports:
+            ports.append(port)
+    return ports
+
+
 class BrokerCluster:
     """The brokers with node ids 1..BROKERS, each on its own loopback port and directory
     for all its restarts; `broken` runs faults/broken_broker.py's bug in every one."""
 
     def __init__(
-        self, workdir: Path, overrides: dict[str, str], broken: str | None, log: Callable[[str], None]
+        self,
+        workdir: Path,
+        overrides: dict[str, str],
+        broken: str | None,
+        log: Callable[[str], None],
+        taken: Collection[int] = (),
     ) -> None:
         entry = ["-m", "faults.broken_broker", broken] if broken else ["-m", "broker"]
+        ports = _free_ports(BROKERS, taken)
         self.brokers = {
             node_id: OdradekBroker(
                 workdir / f"broker-{node_id}-data",
                 {**overrides, "node.id": str(node_id)},
-                free_port(),
+                ports[node_id - 1],
                 entry=entry,
                 log_path=workdir / f"broker-{node_id}.log",
             )

@@ -192,6 +192,7 @@ class ShareCoordinator:
         return await self.partitions.in_memory(
             key,
             lambda sp: sp.acquire(member_id, fetched, max_records, mode, read_until=read_until, read_from=read_from),
+            list,
         )
 
     async def acknowledge(

@@ -121,11 +121,21 @@ class SharePartitions:
         records of which only the first gets any."""
         return self._fetch_locks.setdefault(key, asyncio.Lock())
 
-    async def in_memory(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
+    async def in_memory(
+        self,
+        key: SharePartitionKey,
+        operation: Callable[[SharePartition], _T],
+        missing: Callable[[], _T] | None = None,
+    ) -> _T:
         """Run `operation` (an acquisition) on the share partition, writing nothing; it waits
-        for a write under way, whose rollback must not undo it."""
-        sp = self.partitions[key]
+        for a write under way, whose rollback must not undo it. `missing()` when the share
+        partition was dropped meanwhile (`forget`: KeyError without it)."""
         async with self.lock(key):
+            sp = self.partitions.get(key)
+            if sp is None:
+                if missing is None:
+                    raise KeyError(key)
+                return missing()
             return operation(sp)
 
     async def change(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
@@ -161,6 +171,11 @@ class SharePartitions:
                 await self.persister.write(key, state[0], state[1])
             except BaseException as exc:
                 sp.rollback(cp)
+                if isinstance(exc, CoordinatorLogError) and exc.error is ErrorCode.FENCED_LEADER_EPOCH:
+                    # A newer leader of the data partition read the state since this one
+                    # did (Kafka's SharePartition is fenced and dropped): what it holds is
+                    # stale; it is read again should this broker lead the partition again.
+                    self.forget(key)
                 # A cancelled writer fails the changes it carried, and is cancelled itself.
                 failure = exc if isinstance(exc, Exception) else CoordinatorLogError(
                     ErrorCode.UNKNOWN_SERVER_ERROR, "share state write cancelled")

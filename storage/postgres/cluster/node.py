@@ -109,6 +109,9 @@ class ClusterNode:
         # Told when this broker can no longer be a member (its node id taken by another
         # broker while it was cut off): the broker stops.
         self.on_fatal: Callable[[BaseException], None] = lambda exc: None
+        # Partitions released by a lost session (`_lost`), with the epoch they were served
+        # at, that the listeners have not been told of yet.
+        self._released: dict[PartitionKey, int] = {}
 
     # --- life -------------------------------------------------------------------------
 
@@ -193,13 +196,15 @@ class ClusterNode:
 
     def _lost(self) -> None:
         """The membership session is gone (ended as expired, or PostgreSQL lost): others may
-        lead our partitions already, so none is served until leadership is read again."""
-        served = set(self.leadership.serving)
+        lead our partitions already, so none is served until leadership is read again. The
+        listeners hear of them with the next pass (`_apply`)."""
+        served = dict(self.leadership.serving)
         if served:
             self.leadership.serving.clear()
-            self.storage.release(served)
+            self.storage.release(set(served))
             self.lost_total += len(served)
             logger.warning("membership session lost: released %d partition(s)", len(served))
+            self._released.update(served)
         self.is_controller = False
         conn, self._conn = self._conn, None
         if conn is not None and not conn.is_closed():
@@ -298,6 +303,14 @@ class ClusterNode:
             leadership.epochs.pop(key, None)
         if lost:
             self.storage.release(set(lost))
+        self.lost_total += len(lost)
+        # What a lost session released is lost too unless it is led here again at the same
+        # epoch (no other broker led it meanwhile): the listeners hear of it before anything
+        # won, so that a coordinator or a share partition held before is loaded again from
+        # PostgreSQL, not served from what it kept in memory while another broker led it.
+        for key, epoch in self._released.items():
+            if leaders.get(key) != (self.node_id, epoch):
+                lost.setdefault(key, epoch)
         won: dict[PartitionKey, int] = {}
         for key, (leader, epoch) in sorted(leaders.items()):
             if leader != self.node_id or leadership.serving.get(key) == epoch:
@@ -315,7 +328,7 @@ class ClusterNode:
                 for observe in self.takeover_observers:
                     observe(took)
         self.won_total += len(won)
-        self.lost_total += len(lost)
+        self._released = {}
         if won or lost:
             logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))
             for listener in self.listeners:

@@ -145,3 +145,83 @@ def test_share_state_lives_with_the_state_partition_leader_and_survives_its_sigk
     assert (state.error_code, state.start_offset, list(state.state_batches)) == (E.NONE, -1, [])
     other = next(n for n in survivors if n != new_state_leader)
     assert _read_state(cluster.broker(other).bootstrap, group, topic_id).error_code == E.NOT_COORDINATOR
+
+
+
+def _seen_by(bootstrap: str, topic: str) -> tuple[set[int], int | None]:
+    """(the live brokers, the leader of the topic's partition 0) as one broker answers Metadata."""
+    try:
+        with WireClient(bootstrap, timeout=5) as c:
+            found: Any = c.call(3, 12, MetadataRequest(topics=[MetadataRequestTopic(name=topic)]))
+    except OSError:
+        return set(), None
+    parts = found.topics[0].partitions if found.topics else []
+    return {b.node_id for b in found.brokers}, parts[0].leader_id if parts else None
+
+
+def test_a_share_partition_led_elsewhere_meanwhile_is_read_again_when_leadership_comes_back(
+    cluster: OdradekCluster,
+) -> None:
+    """The data partition's leader paused past the session timeout loses its membership
+    (storage/postgres/cluster/node.py `_lost`, as every broker does when PostgreSQL crashes)
+    and its partitions move; when it leads again its share partitions are read back from the
+    share coordinator (Kafka's SharePartitionManager drops them on a leader change), not
+    served from what it held before: nothing accepted meanwhile through the other leader,
+    answered OK, is delivered again. An acknowledgement sent to the former leader of records
+    acquired from it before is answered with an error."""
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
+    topic = f"share-back-{uuid.uuid4().hex[:8]}"
+    create_topic(admin, topic, 1)
+    [first] = wait_for_leaders(admin, topic, 1, set(cluster.brokers)).values()
+    group = f"sg-{uuid.uuid4().hex[:8]}"
+    set_group_config_everywhere(cluster.bootstrap, group, "share.auto.offset.reset", "earliest")
+    produce(cluster.bootstrap, topic, (f"a{i}" for i in range(RECORDS)), batch=5)
+    zombie = cluster.broker(first)
+    others = set(cluster.brokers) - {first}
+    witness = cluster.broker(min(others)).bootstrap
+    survivors = ",".join(cluster.broker(n).bootstrap for n in others)
+
+    def moved() -> bool:
+        brokers, leader = _seen_by(witness, topic)
+        return brokers == others and leader in others
+
+    old = consumer(cluster.bootstrap, group, topic, explicit=True)
+    try:
+        # From the first leader: the even offsets accepted (answered OK), the odd ones held.
+        got = _poll_explicit(old, lambda offset: offset % 2 == 0, RECORDS, 60)
+        assert sorted({m.offset() for m in got}) == list(range(RECORDS))
+        zombie.pause()
+        wait_until(moved, timeout=30, what=f"{topic} led by one of {others}")
+        # The new leader reads the state (fencing the former one's writes): it delivers the
+        # odd offsets again and what is produced since, all accepted.
+        produce(survivors, topic, (f"b{i}" for i in range(RECORDS)), batch=5)
+        new = consumer(survivors, group, topic, explicit=True)
+        try:
+            again = _poll_explicit(new, lambda offset: True, RECORDS // 2 + RECORDS, 60)
+        finally:
+            new.close()
+        assert sorted({m.offset() for m in again}) == [*range(1, RECORDS, 2), *range(RECORDS, 2 * RECORDS)]
+        zombie.resume()
+        # The odd offsets acknowledged to the former leader: refused.
+        for m in got:
+            if m.offset() % 2 == 1:
+                old.acknowledge(m, AcknowledgeType.ACCEPT)
+        errors = old.commit_sync()
+        assert errors and all(e is not None for e in errors.values()), errors
+        # The former leader back in the cluster, then alone in it: the partition is its again.
+        wait_until(lambda: _seen_by(witness, topic)[0] == set(cluster.brokers), timeout=30,
+                   what=f"broker {first} back in the cluster")
+    finally:
+        old.close()
+    for n in others:
+        cluster.broker(n).kill()
+    wait_until(lambda: _seen_by(zombie.bootstrap, topic) == ({first}, first), timeout=30,
+               what=f"{topic} led by {first} alone")
+    produce(zombie.bootstrap, topic, ["last"])
+    last_consumer = consumer(zombie.bootstrap, group, topic, explicit=True)
+    try:
+        # Only the record produced last: every record before it was accepted, answered OK.
+        last = _poll_explicit(last_consumer, lambda offset: True, 1, 60)
+    finally:
+        last_consumer.close()
+    assert [(m.offset(), m.value()) for m in last] == [(2 * RECORDS, b"last")]

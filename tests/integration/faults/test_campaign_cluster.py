@@ -26,11 +26,7 @@ pytestmark = pytest.mark.timeout(240)
 def test_cluster_faults_leave_no_anomaly(tmp_path: Path) -> None:
     find_bin_dir()  # PostgreSQL installed (make test installs it)
     print(f"faults seed {SEED}")
-    # Without the share workload: a share acknowledgement answered before a PostgreSQL crash
-    # was seen delivered again after it (share-redelivered, seed 20261126; docs/cluster.md
-    # "Not yet"); `make faults-cluster` keeps running it.
-    cfg = run(Run(seed=SEED, seconds=16, faults=FAULTS, workdir=tmp_path / "run", cluster=True, engine="postgres",
-                  share=False))
+    cfg = run(Run(seed=SEED, seconds=16, faults=FAULTS, workdir=tmp_path / "run", cluster=True, engine="postgres"))
     print_report(cfg)
     assert cfg.report is not None
     assert {f["fault"] for f in cfg.injected} == set(FAULTS)
