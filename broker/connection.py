@@ -98,7 +98,7 @@ class KafkaConnection(asyncio.Protocol):
         self.sendfile_fd: int | None = None
         self.draining = False
         self.flush_scheduled = False
-        # Bytes of requests dispatched in this turn of the loop (DISPATCH_BYTES_PER_TURN).
+        # Bytes of requests dispatched since the budget was last crossed (DISPATCH_BYTES_PER_TURN).
         self.turn_bytes = 0
         # Set when SASL authentication failed: the connection closes once its answer is out.
         self.close_after_flush: str | None = None
@@ -236,9 +236,11 @@ class KafkaConnection(asyncio.Protocol):
             if self.turn_bytes >= DISPATCH_BYTES_PER_TURN:
                 break  # the rest next turn (_next_turn), reading paused meanwhile
             frame = self.backlog.popleft()
-            if not self.turn_bytes:
-                asyncio.get_running_loop().call_soon(self._next_turn)
             self.turn_bytes += len(frame)
+            if self.turn_bytes >= DISPATCH_BYTES_PER_TURN:
+                # Counted until crossed, not reset every turn: no callback per read for a
+                # connection of small requests, which wait one turn per 256 KiB at most.
+                asyncio.get_running_loop().call_soon(self._next_turn)
             if not self._dispatch(frame):
                 # Answered at once, refused, or the connection closed: handled either way.
                 self.queue.done()
