@@ -4,7 +4,8 @@ Requests on a connection may be pipelined. Each is handled as soon as it arrives
 do their order-sensitive work, such as appending to a log, before their first suspension,
 and tasks start in creation order), while responses wait for every earlier one. At most
 `connection.max.in.flight.requests` are handled at once: frames read beyond that wait their
-turn, and reading pauses until a response goes out. Reading also pauses while the peer does
+turn, and reading pauses until a response goes out; so do frames past DISPATCH_BYTES_PER_TURN
+within one turn of the event loop, until the next turn. Reading also pauses while the peer does
 not read our responses (the transport's pause_writing), while the broker-wide
 `queued.max.requests` is reached (`broker/request_queue.py`), and while a client quota
 throttles the connection (KIP-219: the response goes out at once with its throttle time,
@@ -46,6 +47,12 @@ if TYPE_CHECKING:
 log = get_logger("odradek.connection")
 
 _HEADER_PREFIX = struct.Struct(">hhi")
+# Request bytes one connection hands to handlers per turn of the event loop; the frame that
+# crosses it still goes, the next ones wait for the next turn. A Produce handler appends
+# before its first suspension (validation, CRC, pwrite: a millisecond or more for a
+# megabyte), so five megabyte frames read at once ran back to back in one turn, and a small
+# request of another connection, or the end of an fsync round, waited behind all of them.
+DISPATCH_BYTES_PER_TURN = 256 * 1024
 _connection_ids = itertools.count(1)
 
 UNSUPPORTED_VERSION = 35
@@ -81,8 +88,8 @@ class KafkaConnection(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
         self.info: ConnectionInfo | None = None
         self.pending: deque[_Slot] = deque()
-        # Frames read while the in-flight cap was reached: one read's worth at most, since
-        # reading pauses at the cap.
+        # Frames read while the in-flight cap or this turn's DISPATCH_BYTES_PER_TURN was
+        # reached: one read's worth at most, since reading pauses at either.
         self.backlog: deque[Frame] = deque()
         self.tasks: set[asyncio.Task[None]] = set()
         self.reading_paused = False
@@ -91,6 +98,8 @@ class KafkaConnection(asyncio.Protocol):
         self.sendfile_fd: int | None = None
         self.draining = False
         self.flush_scheduled = False
+        # Bytes of requests dispatched since the budget was last crossed (DISPATCH_BYTES_PER_TURN).
+        self.turn_bytes = 0
         # Set when SASL authentication failed: the connection closes once its answer is out.
         self.close_after_flush: str | None = None
         self.limits = services.connection_limits
@@ -224,9 +233,24 @@ class KafkaConnection(asyncio.Protocol):
             and len(self.pending) < self.max_in_flight
             and not self.closing
         ):
-            if not self._dispatch(self.backlog.popleft()):
+            if self.turn_bytes >= DISPATCH_BYTES_PER_TURN:
+                break  # the rest next turn (_next_turn), reading paused meanwhile
+            frame = self.backlog.popleft()
+            self.turn_bytes += len(frame)
+            if self.turn_bytes >= DISPATCH_BYTES_PER_TURN:
+                # Counted until crossed, not reset every turn: no callback per read for a
+                # connection of small requests, which wait one turn per 256 KiB at most.
+                asyncio.get_running_loop().call_soon(self._next_turn)
+            if not self._dispatch(frame):
                 # Answered at once, refused, or the connection closed: handled either way.
                 self.queue.done()
+
+    def _next_turn(self) -> None:
+        self.turn_bytes = 0
+        if self.closing or self.draining:
+            return
+        self._dispatch_backlog()
+        self._update_reading()
 
     # -- requests -------------------------------------------------------------------------
     def _dispatch(self, frame: Frame) -> bool:
@@ -464,6 +488,7 @@ class KafkaConnection(asyncio.Protocol):
             return
         should_pause = (
             self.held is not None
+            or self.turn_bytes >= DISPATCH_BYTES_PER_TURN
             or self.throttle_timer is not None
             or self.writing_paused
             or len(self.pending) >= self.max_in_flight

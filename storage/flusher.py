@@ -92,7 +92,10 @@ class _SyncPool:
     def submit(self, targets: list[Syncable], done: RoundDone) -> None:
         with self._lock:
             self._outstanding += 1
-            if self._outstanding > len(self._threads) and len(self._threads) < self._max:
+            # A thread writing a slice of zeros is busy too: a round handed over then gets a
+            # thread of its own rather than waiting for the slice's write and fdatasync.
+            busy = self._outstanding + len(self._extending_now)
+            if busy > len(self._threads) and len(self._threads) < self._max:
                 thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
                 self._threads.append(thread)
                 thread.start()

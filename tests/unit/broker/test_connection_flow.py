@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
+import broker.connection as connection_module
 from tests.unit.broker.connection_fakes import Conn, fake_services, make_conn, settle
 
 
@@ -179,3 +180,23 @@ async def test_a_refused_request_leaves_the_queue_at_once() -> None:
     assert c.transport.closed
     assert services.request_queue.size == 0
     c.connection.connection_lost(None)
+
+
+async def test_frames_past_the_turns_byte_budget_wait_for_the_next_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A budget of one byte: one request per turn of the loop, reading paused meanwhile.
+    monkeypatch.setattr(connection_module, "DISPATCH_BYTES_PER_TURN", 1)
+    c = make_conn(max_in_flight=10)
+    try:
+        c.send(1, 2, 3)
+        assert len(c.connection.pending) == 1
+        assert len(c.connection.backlog) == 2
+        assert c.transport.calls == ["pause_reading"]
+        await settle()
+        assert c.handler.started == [1, 2, 3]
+        assert c.transport.calls == ["pause_reading", "resume_reading"]
+        for cid in (1, 2, 3):
+            c.handler.release(cid)
+        await settle()
+        assert c.transport.correlation_ids() == [1, 2, 3]
+    finally:
+        c.connection.connection_lost(None)
