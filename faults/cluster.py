@@ -46,6 +46,8 @@ CLUSTER_FAULTS = (
 DOWN_SECONDS = (0.5, 3.0)
 LOOKUP_TIMEOUT = 3.0
 LOOKUP_SECONDS = 5.0
+# Starts of a broker before the campaign gives up on it.
+START_ATTEMPTS = 3
 
 
 def _free_ports(n: int, taken: Collection[int]) -> list[int]:
@@ -155,7 +157,7 @@ class BrokerCluster:
         broker = self.brokers[node_id]
         broker.kill()
         time.sleep(rng.uniform(*DOWN_SECONDS))
-        broker.start(start_timeout)
+        self._start(node_id, start_timeout)
 
     def pause(self, node_id: int, rng: random.Random) -> None:
         broker = self.brokers[node_id]
@@ -173,7 +175,7 @@ class BrokerCluster:
                 broker.stop(30)
             except RuntimeError:
                 self.log(f"broker {node_id} ignored SIGTERM in the rolling restart")
-            broker.start(start_timeout)
+            self._start(node_id, start_timeout)
         return order
 
     def ensure_up(self, stops: list[str], start_timeout: float) -> None:
@@ -187,7 +189,20 @@ class BrokerCluster:
             stops.append(last_words)
             self.log(f"broker had stopped: {last_words}")
             broker.kill()
-            broker.start(start_timeout)
+            self._start(node_id, start_timeout)
+
+    def _start(self, node_id: int, start_timeout: float) -> None:
+        """Started as a supervisor would: a broker that exits at start (PostgreSQL still
+        recovering from a crash answers it too late: exit code 1, as documented) is started
+        again, a few times."""
+        for attempt in range(1, START_ATTEMPTS + 1):
+            try:
+                self.brokers[node_id].start(start_timeout)
+                return
+            except RuntimeError as exc:
+                if attempt == START_ATTEMPTS:
+                    raise
+                self.log(f"broker {node_id} did not start ({str(exc).splitlines()[0]}); starting it again")
 
     def heal(self) -> None:
         for broker in self.brokers.values():
