@@ -20,27 +20,7 @@ METADATA = (3, 9)
 FIND_COORDINATOR = (10, 3)
 GROUP_KEY, TRANSACTION_KEY = 0, 1
 
-# Errors a request is retried on (Kafka's RetriableException ones). NOT_ENOUGH_REPLICAS is
-# also what a partition leader answers a transactional Produce whose KIP-890 verification
-# the transaction coordinator could not settle yet (Kafka's AddPartitionsToTxnManager turns
-# CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, ... into it).
-RETRIABLE = frozenset(
-    {
-        ErrorCode.CONCURRENT_TRANSACTIONS,
-        ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-        ErrorCode.COORDINATOR_NOT_AVAILABLE,
-        ErrorCode.NOT_COORDINATOR,
-        ErrorCode.NOT_LEADER_OR_FOLLOWER,
-        ErrorCode.LEADER_NOT_AVAILABLE,
-        ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        ErrorCode.REQUEST_TIMED_OUT,
-        ErrorCode.NOT_ENOUGH_REPLICAS,
-        ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-        ErrorCode.KAFKA_STORAGE_ERROR,
-    }
-)
-# Of those, the ones after which the coordinator or leader is looked up again (Kafka's
-# InvalidMetadataException and its kin); the others are retried where they were sent.
+# Looked up again before the retry (Kafka's InvalidMetadataException and its kin).
 STALE_ROUTE = frozenset(
     {
         ErrorCode.COORDINATOR_NOT_AVAILABLE,
@@ -52,6 +32,17 @@ STALE_ROUTE = frozenset(
         ErrorCode.KAFKA_STORAGE_ERROR,
     }
 )
+# Errors a request is retried on (Kafka's RetriableException ones). NOT_ENOUGH_REPLICAS is
+# also what a partition leader answers a transactional Produce whose KIP-890 verification
+# the transaction coordinator could not settle yet (Kafka's AddPartitionsToTxnManager turns
+# CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, ... into it).
+RETRIABLE = STALE_ROUTE | {
+    # Retried where they were sent.
+    ErrorCode.CONCURRENT_TRANSACTIONS,
+    ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+    ErrorCode.NOT_ENOUGH_REPLICAS,
+    ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+}
 # How long a request is retried: the Java producer's delivery.timeout.ms default (120 s),
 # within which it keeps resending a batch answered a retriable error (librdkafka's
 # message.timeout.ms, alias delivery.timeout.ms, is longer still). A loaded machine may take

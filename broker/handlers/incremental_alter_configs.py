@@ -3,7 +3,7 @@ broker (its dynamic configs, or the cluster-wide defaults) or a group (KIP-848).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from broker.context import RequestContext
 from broker.dynamic_config import DYNAMIC_CONFIGS
@@ -53,6 +53,23 @@ def _list_change(op: int, current: str, value: str | None) -> str:
     return ",".join(items)
 
 
+def _changed(
+    current: Mapping[str, str],
+    configs: list[AlterableConfig],
+    list_change: Callable[[Mapping[str, str], AlterableConfig], str],
+) -> dict[str, str]:
+    """The resource's configs after SET and DELETE; APPEND and SUBTRACT by `list_change`."""
+    props = dict(current)
+    for c in configs:
+        if c.config_operation == SET:
+            props[c.name] = c.value or ""
+        elif c.config_operation == DELETE:
+            props.pop(c.name, None)
+        else:
+            props[c.name] = list_change(props, c)
+    return props
+
+
 async def _broker_changes(
     ctx: RequestContext, name: str, configs: list[AlterableConfig], validate_only: bool
 ) -> None:
@@ -61,23 +78,17 @@ async def _broker_changes(
     check_broker_name(name, ctx.cluster.node_id)
     _check_ops(configs)
 
+    def list_change(props: Mapping[str, str], c: AlterableConfig) -> str:
+        definition = DYNAMIC_CONFIGS.get(c.name)
+        if definition is None or definition.type != ConfigType.LIST:
+            raise ResourceError(
+                ErrorCode.INVALID_CONFIG,
+                f"Config value {OP_NAMES[c.config_operation].lower()} is not allowed for config key: {c.name}",
+            )
+        return _list_change(c.config_operation, props.get(c.name, definition.default or ""), c.value)
+
     def change(current: Mapping[str, str]) -> dict[str, str]:
-        props = dict(current)
-        for c in configs:
-            op = c.config_operation
-            if op == SET:
-                props[c.name] = c.value or ""
-            elif op == DELETE:
-                props.pop(c.name, None)
-            else:
-                definition = DYNAMIC_CONFIGS.get(c.name)
-                if definition is None or definition.type != ConfigType.LIST:
-                    raise ResourceError(
-                        ErrorCode.INVALID_CONFIG,
-                        f"Config value {OP_NAMES[op].lower()} is not allowed for config key: {c.name}",
-                    )
-                props[c.name] = _list_change(op, props.get(c.name, definition.default or ""), c.value)
-        return props
+        return _changed(current, configs, list_change)
 
     await apply_broker_changes(ctx, name, change, validate_only=validate_only)
 
@@ -91,19 +102,15 @@ async def _group_changes(
         raise ResourceError(ErrorCode.INVALID_REQUEST, "Group name must not be empty")
     _check_ops(configs)
 
+    def list_change(_props: Mapping[str, str], c: AlterableConfig) -> str:
+        # No group config is a list.
+        raise ResourceError(
+            ErrorCode.INVALID_CONFIG,
+            f"Can't {OP_NAMES[c.config_operation]} to key {c.name} because its type is not LIST.",
+        )
+
     def change(current: Mapping[str, str]) -> dict[str, str]:
-        props = dict(current)
-        for c in configs:
-            op = c.config_operation
-            if op == SET:
-                props[c.name] = c.value or ""
-            elif op == DELETE:
-                props.pop(c.name, None)
-            else:
-                # No group config is a list.
-                raise ResourceError(
-                    ErrorCode.INVALID_CONFIG, f"Can't {OP_NAMES[op]} to key {c.name} because its type is not LIST."
-                )
+        props = _changed(current, configs, list_change)
         try:
             validate_group_configs(props)
         except ConfigError as exc:

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from coordinator.transaction import TransactionState
+from coordinator.transaction import TransactionCoordinator, TransactionState
 from protocol.errors import ErrorCode
 from tests.unit.coordinator.transaction.txn_helpers import (
     TIMEOUT_MS,
@@ -331,6 +331,20 @@ async def test_fenced_producer_does_not_merge(env: Env) -> None:
 # --- a producer's pipelined requests are handled in the order they arrived --------------------
 
 
+async def commit_then_pipelined_add_and_abort(
+    env: Env,
+) -> tuple[TransactionCoordinator, int, int, asyncio.Task[E], asyncio.Task[E]]:
+    """A commit whose markers are held, then, as librdkafka's abort_transaction() sends them,
+    an AddPartitionsToTxn of the next transaction and an EndTxn(abort) right behind it."""
+    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
+    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
+    add = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)], answer_before_durable=True))
+    await asyncio.sleep(0)
+    abort = asyncio.create_task(coord.end_txn("tx", pid, epoch, False))
+    await run_ready()
+    return coord, pid, epoch, add, abort
+
+
 async def test_abort_pipelined_behind_a_waiting_add_partitions_aborts_the_new_transaction(env: Env) -> None:
     """librdkafka's abort_transaction() sends EndTxn(abort) as soon as an AddPartitionsToTxn
     of the transaction was sent, without waiting for its answer; both go over the same
@@ -338,12 +352,7 @@ async def test_abort_pipelined_behind_a_waiting_add_partitions_aborts_the_new_tr
     started (Ongoing). Here the add waits for the previous commit's markers: the abort must
     wait behind it, not find PrepareCommit and answer INVALID_TXN_STATE (fatal for the
     producer)."""
-    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
-    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
-    add = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)], answer_before_durable=True))
-    await asyncio.sleep(0)
-    abort = asyncio.create_task(coord.end_txn("tx", pid, epoch, False))
-    await run_ready()
+    coord, pid, epoch, add, abort = await commit_then_pipelined_add_and_abort(env)
     assert not add.done() and not abort.done()  # both wait for the markers, in order
     env.writer.gate.set()
     assert await answered(add) == E.NONE
@@ -361,12 +370,7 @@ async def test_the_wait_behind_earlier_requests_is_bounded_by_concurrent_wait_ms
     """The markers never come: the add answers CONCURRENT_TRANSACTIONS at its deadline, and
     the abort behind it then finds PrepareCommit, as Kafka's would right after that answer."""
     env.config.concurrent_wait_ms = 30
-    coord, pid, epoch = await begun_with_markers_held(env, "tx", ("t", 0))
-    assert await coord.end_txn("tx", pid, epoch, True) == E.NONE
-    add = asyncio.create_task(coord.add_partitions("tx", pid, epoch, [("t", 1)], answer_before_durable=True))
-    await asyncio.sleep(0)
-    abort = asyncio.create_task(coord.end_txn("tx", pid, epoch, False))
-    await run_ready()
+    coord, _pid, _epoch, add, abort = await commit_then_pipelined_add_and_abort(env)
     env.clock.advance(29)
     await run_ready()
     assert not add.done() and not abort.done()
