@@ -31,6 +31,7 @@ from ..errors import KafkaStorageError
 from ..files import MemoryStore
 from ..flusher import GroupCommitFlusher, RoundDone, Syncable
 from ..log import SegmentNotResident
+from .copy_stream import COLUMNS, copy_chunks
 from .pieces import PIECE_BYTES, split
 
 logger = logging.getLogger(__name__)
@@ -60,23 +61,17 @@ JOIN batches b USING (topic_id, partition, base_offset, piece) WHERE b.payload <
 """
 
 
-COLUMNS = (
-    "topic_id", "partition", "base_offset", "last_offset", "segment_base", "base_timestamp", "max_timestamp",
-    "producer_id", "producer_epoch", "base_sequence", "last_sequence", "transactional", "control", "payload", "piece",
-)
-
-
 async def insert(conn: asyncpg.Connection, rows: Columns, *, again: bool = False) -> None:
     """The batches of a round. The primary key is the last guard of the offsets this one
     writer assigns: a batch at an offset already taken fails the round (KAFKA_STORAGE_ERROR
     to its producers), unless it is the same batch written again (`again`).
 
-    COPY in binary, as asyncpg's copy_records_to_table sends it: the payloads go as they
-    are, where the unnest INSERT's bytea[] parameter is built and parsed again (about a
-    third less of the broker's CPU per MB); the rewrite after a failure needs ON CONFLICT,
-    which COPY lacks."""
+    COPY in binary, streamed in chunks (storage/postgres/copy_stream.py): the payloads go
+    as they are, where the unnest INSERT's bytea[] parameter is built and parsed again
+    (about a third less of the broker's CPU per MB); the rewrite after a failure needs ON
+    CONFLICT, which COPY lacks."""
     if not again:
-        await conn.copy_records_to_table("batches", records=rows.rows, columns=COLUMNS)
+        await conn.copy_to_table("batches", source=copy_chunks(rows.rows), columns=COLUMNS, format="binary")
         return
     c = rows.columns()
     await conn.execute(_INSERT_AGAIN, *c)
