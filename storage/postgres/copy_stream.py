@@ -6,7 +6,7 @@ by a reallocation for each payload, and sends messages of 512 KiB, so the backen
 inserting a 1 MB round only once half of it is encoded. Here a row's fixed columns are one
 `struct.pack`, its payload piece is joined as it is, and a chunk goes out once it holds
 64 KiB: PostgreSQL inserts the first rows while the broker encodes the next. In process,
-1 MB rounds: about a third less of the broker's CPU and a round about 15% shorter
+1 MB rounds: about a third less of the broker's CPU in the COPY, a round about 15% shorter
 (bench/README.md, "acks=all on PostgreSQL: where a round goes, the COPY stream").
 """
 
