@@ -31,6 +31,8 @@ from ..errors import KafkaStorageError
 from ..files import MemoryStore
 from ..flusher import GroupCommitFlusher, RoundDone, Syncable
 from ..log import SegmentNotResident
+from .chunks import Chunks
+from .copy_stream import COLUMNS, copy_chunks
 from .pieces import PIECE_BYTES, split
 
 logger = logging.getLogger(__name__)
@@ -60,23 +62,17 @@ JOIN batches b USING (topic_id, partition, base_offset, piece) WHERE b.payload <
 """
 
 
-COLUMNS = (
-    "topic_id", "partition", "base_offset", "last_offset", "segment_base", "base_timestamp", "max_timestamp",
-    "producer_id", "producer_epoch", "base_sequence", "last_sequence", "transactional", "control", "payload", "piece",
-)
-
-
 async def insert(conn: asyncpg.Connection, rows: Columns, *, again: bool = False) -> None:
     """The batches of a round. The primary key is the last guard of the offsets this one
     writer assigns: a batch at an offset already taken fails the round (KAFKA_STORAGE_ERROR
     to its producers), unless it is the same batch written again (`again`).
 
-    COPY in binary, as asyncpg's copy_records_to_table sends it: the payloads go as they
-    are, where the unnest INSERT's bytea[] parameter is built and parsed again (about a
-    third less of the broker's CPU per MB); the rewrite after a failure needs ON CONFLICT,
-    which COPY lacks."""
+    COPY in binary, streamed in chunks (storage/postgres/copy_stream.py): the payloads go
+    as they are, where the unnest INSERT's bytea[] parameter is built and parsed again
+    (about a third less of the broker's CPU per MB); the rewrite after a failure needs ON
+    CONFLICT, which COPY lacks."""
     if not again:
-        await conn.copy_records_to_table("batches", records=rows.rows, columns=COLUMNS)
+        await conn.copy_to_table("batches", source=copy_chunks(rows.rows), columns=COLUMNS, format="binary")
         return
     c = rows.columns()
     await conn.execute(_INSERT_AGAIN, *c)
@@ -118,15 +114,17 @@ class Columns:
 class PostgresStore(MemoryStore):
     """A segment's bytes in memory (the cache reads are served from), remembering which
     batches no round has committed yet. `on_durable` is told the offset below which the
-    segment's batches are committed."""
+    segment's batches are committed. The bytes are chunks (storage/postgres/chunks.py),
+    not MemoryStore's one bytearray, which stays empty."""
 
     __slots__ = (
-        "_evicted_size", "_pending", "_taken", "base_offset", "grow", "key", "live", "on_durable", "resident",
-        "tracking",
+        "_bytes", "_evicted_size", "_pending", "_taken", "base_offset", "grow", "key", "live", "on_durable",
+        "resident", "tracking",
     )
 
     def __init__(self, key: tuple[Any, int], base_offset: int, on_durable: Callable[[int], None]) -> None:
         super().__init__()
+        self._bytes = Chunks()
         self.key = key
         self.base_offset = base_offset
         self.on_durable = on_durable
@@ -146,7 +144,7 @@ class PostgresStore(MemoryStore):
 
     @property
     def size(self) -> int:
-        return len(self._buf) if self.resident else self._evicted_size
+        return len(self._bytes) if self.resident else self._evicted_size
 
     @property
     def has_pending(self) -> bool:
@@ -155,23 +153,24 @@ class PostgresStore(MemoryStore):
     def read(self, position: int, length: int) -> bytes:
         if not self.resident:
             raise SegmentNotResident(self)
-        return super().read(position, length)
+        return self._bytes.read(position, length)
 
     def restore(self, data: bytes) -> None:
         """The bytes again, as read back from PostgreSQL (exactly those dropped)."""
         assert not self.resident and len(data) == self._evicted_size
-        self._buf = bytearray(data)
+        self._bytes.clear()
+        self._bytes.append(data)
         self.resident = True
 
     def evict(self) -> None:
         """Drop the bytes (all committed: PostgreSQL has them); the size stays known."""
         assert not self._pending, "a segment with uncommitted batches stays in memory"
-        self._evicted_size = len(self._buf)
-        self._buf = bytearray()
+        self._evicted_size = len(self._bytes)
+        self._bytes.clear()
         self.resident = False
 
     def append(self, data: bytes | bytearray | memoryview) -> None:
-        super().append(data)
+        self._bytes.append(data)
         if self.tracking:
             self._pending.append((BatchHeader.parse(data), data))
         if self.grow is not None:
@@ -211,7 +210,7 @@ class PostgresStore(MemoryStore):
         if self.grow is not None:
             self.grow(-self.size)
             self.grow = None
-        super().delete()
+        self._bytes.clear()
         self.live = False
         self._pending.clear()
 
