@@ -119,8 +119,9 @@ class ServerProcess:
             env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
         return env
 
-    def start(self, timeout: float = 30.0) -> None:
-        """Starts the process and returns once its listener accepts connections."""
+    def start(self, timeout: float = 60.0) -> None:
+        """Starts the process and returns once its listener accepts connections (a bound for
+        a loaded machine: a broker of a cluster reads every partition from PostgreSQL first)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:
             # A mark per start, so a log of restarts says which run wrote what.
