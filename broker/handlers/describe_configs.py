@@ -147,6 +147,9 @@ def layers_of(config: Config, dynamic: DynamicConfigs) -> BrokerLayers:
         for name, value in config.items()
         if name in KAFKA_SETTINGS and not config.is_default(name)
     } | static_security_settings(config)
+    # Kafka requires node.id in its properties, and KafkaConfig.populateSynonyms copies it to
+    # broker.id: both are static settings of every node.
+    static["node.id"] = static["broker.id"] = str(config.node_id)
     return BrokerLayers(
         dynamic_broker=dynamic.broker,
         dynamic_default=dynamic.default,
@@ -214,9 +217,11 @@ def broker_config_rows(config: Config, layers: BrokerLayers, per_broker: bool) -
         if not per_broker:
             synonyms = [s for s in synonyms if s.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
         sensitive = is_sensitive(name)
+        # Kafka describes log.retention.ms (and the other `.ms` names whose hours or
+        # minutes synonym supplies the default) as null while it is unset.
         if synonyms:
             value = synonyms[0].value
-        elif name in SETTINGS:
+        elif name in SETTINGS and name not in NULL_DEFAULTS:
             value = setting_text(config.get(name))  # a setting Kafka leaves null by default
         else:
             value = None

@@ -101,8 +101,8 @@ public class AdminCalls {
         ConfigResource b = new ConfigResource(ConfigResource.Type.BROKER, broker);
         Config bc = admin.describeConfigs(List.of(b)).all().get().get(b);
         out("broker.count", bc.entries().size());
-        for (String name : List.of("num.partitions", "log.retention.hours", "log.retention.minutes", "log.roll.hours",
-                "offsets.topic.replication.factor", "log.dir", "auto.create.topics.enable", "ssl.key.password")) {
+        for (String name : List.of("num.partitions", "log.retention.hours", "log.retention.minutes", "log.retention.ms", "log.roll.hours",
+                "offsets.topic.replication.factor", "log.dir", "auto.create.topics.enable", "ssl.key.password", "broker.id", "node.id")) {
             ConfigEntry e = bc.get(name);
             out("broker." + name, e == null ? "missing" : e.value() + "/" + e.source() + "/" + e.isReadOnly() + "/" + e.isSensitive());
         }
