@@ -132,6 +132,7 @@ def _kafka_defaults() -> dict[str, str]:
     defaults.update({name: d.default for name, d in DYNAMIC_CONFIGS.items() if d.default is not None})
     for name in NULL_DEFAULTS:
         defaults.pop(name, None)
+    defaults.pop("node.id", None)  # required by Kafka, so it has no default (see layers_of)
     defaults.update(SYNONYM_DEFAULTS)
     defaults.update({d.broker_synonym: d.default for d in GROUP_CONFIG_DEFS.values() if d.broker_synonym})
     return defaults

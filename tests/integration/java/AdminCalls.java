@@ -106,6 +106,12 @@ public class AdminCalls {
             ConfigEntry e = bc.get(name);
             out("broker." + name, e == null ? "missing" : e.value() + "/" + e.source() + "/" + e.isReadOnly() + "/" + e.isSensitive());
         }
+        fact("broker.node.id.synonyms", () -> {
+            ConfigEntry e = admin.describeConfigs(List.of(b), new DescribeConfigsOptions().includeSynonyms(true)).all().get().get(b).get("node.id");
+            List<String> s = new ArrayList<>();
+            for (ConfigEntry.ConfigSynonym y : e.synonyms()) s.add(y.name() + ":" + y.value() + ":" + y.source());
+            return s;
+        });
         fact("broker.alter.readonly", () -> admin.incrementalAlterConfigs(Map.of(b, List.of(
                 new AlterConfigOp(new ConfigEntry("log.retention.hours", "1"), AlterConfigOp.OpType.SET)))).all().get());
         fact("broker.alter.unknown", () -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(

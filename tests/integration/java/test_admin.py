@@ -78,6 +78,7 @@ def test_broker_configs_as_kafka_describes_them(admin: tuple[str, dict[str, str]
     # Kafka's node.id is a required static setting, copied to broker.id.
     assert facts["broker.node.id"] == "1/STATIC_BROKER_CONFIG/true/false"
     assert facts["broker.broker.id"] == "1/STATIC_BROKER_CONFIG/true/false"
+    assert facts["broker.node.id.synonyms"] == "[node.id:1:STATIC_BROKER_CONFIG]"
     assert facts["broker.log.roll.hours"] == "168/DEFAULT_CONFIG/true/false"
     assert facts["broker.offsets.topic.replication.factor"] == "3/DEFAULT_CONFIG/true/false"
     assert facts["broker.log.dir"] == "/tmp/kafka-logs/DEFAULT_CONFIG/true/false"
