@@ -45,6 +45,7 @@ API_KEY = 32
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
+CLIENT_METRICS = 16
 GROUP = 32
 RESOURCE_TYPE_NAMES = {
     0: "UNKNOWN",
@@ -312,6 +313,12 @@ def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[Co
         rows = broker_config_rows(ctx.config, broker_layers(ctx), per_broker=bool(resource.resource_name))
     elif resource.resource_type == BROKER_LOGGER:
         check_broker_logger_resource(resource.resource_name, ctx.cluster.node_id)
+        rows = []
+    elif resource.resource_type == CLIENT_METRICS:
+        # KIP-714 subscriptions: this broker keeps none, so a named one has no configs (as
+        # Kafka's ConfigHelper answers for a name it has none for).
+        if not resource.resource_name:
+            raise RequestError(ErrorCode.INVALID_REQUEST, "Client metrics subscription name must not be empty")
         rows = []
     elif resource.resource_type == GROUP:
         if not resource.resource_name:

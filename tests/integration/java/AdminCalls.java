@@ -112,6 +112,9 @@ public class AdminCalls {
             for (ConfigEntry.ConfigSynonym y : e.synonyms()) s.add(y.name() + ":" + y.value() + ":" + y.source());
             return s;
         });
+        for (String name : List.of("", prefix + "-sub"))
+            fact("clientmetrics.describe" + (name.isEmpty() ? ".empty" : ""), () -> admin.describeConfigs(List.of(
+                    new ConfigResource(ConfigResource.Type.CLIENT_METRICS, name))).all().get().values().iterator().next().entries().size());
         fact("broker.alter.readonly", () -> admin.incrementalAlterConfigs(Map.of(b, List.of(
                 new AlterConfigOp(new ConfigEntry("log.retention.hours", "1"), AlterConfigOp.OpType.SET)))).all().get());
         fact("broker.alter.unknown", () -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
