@@ -71,9 +71,15 @@ class TopicResolver:
     async def for_produce(
         self, name: str, topic_id: uuid.UUID, version: int, client_id: str | None
     ) -> tuple[TopicInfo | None, ErrorCode | None]:
+        # Kafka refuses appends to its internal topics however they are named, by id too
+        # (ReplicaManager.appendToLocalLog), except from the admin client id.
         if version >= TOPIC_IDS_MIN_PRODUCE_VERSION:
             info = self.find_by_id(topic_id)
-            return (info, None) if info is not None else (None, ErrorCode.UNKNOWN_TOPIC_ID)
+            if info is None:
+                return None, ErrorCode.UNKNOWN_TOPIC_ID
+            if info.name in INTERNAL_TOPICS and client_id != ADMIN_CLIENT_ID:
+                return None, ErrorCode.INVALID_TOPIC_EXCEPTION
+            return info, None
         if name in INTERNAL_TOPICS and client_id != ADMIN_CLIENT_ID:
             return None, ErrorCode.INVALID_TOPIC_EXCEPTION
         return await self.find_or_create(name, allow_create=True)

@@ -61,6 +61,8 @@ INVALID_LOW_WATERMARK = -1
 LATEST_TIERED_TIMESTAMP = -5
 
 log = get_logger("odradek.produce")
+# The refusals of Kafka's LogValidator (a RecordValidationException), whose text Kafka answers.
+_CUSTOM_MESSAGE_ERRORS = frozenset({ErrorCode.INVALID_RECORD, ErrorCode.INVALID_TIMESTAMP})
 
 
 class ReplicaManager:
@@ -163,11 +165,10 @@ class ReplicaManager:
                 code = ErrorCode(exc.error_code)
                 log.info("produce refused", topic=entry.topic, partition=entry.partition, error=code.name,
                          reason=str(exc))
-                # Kafka verifies a stale transactional batch with the coordinator before the
-                # log sees it, and that answer has no message (the client's own: "Producer
-                # attempted to produce with an old epoch.").
-                stale_txn = code == ErrorCode.INVALID_PRODUCER_EPOCH and header is not None and header.is_transactional
-                message = None if stale_txn else str(exc)
+                # Kafka answers its own text only for records its LogValidator refused
+                # (ReplicaManager.appendToLocalLog: hasCustomErrorMessage); the other refusals
+                # (too large, sequence, epoch, ...) carry none and clients show their own.
+                message = str(exc) if code in _CUSTOM_MESSAGE_ERRORS else None
                 return PartitionAppend(code, message=message, record_errors=list(exc.record_errors)), False, None
         return PartitionAppend(result=result), lazy, partition_log
 

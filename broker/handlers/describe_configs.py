@@ -45,6 +45,7 @@ API_KEY = 32
 TOPIC = 2
 BROKER = 4
 BROKER_LOGGER = 8
+CLIENT_METRICS = 16
 GROUP = 32
 RESOURCE_TYPE_NAMES = {
     0: "UNKNOWN",
@@ -132,6 +133,7 @@ def _kafka_defaults() -> dict[str, str]:
     defaults.update({name: d.default for name, d in DYNAMIC_CONFIGS.items() if d.default is not None})
     for name in NULL_DEFAULTS:
         defaults.pop(name, None)
+    defaults.pop("node.id", None)  # required by Kafka, so it has no default (see layers_of)
     defaults.update(SYNONYM_DEFAULTS)
     defaults.update({d.broker_synonym: d.default for d in GROUP_CONFIG_DEFS.values() if d.broker_synonym})
     return defaults
@@ -147,6 +149,9 @@ def layers_of(config: Config, dynamic: DynamicConfigs) -> BrokerLayers:
         for name, value in config.items()
         if name in KAFKA_SETTINGS and not config.is_default(name)
     } | static_security_settings(config)
+    # Kafka requires node.id in its properties, and KafkaConfig.populateSynonyms copies it to
+    # broker.id: both are static settings of every node.
+    static["node.id"] = static["broker.id"] = str(config.node_id)
     return BrokerLayers(
         dynamic_broker=dynamic.broker,
         dynamic_default=dynamic.default,
@@ -214,9 +219,11 @@ def broker_config_rows(config: Config, layers: BrokerLayers, per_broker: bool) -
         if not per_broker:
             synonyms = [s for s in synonyms if s.source == ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG]
         sensitive = is_sensitive(name)
+        # Kafka describes log.retention.ms (and the other `.ms` names whose hours or
+        # minutes synonym supplies the default) as null while it is unset.
         if synonyms:
             value = synonyms[0].value
-        elif name in SETTINGS:
+        elif name in SETTINGS and name not in NULL_DEFAULTS:
             value = setting_text(config.get(name))  # a setting Kafka leaves null by default
         else:
             value = None
@@ -306,6 +313,12 @@ def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[Co
         rows = broker_config_rows(ctx.config, broker_layers(ctx), per_broker=bool(resource.resource_name))
     elif resource.resource_type == BROKER_LOGGER:
         check_broker_logger_resource(resource.resource_name, ctx.cluster.node_id)
+        rows = []
+    elif resource.resource_type == CLIENT_METRICS:
+        # KIP-714 subscriptions: this broker keeps none, so a named one has no configs (as
+        # Kafka's ConfigHelper answers for a name it has none for).
+        if not resource.resource_name:
+            raise RequestError(ErrorCode.INVALID_REQUEST, "Client metrics subscription name must not be empty")
         rows = []
     elif resource.resource_type == GROUP:
         if not resource.resource_name:

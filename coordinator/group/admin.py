@@ -156,10 +156,24 @@ class GroupAdmin:
         if error is not None:
             return error, {}
         group = self.rt.groups.get(group_id)
-        if group is None or group.is_state(GroupState.DEAD):
-            return ErrorCode.GROUP_ID_NOT_FOUND, {}
+        consumer_group = self.rt.consumer_groups.get(group_id)
         results: dict[TopicPartition, ErrorCode] = {}
-        if group.is_state(GroupState.EMPTY):
+        if consumer_group is not None:
+            # A KIP-848 group (its classic twin holds the offsets): Kafka's
+            # OffsetMetadataManager.deleteOffsets refuses the topics its members subscribe to.
+            subscribed = consumer_group.subscribed_topic_names()
+            eligible = []
+            for tp in partitions:
+                if tp[0] in subscribed:
+                    results[tp] = ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                else:
+                    eligible.append(tp)
+            if group is None:
+                results.update(dict.fromkeys(eligible, ErrorCode.NONE))
+                return ErrorCode.NONE, {tp: results[tp] for tp in partitions}
+        elif group is None or group.is_state(GroupState.DEAD):
+            return ErrorCode.GROUP_ID_NOT_FOUND, {}
+        elif group.is_state(GroupState.EMPTY):
             eligible = list(partitions)
         elif group.protocol_type == CONSUMER_PROTOCOL_TYPE:
             eligible = []

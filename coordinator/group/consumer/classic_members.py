@@ -37,11 +37,11 @@ class ClassicMemberHandler:
         self.rt = rt
         self.consumers = consumers
 
-    def _classic_member(self, group: ConsumerGroup, member_id: str, instance_id: str | None
-                        ) -> tuple[ConsumerMember | None, ErrorCode]:
+    def _classic_member(self, group: ConsumerGroup, member_id: str, instance_id: str | None,
+                        classic_only: bool = True) -> tuple[ConsumerMember | None, ErrorCode]:
         """Kafka's validateClassicGroupHeartbeat/Sync member checks."""
         member = group.members.get(member_id)
-        if member is None or member.classic is None:
+        if member is None or (classic_only and member.classic is None):
             return None, ErrorCode.UNKNOWN_MEMBER_ID
         if instance_id is not None and group.static_members.get(instance_id) != member_id:
             return None, ErrorCode.FENCED_INSTANCE_ID
@@ -157,7 +157,9 @@ class ClassicMemberHandler:
             member_id = leaving.member_id
             if member_id == "" and leaving.group_instance_id is not None:
                 member_id = group.static_members.get(leaving.group_instance_id, "")
-            member, error = self._classic_member(group, member_id, leaving.group_instance_id)
+            # Any member, of either protocol: Kafka's classicGroupLeaveToConsumerGroup lets
+            # the admin client (removeMembersFromConsumerGroup) remove KIP-848 members too.
+            member, error = self._classic_member(group, member_id, leaving.group_instance_id, classic_only=False)
             if member is None:
                 errors.append(error)
                 continue

@@ -112,6 +112,14 @@ class ConsumerGroup:
                 return ConsumerGroupState.RECONCILING
         return ConsumerGroupState.STABLE
 
+    def subscribed_topic_names(self) -> set[str]:
+        """Kafka's ConsumerGroup.subscribedTopicNames: the names the members subscribe to,
+        and the topics their regexes matched when the target was last computed."""
+        names = {name for m in self.members.values() for name in m.subscribed_topic_names}
+        if any(m.subscribed_topic_regex for m in self.members.values()):
+            names.update(self.subscription_metadata or {})
+        return names
+
     def classic_only(self) -> bool:
         """Members left, all of the classic protocol: the group may become classic again."""
         return bool(self.members) and all(m.classic is not None for m in self.members.values())

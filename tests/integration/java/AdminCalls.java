@@ -101,11 +101,20 @@ public class AdminCalls {
         ConfigResource b = new ConfigResource(ConfigResource.Type.BROKER, broker);
         Config bc = admin.describeConfigs(List.of(b)).all().get().get(b);
         out("broker.count", bc.entries().size());
-        for (String name : List.of("num.partitions", "log.retention.hours", "log.retention.minutes", "log.roll.hours",
-                "offsets.topic.replication.factor", "log.dir", "auto.create.topics.enable", "ssl.key.password")) {
+        for (String name : List.of("num.partitions", "log.retention.hours", "log.retention.minutes", "log.retention.ms", "log.roll.hours",
+                "offsets.topic.replication.factor", "log.dir", "auto.create.topics.enable", "ssl.key.password", "broker.id", "node.id")) {
             ConfigEntry e = bc.get(name);
             out("broker." + name, e == null ? "missing" : e.value() + "/" + e.source() + "/" + e.isReadOnly() + "/" + e.isSensitive());
         }
+        fact("broker.node.id.synonyms", () -> {
+            ConfigEntry e = admin.describeConfigs(List.of(b), new DescribeConfigsOptions().includeSynonyms(true)).all().get().get(b).get("node.id");
+            List<String> s = new ArrayList<>();
+            for (ConfigEntry.ConfigSynonym y : e.synonyms()) s.add(y.name() + ":" + y.value() + ":" + y.source());
+            return s;
+        });
+        for (String name : List.of("", prefix + "-sub"))
+            fact("clientmetrics.describe" + (name.isEmpty() ? ".empty" : ""), () -> admin.describeConfigs(List.of(
+                    new ConfigResource(ConfigResource.Type.CLIENT_METRICS, name))).all().get().values().iterator().next().entries().size());
         fact("broker.alter.readonly", () -> admin.incrementalAlterConfigs(Map.of(b, List.of(
                 new AlterConfigOp(new ConfigEntry("log.retention.hours", "1"), AlterConfigOp.OpType.SET)))).all().get());
         fact("broker.alter.unknown", () -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(

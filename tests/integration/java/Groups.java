@@ -91,10 +91,24 @@ public class Groups {
             for (var e : admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().entrySet())
                 committed += e.getValue().offset();
             out(protocol + ".committed", committed);
+            // Offsets of a topic the members subscribe to stay (GROUP_SUBSCRIBED_TO_TOPIC).
+            try {
+                admin.deleteConsumerGroupOffsets(group, Set.of(new TopicPartition(topic, 0))).all().get();
+                out(protocol + ".offsets_delete", "deleted");
+            } catch (Exception e) {
+                out(protocol + ".offsets_delete", e.getCause().getClass().getSimpleName());
+            }
             b.close();
             deadline = System.currentTimeMillis() + 30_000;
             while (System.currentTimeMillis() < deadline && a.assignment().size() < 4) a.poll(Duration.ofMillis(100));
             out(protocol + ".after_leave", partitions(a.assignment()));
+            // The admin client removes every member (LeaveGroup naming them), of either protocol.
+            try {
+                admin.removeMembersFromConsumerGroup(group, new RemoveMembersFromConsumerGroupOptions()).all().get();
+                out(protocol + ".remove_all", "removed");
+            } catch (Exception e) {
+                out(protocol + ".remove_all", e.getCause().getClass().getSimpleName() + ": " + e.getCause().getMessage());
+            }
         } finally {
             a.close();
             b.close();

@@ -41,6 +41,29 @@ public class Produce {
                     out(codec + ".error", error(e));
                 }
             }
+            refusals(admin, bootstrap, prefix);
+        }
+    }
+
+    // What Kafka refuses and how the client words it (the broker sends no text for these).
+    static void refusals(Admin admin, String bootstrap, String prefix) throws Exception {
+        String small = prefix + "-small";
+        admin.createTopics(List.of(new NewTopic(small, 1, (short) 1).configs(Map.of("max.message.bytes", "2000")))).all().get();
+        // A group lookup (FindCoordinator) creates __consumer_offsets, if no group has yet.
+        admin.listConsumerGroupOffsets(prefix + "-g").partitionsToOffsetAndMetadata().get();
+        Properties p = new Properties();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("delivery.timeout.ms", "10000");
+        p.put("request.timeout.ms", "5000");
+        try (Producer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            for (var target : List.of(new String[] {"toolarge", small}, new String[] {"internal", "__consumer_offsets"})) {
+                try {
+                    producer.send(new ProducerRecord<>(target[1], 0, "k", "x".repeat(5000))).get();
+                    out("refused." + target[0], "accepted");
+                } catch (Exception e) {
+                    out("refused." + target[0], error(e));
+                }
+            }
         }
     }
 

@@ -73,6 +73,16 @@ def test_broker_configs_as_kafka_describes_them(admin: tuple[str, dict[str, str]
     # value / source / read-only / sensitive, as Kafka 4.0 answers
     assert facts["broker.log.retention.hours"] == "168/DEFAULT_CONFIG/true/false"
     assert facts["broker.log.retention.minutes"] == "null/DEFAULT_CONFIG/true/false"
+    # Unset, it has no value of its own: log.retention.hours supplies the retention.
+    assert facts["broker.log.retention.ms"] == "null/DEFAULT_CONFIG/false/false"
+    # Kafka's node.id is a required static setting, copied to broker.id.
+    assert facts["broker.node.id"] == "1/STATIC_BROKER_CONFIG/true/false"
+    assert facts["broker.broker.id"] == "1/STATIC_BROKER_CONFIG/true/false"
+    assert facts["broker.node.id.synonyms"] == "[node.id:1:STATIC_BROKER_CONFIG]"
+    # A KIP-714 subscription with no configs, and Kafka's refusal of an empty name.
+    assert facts["clientmetrics.describe"] == "0"
+    assert facts["clientmetrics.describe.empty"] == (
+        "!InvalidRequestException: Client metrics subscription name must not be empty")
     assert facts["broker.log.roll.hours"] == "168/DEFAULT_CONFIG/true/false"
     assert facts["broker.offsets.topic.replication.factor"] == "3/DEFAULT_CONFIG/true/false"
     assert facts["broker.log.dir"] == "/tmp/kafka-logs/DEFAULT_CONFIG/true/false"

@@ -30,4 +30,8 @@ def test_two_members_split_read_commit_and_one_leaves(
     assert (facts[f"{protocol}.members"], facts[f"{protocol}.assignor"]) == ("2", assignor)
     assert facts[f"{protocol}.committed"] == "8"  # 2 records on each of 4 partitions
     assert facts[f"{protocol}.after_leave"] == "[0,1,2,3]"
+    # Kafka 4.0 for both protocols: a subscribed topic's offsets are not deleted, and the
+    # admin client removes the remaining member.
+    assert facts[f"{protocol}.offsets_delete"] == "GroupSubscribedToTopicException"
+    assert facts[f"{protocol}.remove_all"] == "removed"
     assert facts[f"{protocol}.final_state"] == "Empty"

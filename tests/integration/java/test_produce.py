@@ -37,3 +37,12 @@ def test_describe_producers(facts: dict[str, str], codec: str) -> None:
     assert facts[f"{codec}.producer.lastTimestamp"] == str(T0 + 100)
     assert facts[f"{codec}.producer.txnStartOffset"] == "OptionalLong.empty"
     assert facts[f"{codec}.producer.coordinatorEpoch"] == "OptionalInt.empty"
+
+
+def test_refusals_carry_no_broker_text(facts: dict[str, str]) -> None:
+    # Kafka 4.0 answers RECORD_TOO_LARGE and INVALID_TOPIC_EXCEPTION (an internal topic,
+    # addressed by id in Produce v13) without a message: the client words them.
+    assert facts["refused.toolarge"] == (
+        "!RecordTooLargeException: The request included a message larger than the max message size the server will accept.")
+    assert facts["refused.internal"] == (
+        "!InvalidTopicException: The request attempted to perform an operation on an invalid topic.")
