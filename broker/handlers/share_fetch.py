@@ -37,7 +37,6 @@ from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
 from coordinator.share.coordinator import SHARE_STATE
 from coordinator.share.partition import AcquiredRecords, AcquireMode
-from coordinator.share.records import SharePartitionKey
 from coordinator.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSessionError
 from protocol.errors import ErrorCode
 from protocol.messages.share_fetch_request import ShareFetchRequest
@@ -226,50 +225,35 @@ async def _acquire_one(
     if sp is None or not sp.can_acquire():
         return []
     async with share.partitions.fetch_lock(key):
-        return await _read_and_acquire(ctx, part, key, member_id, budget, mode, isolation_level, max_bytes)
-
-
-async def _read_and_acquire(
-    ctx: RequestContext,
-    part: _Partition,
-    key: SharePartitionKey,
-    member_id: str,
-    budget: int,
-    mode: AcquireMode,
-    isolation_level: int,
-    max_bytes: int,
-) -> list[AcquiredRecords]:
-    """Under the share partition's fetch lock: another fetch may have taken what there was
-    (or the share partition may be gone) while this one waited for the lock."""
-    assert part.info is not None
-    share = ctx.share
-    sp = share.partitions.partitions.get(key)
-    if sp is None or not sp.can_acquire():
-        return []
-    offset = sp.next_fetch_offset
-    size = read_bytes(sp, budget, max_bytes)
-    [answer] = await ctx.data_plane.fetch(
-        [FetchTarget(part.info, part.index, offset, size)],
-        by_id=True, isolation_level=isolation_level, max_bytes=size, min_bytes=0, max_wait_ms=0,
-    )
-    if answer.error == ErrorCode.OFFSET_OUT_OF_RANGE and answer.log_start_offset > offset:
-        sp.update_log_start_offset(answer.log_start_offset)
-        return []
-    if answer.error != ErrorCode.NONE:
-        part.error = ErrorCode(answer.error)
-        return []
-    if answer.log_start_offset > sp.start_offset:
-        sp.update_log_start_offset(answer.log_start_offset)
-    read = deliverable(answer.records, isolation_level, answer.aborted_transactions)
-    learn_record_size(sp, read)
-    if read.read_until is None:
-        return []
-    # Records released while the read was under way lie below `offset`: not skipped.
-    got = await share.acquire(key, member_id, read.ranges, budget, mode, read.read_until, offset)
-    if got:
-        part.acquired.extend(got)
-        part.records += records_for(read, got)
-    return got
+        # Another fetch may have taken what there was (or the share partition may be gone)
+        # while this one waited for the lock.
+        sp = share.partitions.partitions.get(key)
+        if sp is None or not sp.can_acquire():
+            return []
+        offset = sp.next_fetch_offset
+        size = read_bytes(sp, budget, max_bytes)
+        [answer] = await ctx.data_plane.fetch(
+            [FetchTarget(part.info, part.index, offset, size)],
+            by_id=True, isolation_level=isolation_level, max_bytes=size, min_bytes=0, max_wait_ms=0,
+        )
+        if answer.error == ErrorCode.OFFSET_OUT_OF_RANGE and answer.log_start_offset > offset:
+            sp.update_log_start_offset(answer.log_start_offset)
+            return []
+        if answer.error != ErrorCode.NONE:
+            part.error = ErrorCode(answer.error)
+            return []
+        if answer.log_start_offset > sp.start_offset:
+            sp.update_log_start_offset(answer.log_start_offset)
+        read = deliverable(answer.records, isolation_level, answer.aborted_transactions)
+        learn_record_size(sp, read)
+        if read.read_until is None:
+            return []
+        # Records released while the read was under way lie below `offset`: not skipped.
+        got = await share.acquire(key, member_id, read.ranges, budget, mode, read.read_until, offset)
+        if got:
+            part.acquired.extend(got)
+            part.records += records_for(read, got)
+        return got
 
 
 async def _wait(
