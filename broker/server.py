@@ -196,8 +196,14 @@ class Server:
                 if context is None
                 else functools.partial(CountedTlsConnection, services, listener.name, context)
             )
-            server = await loop.create_server(factory, host=listener.host, port=listener.port, reuse_address=True)
+            # Bound now, accepting once every listener is bound (as Kafka's SocketServer
+            # enables its acceptors together): a client that reached one finds them all.
+            server = await loop.create_server(
+                factory, host=listener.host, port=listener.port, reuse_address=True, start_serving=False
+            )
             self.servers.append(server)
+        await asyncio.gather(*(server.start_serving() for server in self.servers))
+        for listener, server in zip(config.listeners, self.servers, strict=True):
             bound = [s.getsockname() for s in server.sockets]
             log.info(
                 "listening",
