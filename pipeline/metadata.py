@@ -11,6 +11,8 @@ from confluent_kafka import TopicPartition as KafkaTopicPartition
 from confluent_kafka.admin import AdminClient, OffsetSpec
 
 from pipeline.options import EARLIEST, LATEST, OptionError, Subscription, TopicPartition
+from pipeline.wire import RETRIABLE
+from protocol.errors import ErrorCode
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +22,14 @@ TIMEOUT_S = 30.0
 LIST_OFFSETS_ATTEMPT_S = 5.0
 LIST_OFFSETS_TIMEOUT_S = 60.0
 RETRY_BACKOFF_S = 0.2
+# librdkafka sets its retriable flag on a per-partition ListOffsets error only for some codes
+# (not NOT_LEADER_OR_FOLLOWER, which a former leader answers); these are retried by code too
+# (Kafka's RetriableException ones that ListOffsets answers).
+LIST_OFFSETS_RETRIABLE = RETRIABLE | {
+    ErrorCode.FENCED_LEADER_EPOCH,
+    ErrorCode.UNKNOWN_LEADER_EPOCH,
+    ErrorCode.OFFSET_NOT_AVAILABLE,
+}
 
 
 class ClusterView:
@@ -73,7 +83,8 @@ class ClusterView:
                 try:
                     offset = int(future.result().offset)
                 except KafkaException as exc:
-                    if not exc.args[0].retriable():
+                    error = exc.args[0]
+                    if not (error.retriable() or error.code() in LIST_OFFSETS_RETRIABLE):
                         raise RuntimeError(f"ListOffsets for {tp.topic}-{tp.partition} failed: {exc}") from exc
                     failed[tp] = str(exc)
                     continue
