@@ -99,15 +99,7 @@ class _Lock:
         self.armed = False
 
 
-@dataclass(frozen=True)
-class Checkpoint:
-    """What `SharePartition.rollback` puts back: the window as it was before a change whose
-    durable write failed."""
-
-    start: int
-    floor: int
-    runs: tuple[tuple[int, int, RecordState, int, str | None, _Lock | None], ...]
-    stats: tuple[int, int, int, int, int]
+_Undo = tuple[RecordState, int, "str | None", "_Lock | None"]
 
 
 @dataclass
@@ -118,10 +110,17 @@ class _Run:
     delivery_count: int
     member_id: str | None = None
     lock: _Lock | None = field(default=None, repr=False)
+    # (state, delivery count, member, lock) before a change whose write is under way; None
+    # when the run holds no such change (Kafka's `InFlightState.hasOngoingStateTransition`).
+    undo: _Undo | None = field(default=None, repr=False)
 
     @property
     def count(self) -> int:
         return self.last - self.first + 1
+
+    def note(self) -> None:
+        if self.undo is None:
+            self.undo = (self.state, self.delivery_count, self.member_id, self.lock)
 
 
 class SharePartition:
@@ -146,6 +145,9 @@ class SharePartition:
         self.stats = ShareStats()
         # Average bytes per record of the last log read, which sizes the next (the broker's).
         self.record_bytes_hint = 0
+        # Between `begin_change` and `changes_applied`: the runs changed keep what they were.
+        self._recording = False
+        self._stats_delta: tuple[int, ...] = ()
 
     @classmethod
     def restored(
@@ -194,14 +196,14 @@ class SharePartition:
         """Where the next log read should begin: the first available offset in flight, else
         the first offset past the window."""
         for run in self._runs:
-            if run.state is RecordState.AVAILABLE:
+            if run.state is RecordState.AVAILABLE and run.undo is None:
                 return run.first
         return self._next_new_offset()
 
     def can_acquire(self) -> bool:
         """Kafka's `canAcquireRecords`: records in the window are available, or the window
         has room for new ones."""
-        if any(r.state is RecordState.AVAILABLE for r in self._runs):
+        if any(r.state is RecordState.AVAILABLE and r.undo is None for r in self._runs):
             return True
         return self.in_flight_count < self.config.max_in_flight_records
 
@@ -223,9 +225,17 @@ class SharePartition:
         `SharePartition` writes on acknowledgement, release and lock timeout only): an
         acquired record is stored as it was before it was acquired, available with the
         delivery count it had, so a restart delivers it again at that count. Available
-        records never delivered are left out: a restart treats offsets without state so."""
+        records never delivered are left out: a restart treats offsets without state so.
+        Finished runs at the head are left out and the start offset moved past them, as
+        `_advance_start` moves it once a change under way is durable."""
         out: list[PersistedBatch] = []
-        for r in self._runs:
+        start, head = self._start, 0
+        while head < len(self._runs) and self._runs[head].state.is_terminal:
+            start = self._runs[head].last + 1
+            head += 1
+        if head == len(self._runs):
+            start = max(start, self._floor)
+        for r in self._runs[head:]:
             state, count = r.state, r.delivery_count
             if state is RecordState.ACQUIRED:
                 state, count = RecordState.AVAILABLE, count - 1
@@ -241,31 +251,62 @@ class SharePartition:
                 out[-1] = PersistedBatch(prev.first_offset, r.last, state, count)
             else:
                 out.append(PersistedBatch(r.first, r.last, state, count))
-        return self._start, out
+        return start, out
 
-    def checkpoint(self) -> Checkpoint:
-        st = self.stats
-        return Checkpoint(
-            self._start,
-            self._floor,
-            tuple((r.first, r.last, r.state, r.delivery_count, r.member_id, r.lock) for r in self._runs),
-            (st.acquired_records, st.redelivered_records, st.acknowledged_records, st.archived_records,
-             st.lock_timeouts),
-        )
+    # -- a change and its write -------------------------------------------------------------
+    # The changes of one write (acknowledgements, releases) are applied at once, between
+    # `begin_change` and `changes_applied`; while the write is under way the runs they
+    # changed keep what they were before (Kafka's `InFlightState` state transition), are not
+    # acquired again, and hold the start offset where it is. Acquisitions and lock timeouts
+    # of other runs go on meanwhile: `commit_change` or `abort_change` settles only those runs.
 
-    def rollback(self, cp: Checkpoint) -> None:
-        """Put the window back as `cp` holds it: locks made since are cancelled, locks
-        released since are armed again for what is left of their duration."""
-        before = {id(t[5]): t[5] for t in cp.runs if t[5] is not None}
+    def begin_change(self) -> None:
+        self._recording = True
+        self._stats_delta = self._stats_tuple()
+
+    def changes_applied(self) -> None:
+        self._recording = False
+        before, after = self._stats_delta, self._stats_tuple()
+        self._stats_delta = tuple(a - b for a, b in zip(after, before, strict=True))
+
+    def commit_change(self) -> None:
+        """The write is durable: the changes stand, the start offset moves past them."""
         for run in self._runs:
-            if run.lock is not None and id(run.lock) not in before:
-                run.lock.cancel()
-        self._start, self._floor = cp.start, cp.floor
-        self._runs = [_Run(f, la, s, d, m, lk) for f, la, s, d, m, lk in cp.runs]
-        self.stats = ShareStats(*cp.stats)
-        for lock in before.values():
+            run.undo = None
+        self._stats_delta = ()
+        self._advance_start()
+
+    def abort_change(self) -> None:
+        """The write failed: the changed runs are put back as they were; a lock released by
+        the change is armed again for what is left of its duration, one it made is cancelled."""
+        restored: dict[int, _Lock] = {}
+        made: dict[int, _Lock] = {}
+        for run in self._runs:
+            if run.undo is None:
+                continue
+            if run.lock is not None:
+                made[id(run.lock)] = run.lock
+            run.state, run.delivery_count, run.member_id, run.lock = run.undo
+            run.undo = None
+            if run.lock is not None:
+                restored[id(run.lock)] = run.lock
+        in_use = {id(r.lock) for r in self._runs if r.lock is not None}
+        for key, lock in made.items():
+            if key not in in_use:
+                lock.cancel()
+        for lock in restored.values():
             if not lock.armed:
                 self._arm(lock, max(lock.deadline_ms - self._clock.monotonic_ms(), 0))
+        if self._stats_delta:
+            current = self._stats_tuple()
+            self.stats = ShareStats(*(c - d for c, d in zip(current, self._stats_delta, strict=True)))
+        self._stats_delta = ()
+        self._advance_start()
+
+    def _stats_tuple(self) -> tuple[int, ...]:
+        st = self.stats
+        return (st.acquired_records, st.redelivered_records, st.acknowledged_records, st.archived_records,
+                st.lock_timeouts)
 
     def _arm(self, lock: _Lock, delay_ms: int) -> None:
         lock.armed = True
@@ -348,7 +389,7 @@ class SharePartition:
             return
         if self._runs and first <= self.end_offset:
             for run in self._carve(first, min(last, self.end_offset)):
-                if run.state is RecordState.AVAILABLE:
+                if run.state is RecordState.AVAILABLE and run.undo is None:
                     run.state = transition(run.state, RecordState.ARCHIVED)
         tail = max(first, self._next_new_offset())
         if tail <= last:
@@ -367,7 +408,7 @@ class SharePartition:
         for run in list(self._overlapping(first, last)):
             if budget <= 0:
                 break
-            if run.state is not RecordState.AVAILABLE:
+            if run.state is not RecordState.AVAILABLE or run.undo is not None:
                 continue
             lo = max(run.first, first)
             hi = min(run.last, last)
@@ -405,6 +446,8 @@ class SharePartition:
         for ack in acks:
             for first, last, ack_type in _segments(ack):
                 for run in self._carve(first, last):
+                    if self._recording:
+                        run.note()
                     if run.lock is not None:
                         touched.add(run.lock)
                     if ack_type is AcknowledgeType.RENEW:
@@ -433,6 +476,8 @@ class SharePartition:
         released = 0
         for run in self._runs:
             if run.state is RecordState.ACQUIRED and run.member_id == member_id:
+                if self._recording:
+                    run.note()
                 if run.lock is not None:
                     touched.add(run.lock)
                 self._release(run)
@@ -451,7 +496,7 @@ class SharePartition:
         if self._runs and self._runs[0].first < log_start_offset:
             last = min(log_start_offset - 1, self.end_offset)
             for run in self._carve(self._runs[0].first, last):
-                if run.state is RecordState.AVAILABLE:
+                if run.state is RecordState.AVAILABLE and run.undo is None:
                     run.state = transition(run.state, RecordState.ARCHIVED)
                     self.stats.archived_records += run.count
         self._floor = log_start_offset
@@ -501,7 +546,11 @@ class SharePartition:
         """Drop the finished runs at the head of the window and move the start offset to the
         first offset still to be delivered. The runs always cover the window without holes."""
         dropped = 0
-        while dropped < len(self._runs) and self._runs[dropped].state.is_terminal:
+        while (
+            dropped < len(self._runs)
+            and self._runs[dropped].state.is_terminal
+            and self._runs[dropped].undo is None
+        ):
             self._start = self._runs[dropped].last + 1
             dropped += 1
         if dropped:
@@ -529,7 +578,7 @@ class SharePartition:
             return
         run = self._runs[i]
         if run.first < offset <= run.last:
-            tail = _Run(offset, run.last, run.state, run.delivery_count, run.member_id, run.lock)
+            tail = _Run(offset, run.last, run.state, run.delivery_count, run.member_id, run.lock, run.undo)
             run.last = offset - 1
             self._runs.insert(i + 1, tail)
 

@@ -6,7 +6,7 @@ its persister reads (`coordinator/share/persister.py`: this broker's
 As Kafka's `SharePartition` does, an acquisition changes the partition in memory only (a
 crash delivers again what was acquired and not acknowledged, at the delivery count last
 written); an acknowledgement or a release is answered once the new state is durable, and one
-whose write fails is rolled back (`SharePartition.rollback`) and leaves no trace. The
+whose write fails is rolled back (`SharePartition.abort_change`) and leaves no trace. The
 acknowledgements that queue behind a write are applied and written together by the next
 one (one write per acknowledgement round rather than one per request). A lock timeout
 writes the state too, and keeps its change if that write fails (Kafka's
@@ -127,16 +127,17 @@ class SharePartitions:
         operation: Callable[[SharePartition], _T],
         missing: Callable[[], _T] | None = None,
     ) -> _T:
-        """Run `operation` (an acquisition) on the share partition, writing nothing; it waits
-        for a write under way, whose rollback must not undo it. `missing()` when the share
-        partition was dropped meanwhile (`forget`: KeyError without it)."""
-        async with self.lock(key):
-            sp = self.partitions.get(key)
-            if sp is None:
-                if missing is None:
-                    raise KeyError(key)
-                return missing()
-            return operation(sp)
+        """Run `operation` (an acquisition) on the share partition, writing nothing. It does
+        not wait for a write under way: that write's records are not acquired until it is
+        durable, and its rollback touches only them (`SharePartition.begin_change`).
+        `missing()` when the share partition was dropped meanwhile (`forget`: KeyError
+        without it)."""
+        sp = self.partitions.get(key)
+        if sp is None:
+            if missing is None:
+                raise KeyError(key)
+            return missing()
+        return operation(sp)
 
     async def change(self, key: SharePartitionKey, operation: Callable[[SharePartition], _T]) -> _T:
         """Run `operation` on the share partition and return its result once the new state is
@@ -158,19 +159,22 @@ class SharePartitions:
             for _, fut in batch:
                 fut.set_exception(ShareAcknowledgeError(ErrorCode.INVALID_RECORD_STATE, "share partition was reset"))
             return
-        cp = sp.checkpoint()
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-        for operation, fut in batch:
-            try:
-                outcomes.append((fut, operation(sp), None))
-            except Exception as exc:
-                outcomes.append((fut, None, exc))
+        sp.begin_change()
+        try:
+            for operation, fut in batch:
+                try:
+                    outcomes.append((fut, operation(sp), None))
+                except Exception as exc:
+                    outcomes.append((fut, None, exc))
+        finally:
+            sp.changes_applied()
         state = sp.snapshot()
         if self._written.get(key) != state:
             try:
                 await self.persister.write(key, state[0], state[1])
             except BaseException as exc:
-                sp.rollback(cp)
+                sp.abort_change()
                 if isinstance(exc, CoordinatorLogError) and exc.error is ErrorCode.FENCED_LEADER_EPOCH:
                     # A newer leader of the data partition read the state since this one
                     # did (Kafka's SharePartition is fenced and dropped): what it holds is
@@ -185,6 +189,7 @@ class SharePartitions:
                     raise
                 return
             self._written[key] = state
+        sp.commit_change()
         for fut, result, error in outcomes:
             if error is not None:
                 fut.set_exception(error)

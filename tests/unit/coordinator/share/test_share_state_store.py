@@ -140,6 +140,47 @@ async def test_acknowledgements_queued_behind_a_write_share_the_next_one() -> No
     assert types_in(log) == [rec.SNAPSHOT]
 
 
+async def test_acquisitions_go_on_while_a_write_is_under_way() -> None:
+    """As Kafka's SharePartition: an acquisition does not wait for an acknowledgement's write;
+    the records that write changes are not acquired again nor passed by the start offset until
+    it is durable, and its failure puts back only them."""
+    clock, log = ManualClock(), MemoryCoordinatorLog()
+    parts = await fresh(log, clock)
+    sp = parts.get(KEY, lambda: 0)
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m1", 0, 4))
+    await parts.in_memory(KEY, lambda sp: acquire(sp, "m2", 5, 9))
+    for fail in (True, False):
+        log.append_gate = asyncio.Event()
+        log.fail_next = 1 if fail else 0
+        acked = asyncio.ensure_future(parts.change(KEY, lambda sp: sp.acknowledge(
+            "m1", [Acknowledgement(0, 1, (A.ACCEPT,)), Acknowledgement(2, 4, (A.RELEASE,))])))
+        while sp.state_of(0) != (S.ACKNOWLEDGED, 1):
+            await asyncio.sleep(0)
+        # The write waits: the released records are not acquirable yet, new ones are.
+        assert sp.next_fetch_offset == 10
+        got = await asyncio.wait_for(parts.in_memory(KEY, lambda sp: sp.acquire("m2", [(2, 4), (10, 11)], 500)), 1)
+        # (released after the first round's failure, so a second delivery in the second)
+        assert got == [AcquiredRecords(10, 11, 1 if fail else 2)]
+        assert sp.start_offset == 0
+        log.append_gate.set()
+        if fail:
+            with pytest.raises(CoordinatorLogError):
+                await acked
+            assert [sp.state_of(o) for o in range(5)] == [(S.ACQUIRED, 1)] * 5
+            assert [sp.acquired_by(o) for o in (0, 4, 10)] == ["m1", "m1", "m2"]
+            assert sp.stats.acknowledged_records == 0
+            await parts.in_memory(KEY, lambda sp: sp.acknowledge("m2", [Acknowledgement(10, 11, (A.RELEASE,))]))
+        else:
+            await acked
+            assert [sp.state_of(o) for o in range(2, 5)] == [(S.AVAILABLE, 1)] * 3
+            assert (sp.start_offset, sp.next_fetch_offset, sp.acquired_by(10)) == (2, 2, "m2")
+            assert sp.stats.acknowledged_records == 2
+    # What was written is the state after the change (start offset 2, the released records),
+    # not the acquisitions: 5 was never delivered as far as a restart knows.
+    sp2 = (await fresh(log, ManualClock())).get(KEY, lambda: 0)
+    assert (sp2.start_offset, sp2.state_of(2), sp2.state_of(5)) == (2, (S.AVAILABLE, 1), (S.AVAILABLE, 0))
+
+
 async def test_a_lock_timeout_is_written() -> None:
     clock, log = ManualClock(), MemoryCoordinatorLog()
     parts = await fresh(log, clock)
