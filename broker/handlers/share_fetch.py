@@ -36,7 +36,9 @@ from broker.share_support import (
 from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
 from coordinator.share.coordinator import SHARE_STATE
-from coordinator.share.partition import AcquiredRecords, AcquireMode
+from coordinator.share.partition import Acknowledgement, AcquiredRecords, AcquireMode
+from coordinator.share.record_state import AcknowledgeType
+from coordinator.share.records import SharePartitionKey
 from coordinator.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSessionError
 from protocol.errors import ErrorCode
 from protocol.messages.share_fetch_request import ShareFetchRequest
@@ -117,7 +119,7 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
         elif (refused := leadership_error(ctx, part.topic_id, part.index)) is not None:
             part.error = refused
 
-    # Acknowledgements first: what they release may be acquired again below.
+    acks_to_apply: list[tuple[_Partition, SharePartitionKey, list[Acknowledgement]]] = []
     for t in request.topics:
         for p in t.partitions:
             if not p.acknowledgement_batches:
@@ -134,13 +136,32 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             except InvalidAcknowledgementError:
                 part.ack_error = ErrorCode.INVALID_REQUEST
                 continue
-            part.ack_error = await share.acknowledge(share_key(group_id, t.topic_id, p.partition_index), member_id, acks)
+            acks_to_apply.append((part, share_key(group_id, t.topic_id, p.partition_index), acks))
 
-    if epoch == FINAL_EPOCH:
-        share.sessions.close(group_id, member_id)
-        await share.release_member(group_id, member_id)
-    elif not request.is_renew_ack:
-        await _acquire(ctx, request, group_id, member_id, [p for p in parts.values() if p.error is ErrorCode.NONE])
+    async def acknowledge(part: _Partition, key: SharePartitionKey, acks: list[Acknowledgement]) -> None:
+        part.ack_error = await share.acknowledge(key, member_id, acks)
+
+    fetching = epoch != FINAL_EPOCH and not request.is_renew_ack
+    if fetching and not any(_releases(acks) for _, _, acks in acks_to_apply):
+        # Kafka's KafkaApis handles a ShareFetch's acknowledgements and its fetch side by
+        # side: the acquisition does not wait for the acknowledgements' state write (their
+        # records stay in flight until it is durable, coordinator/share/partitions.py), and
+        # the answer waits for both.
+        pending = [asyncio.ensure_future(acknowledge(*a)) for a in acks_to_apply]
+        try:
+            await _acquire(ctx, request, group_id, member_id, [p for p in parts.values() if p.error is ErrorCode.NONE])
+        finally:
+            if pending:
+                await asyncio.gather(*pending)
+    else:
+        # Acknowledgements first: what they release may be acquired again below.
+        for a in acks_to_apply:
+            await acknowledge(*a)
+        if epoch == FINAL_EPOCH:
+            share.sessions.close(group_id, member_id)
+            await share.release_member(group_id, member_id)
+        elif fetching:
+            await _acquire(ctx, request, group_id, member_id, [p for p in parts.values() if p.error is ErrorCode.NONE])
 
     settings = group_settings(ctx, group_id)
     topics: dict[uuid.UUID, ShareFetchableTopicResponse] = {}
@@ -160,6 +181,11 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
         acquisition_lock_timeout_ms=settings.partition.record_lock_duration_ms,
         responses=list(topics.values()),
     )
+
+
+def _releases(acks: list[Acknowledgement]) -> bool:
+    """Whether the acknowledgements make records available again (RELEASE)."""
+    return any(t is AcknowledgeType.RELEASE for a in acks for t in a.types)
 
 
 async def _acquire(
