@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from broker.features import SHARE_VERSION
@@ -16,6 +16,7 @@ from coordinator.share.partition import Acknowledgement, AcquiredRecords
 from coordinator.share.record_state import AcknowledgeType
 from coordinator.share.records import SharePartitionKey
 from protocol import record_batch as rb
+from protocol.codec import RecordsData
 from protocol.errors import ErrorCode
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransaction
 
@@ -121,6 +122,9 @@ class LogRead:
     ranges: list[tuple[int, int]]
     read_until: int | None
     batches: list[tuple[int, int, memoryview]]
+    # Where each of `batches` starts in `data`, the read.
+    positions: list[int] = field(default_factory=list)
+    data: memoryview = field(default_factory=lambda: memoryview(b""))
 
 
 def deliverable(
@@ -136,6 +140,7 @@ def deliverable(
     active: set[int] = set()
     ranges: list[tuple[int, int]] = []
     batches: list[tuple[int, int, memoryview]] = []
+    positions: list[int] = []
     end: int | None = None
     for pos, header in rb.iter_batches(buf):
         end = header.next_offset
@@ -152,17 +157,27 @@ def deliverable(
             continue
         ranges.append((header.base_offset, header.last_offset))
         batches.append((header.base_offset, header.last_offset, buf[pos:pos + header.size]))
-    return LogRead(ranges, end, batches)
+        positions.append(pos)
+    return LogRead(ranges, end, batches, positions, buf)
 
 
-def records_for(read: LogRead, acquired: Sequence[AcquiredRecords]) -> bytes:
+def records_for(read: LogRead, acquired: Sequence[AcquiredRecords]) -> RecordsData:
     """The read's batches that hold an acquired offset (the client keeps only the acquired
-    ones, by the AcquiredRecords ranges)."""
-    out = []
-    for first, last, data in read.batches:
-        if any(a.first_offset <= last and a.last_offset >= first for a in acquired):
-            out.append(data)
-    return b"".join(out)
+    ones, by the AcquiredRecords ranges). Batches next to each other in the read (the usual
+    case: every batch read is acquired) are answered as one slice of it, not copied."""
+    chosen = [
+        i for i, (first, last, _) in enumerate(read.batches)
+        if any(a.first_offset <= last and a.last_offset >= first for a in acquired)
+    ]
+    if not chosen:
+        return b""
+    start = read.positions[chosen[0]]
+    end = start
+    for i in chosen:
+        if read.positions[i] != end:
+            return b"".join(read.batches[i][2] for i in chosen)
+        end += len(read.batches[i][2])
+    return read.data[start:end]
 
 
 # The first read of a share partition sizes itself for records of this size; later reads

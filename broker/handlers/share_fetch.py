@@ -40,6 +40,7 @@ from coordinator.share.partition import Acknowledgement, AcquiredRecords, Acquir
 from coordinator.share.record_state import AcknowledgeType
 from coordinator.share.records import SharePartitionKey
 from coordinator.share.sessions import FINAL_EPOCH, INITIAL_EPOCH, ShareSessionError
+from protocol.codec import RecordsData
 from protocol.errors import ErrorCode
 from protocol.messages.share_fetch_request import ShareFetchRequest
 from protocol.messages.share_fetch_response import AcquiredRecords as WireAcquired
@@ -64,7 +65,7 @@ class _Partition:
     error: ErrorCode = ErrorCode.NONE
     ack_error: ErrorCode = ErrorCode.NONE
     acquired: list[AcquiredRecords] = field(default_factory=list)
-    records: bytes = b""
+    records: RecordsData = b""
     # Listed in this request (answered even when empty).
     requested: bool = False
 
@@ -278,7 +279,9 @@ async def _acquire_one(
         got = await share.acquire(key, member_id, read.ranges, budget, mode, read.read_until, offset)
         if got:
             part.acquired.extend(got)
-            part.records += records_for(read, got)
+            chunk = records_for(read, got)
+            # One acquisition per partition and request is the rule: no copy then.
+            part.records = chunk if not part.records else bytes(part.records) + bytes(chunk)
         return got
 
 

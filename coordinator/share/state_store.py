@@ -106,11 +106,18 @@ class ShareStateStore:
         self._updates: dict[SharePartitionKey, int] = {}
         self.loaded = False
         self._locks: dict[int, asyncio.Lock] = {}
+        self._partition_of: dict[SharePartitionKey, tuple[int, int]] = {}
         # Which partitions of the topic this broker holds (all of them without a cluster).
         self.ownership = Ownership(coordinator_log.num_partitions, owns_all)
 
     def partition_for(self, key: SharePartitionKey) -> int:
-        return partition_for(coordinator_key(key), self.log.num_partitions)
+        # Asked on every write: the Java string hash of the key is kept (per partition count).
+        n = self.log.num_partitions
+        found = self._partition_of.get(key)
+        if found is None or found[0] != n:
+            found = (n, partition_for(coordinator_key(key), n))
+            self._partition_of[key] = found
+        return found[1]
 
     async def ensure_log(self) -> ErrorCode:
         """Create `__share_group_state` if it is missing (FindCoordinator and the persister
@@ -290,6 +297,7 @@ class ShareStateStore:
             await self._append(partition, records)
             self.states.pop(key, None)
             self._updates.pop(key, None)
+            self._partition_of.pop(key, None)
 
     def _held(self, partition: int) -> OwnedPartition:
         """The partition's loaded ownership, else CoordinatorLogError (NOT_COORDINATOR,

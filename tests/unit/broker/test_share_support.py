@@ -55,6 +55,14 @@ def test_records_for_sends_the_batches_holding_acquired_offsets() -> None:
     assert [(h.base_offset, h.last_offset) for _, h in rb.iter_batches(out)] == [(2, 4), (9, 9)]
 
 
+def test_records_for_adjacent_batches_is_a_slice_of_the_read() -> None:
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    out = records_for(read, [AcquiredRecords(0, 4, 1)])
+    assert isinstance(out, memoryview) and out.obj is read.data.obj
+    assert bytes(out) == LOG[:len(_data(0, 2)) + len(_data(2, 3, pid=7))]
+    assert records_for(read, [AcquiredRecords(10, 12, 1)]) == b""
+
+
 def test_an_empty_read_covers_nothing() -> None:
     read = deliverable(b"", READ_COMMITTED, [])
     assert (read.ranges, read.read_until, read.batches) == ([], None, [])
