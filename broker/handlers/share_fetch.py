@@ -68,6 +68,8 @@ class _Partition:
     records: RecordsData = b""
     # Listed in this request (answered even when empty).
     requested: bool = False
+    # This request's acknowledgements of the partition while they are being written.
+    acknowledging: asyncio.Future[None] | None = None
 
 
 async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchResponse:
@@ -148,7 +150,10 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
         # side: the acquisition does not wait for the acknowledgements' state write (their
         # records stay in flight until it is durable, coordinator/share/partitions.py), and
         # the answer waits for both.
-        pending = [asyncio.ensure_future(acknowledge(*a)) for a in acks_to_apply]
+        pending = []
+        for a in acks_to_apply:
+            a[0].acknowledging = asyncio.ensure_future(acknowledge(*a))
+            pending.append(a[0].acknowledging)
         try:
             await _acquire(ctx, request, group_id, member_id, [p for p in parts.values() if p.error is ErrorCode.NONE])
         finally:
@@ -249,6 +254,16 @@ async def _acquire_one(
     share = ctx.share
     key = share_key(group_id, part.topic_id, part.index)
     sp = share.partitions.partitions.get(key)
+    if (
+        sp is not None
+        and part.acknowledging is not None
+        and sp.config.max_in_flight_records - sp.in_flight_count < budget
+    ):
+        # The window has no room for the budget, part of it this request's own acknowledged
+        # records until their write is durable: wait for it, as a fetch that acknowledges
+        # first would have (else the acquisition would be cut short at the window's end).
+        await asyncio.wait([part.acknowledging])
+        sp = share.partitions.partitions.get(key)
     if sp is None or not sp.can_acquire():
         return []
     async with share.partitions.fetch_lock(key):
