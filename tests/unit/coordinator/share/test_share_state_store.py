@@ -154,8 +154,11 @@ async def test_acquisitions_go_on_while_a_write_is_under_way() -> None:
         log.fail_next = 1 if fail else 0
         acked = asyncio.ensure_future(parts.change(KEY, lambda sp: sp.acknowledge(
             "m1", [Acknowledgement(0, 1, (A.ACCEPT,)), Acknowledgement(2, 4, (A.RELEASE,))])))
-        while sp.state_of(0) != (S.ACKNOWLEDGED, 1):
+        for _ in range(100):  # the write applies its change, then waits on the gate
+            if sp.state_of(0) == (S.ACKNOWLEDGED, 1):
+                break
             await asyncio.sleep(0)
+        assert sp.state_of(0) == (S.ACKNOWLEDGED, 1)
         # The write waits: the released records are not acquirable yet, new ones are.
         assert sp.next_fetch_offset == 10
         got = await asyncio.wait_for(parts.in_memory(KEY, lambda sp: sp.acquire("m2", [(2, 4), (10, 11)], 500)), 1)
