@@ -1,5 +1,5 @@
 // The Admin API calls a Java user makes: topics by name and by id, configs with their
-// sources, partitions, records, offsets, groups, log dirs and ACLs. With "acl" as third
+// sources, partitions, records, offsets, groups, log dirs, ACLs and features. With "acl" as third
 // argument only the ACL calls run (for a broker with an authorizer). Prints key=value lines
 // for tests/integration/java/test_admin.py; a failed call prints its exception's class and message.
 // Usage: java -cp 'jars/*' AdminCalls.java BOOTSTRAP PREFIX [acl]
@@ -48,6 +48,7 @@ public class AdminCalls {
             groups(admin, prefix);
             logDirs(admin, prefix);
             aclsWithoutAuthorizer(admin);
+            features(admin);
         }
     }
 
@@ -181,6 +182,17 @@ public class AdminCalls {
             out("logdirs.replica", r == null ? "missing" : (r.size() > 0) + "/" + r.offsetLag() + "/" + r.isFuture());
             out("logdirs.space", d.totalBytes().isPresent() + "/" + d.usableBytes().isPresent());
         }
+    }
+
+    // Finalized levels as name:level and supported ranges as name:min-max, sorted by name.
+    static void features(Admin admin) {
+        fact("features", () -> {
+            FeatureMetadata f = admin.describeFeatures().featureMetadata().get();
+            List<String> fin = new ArrayList<>(), sup = new ArrayList<>();
+            new TreeMap<>(f.finalizedFeatures()).forEach((n, r) -> fin.add(n + ":" + r.minVersionLevel() + "-" + r.maxVersionLevel()));
+            new TreeMap<>(f.supportedFeatures()).forEach((n, r) -> sup.add(n + ":" + r.minVersion() + "-" + r.maxVersion()));
+            return String.join(",", fin) + "/" + String.join(",", sup);
+        });
     }
 
     static AclBinding acl(String topic, String principal, AclOperation op) {

@@ -129,6 +129,18 @@ def test_acls_without_authorizer(admin: tuple[str, dict[str, str]]) -> None:
     assert facts["acl.none.delete"] == NO_AUTHORIZER
 
 
+def test_features(admin: tuple[str, dict[str, str]], java_broker: BrokerProcess) -> None:
+    _, facts = admin
+    # Kafka 4.0 finalizes group.version 1 and transaction.version 2 on a new cluster (and its
+    # KRaft features, metadata.version and kraft.version, which odradek has not); share.version
+    # is Kafka 4.2's.
+    finalized = ["group.version:1-1", "share.version:1-1"]
+    if java_broker.overrides.get("transaction.version") == "2":
+        finalized.append("transaction.version:2-2")
+    assert facts["features"] == (
+        ",".join(finalized) + "/group.version:0-1,share.version:0-1,transaction.version:0-2")
+
+
 def test_acls_with_authorizer(acl_broker: BrokerProcess) -> None:
     facts = run_java("AdminCalls.java", acl_broker.bootstrap, unique("jacl"), "acl")
     assert facts["acl.create"] == "ok"
