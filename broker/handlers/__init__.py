@@ -16,6 +16,7 @@ from broker.handlers import (
     create_acls,
     create_partitions,
     create_topics,
+    delegation_tokens,
     delete_acls,
     delete_groups,
     delete_records,
@@ -77,6 +78,10 @@ def build_router() -> Router:
     router.add(alter_client_quotas.API_KEY, alter_client_quotas.handle)
     router.add(create_acls.API_KEY, create_acls.handle)
     router.add(delete_acls.API_KEY, delete_acls.handle)
+    router.add(delegation_tokens.CREATE_API_KEY, delegation_tokens.create)
+    router.add(delegation_tokens.RENEW_API_KEY, delegation_tokens.renew)
+    router.add(delegation_tokens.EXPIRE_API_KEY, delegation_tokens.expire)
+    router.add(delegation_tokens.DESCRIBE_API_KEY, delegation_tokens.describe)
     router.add(metadata.API_KEY, metadata.handle)
     router.add(
         produce.API_KEY,

@@ -49,6 +49,7 @@ public class AdminCalls {
             logDirs(admin, prefix);
             aclsWithoutAuthorizer(admin);
             features(admin);
+            delegationTokens(admin);
         }
     }
 
@@ -193,6 +194,14 @@ public class AdminCalls {
             new TreeMap<>(f.supportedFeatures()).forEach((n, r) -> sup.add(n + ":" + r.minVersion() + "-" + r.maxVersion()));
             return String.join(",", fin) + "/" + String.join(",", sup);
         });
+    }
+
+    // Refused on a PLAINTEXT channel, as Kafka's KafkaApis refuses them.
+    static void delegationTokens(Admin admin) {
+        fact("token.create", () -> admin.createDelegationToken().delegationToken().get());
+        fact("token.describe", () -> admin.describeDelegationToken().delegationTokens().get());
+        fact("token.renew", () -> admin.renewDelegationToken(new byte[] {1}).expiryTimestamp().get());
+        fact("token.expire", () -> admin.expireDelegationToken(new byte[] {1}).expiryTimestamp().get());
     }
 
     static AclBinding acl(String topic, String principal, AclOperation op) {

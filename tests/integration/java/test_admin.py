@@ -141,6 +141,14 @@ def test_features(admin: tuple[str, dict[str, str]], java_broker: BrokerProcess)
         ",".join(finalized) + "/group.version:0-1,share.version:0-1,transaction.version:0-2")
 
 
+def test_delegation_tokens_on_plaintext(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    for call in ("create", "describe", "renew", "expire"):
+        assert facts[f"token.{call}"] == (
+            "!UnsupportedByAuthenticationException: Delegation Token requests are not allowed on "
+            "PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.")
+
+
 def test_acls_with_authorizer(acl_broker: BrokerProcess) -> None:
     facts = run_java("AdminCalls.java", acl_broker.bootstrap, unique("jacl"), "acl")
     assert facts["acl.create"] == "ok"
