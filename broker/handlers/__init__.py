@@ -40,6 +40,7 @@ from broker.handlers import (
     init_producer_id,
     join_group,
     leave_group,
+    list_config_resources,
     list_groups,
     list_offsets,
     list_partition_reassignments,
@@ -136,6 +137,7 @@ def build_router() -> Router:
     router.add(alter_configs.API_KEY, alter_configs.handle)
     router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
+    router.add(list_config_resources.API_KEY, list_config_resources.handle)
     router.add(update_features.API_KEY, update_features.handle)
     router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
     router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)

@@ -38,6 +38,8 @@ from protocol.messages.incremental_alter_configs_request import (
     IncrementalAlterConfigsRequest,
 )
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from protocol.messages.list_config_resources_request import ListConfigResourcesRequest
+from protocol.messages.list_config_resources_response import ListConfigResourcesResponse
 from tests.broker_process import BrokerProcess
 from tests.integration.admin.admin_wire import (
     ALTER_CONFIGS,
@@ -514,3 +516,31 @@ def test_describe_cluster_controller_endpoints_are_not_served_here(client: WireC
     assert response.error_code == ErrorCode.MISMATCHED_ENDPOINT_TYPE
     response = client.call(DESCRIBE_CLUSTER, 1, DescribeClusterRequest(endpoint_type=9))
     assert response.error_code == ErrorCode.UNSUPPORTED_ENDPOINT_TYPE
+
+
+# --- ListConfigResources --------------------------------------------------------------
+
+
+def test_list_config_resources_by_version_and_type(client: WireClient) -> None:
+    name, group = unique(), unique("g")
+    create(client, topic(name))
+    altered = client.call(INCREMENTAL_ALTER_CONFIGS, 1, IncrementalAlterConfigsRequest(resources=[
+        IncrementalResource(32, group, [IncrementalConfig("consumer.session.timeout.ms", 0, "50000")])]))
+    assert altered.responses[0].error_code == ErrorCode.NONE
+
+    def listed(version: int, *types: int) -> tuple[int, list[tuple[int, str]]]:
+        response = client.call(74, version, ListConfigResourcesRequest(resource_types=list(types)))
+        assert isinstance(response, ListConfigResourcesResponse)
+        return response.error_code, [(r.resource_type, r.resource_name) for r in response.config_resources]
+
+    # v0 (ListClientMetricsResources): client metrics subscriptions only, and none are kept.
+    assert listed(0) == (ErrorCode.NONE, [])
+    code, everything = listed(1)
+    assert code == ErrorCode.NONE
+    assert (32, group) in everything and (TOPIC, name) in everything
+    assert [r for r in everything if r[0] in (BROKER, 8)] == [(8, "1"), (BROKER, "1")]
+    assert listed(1, BROKER, 8) == (ErrorCode.NONE, [(8, "1"), (BROKER, "1")])
+    code, topics = listed(1, TOPIC)
+    assert code == ErrorCode.NONE and (TOPIC, name) in topics and {t for t, _ in topics} == {TOPIC}
+    # A type the version does not know fails the whole request, as Kafka's KafkaApis does.
+    assert listed(1, TOPIC, 1) == (ErrorCode.UNSUPPORTED_VERSION, [])

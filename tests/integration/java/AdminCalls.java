@@ -117,6 +117,18 @@ public class AdminCalls {
         for (String name : List.of("", prefix + "-sub"))
             fact("clientmetrics.describe" + (name.isEmpty() ? ".empty" : ""), () -> admin.describeConfigs(List.of(
                     new ConfigResource(ConfigResource.Type.CLIENT_METRICS, name))).all().get().values().iterator().next().entries().size());
+        fact("configres.nontopic", () -> {
+            List<String> found = new ArrayList<>();
+            for (ConfigResource r : admin.listConfigResources().all().get())
+                if (r.type() != ConfigResource.Type.TOPIC && r.type() != ConfigResource.Type.GROUP) found.add(r.type() + ":" + r.name());
+            Collections.sort(found);
+            return String.join(",", found);
+        });
+        fact("configres.topic", () -> {
+            var found = admin.listConfigResources(Set.of(ConfigResource.Type.TOPIC), new ListConfigResourcesOptions()).all().get();
+            return found.stream().allMatch(r -> r.type() == ConfigResource.Type.TOPIC) + "/" + found.contains(t);
+        });
+        fact("configres.clientmetrics", () -> admin.listConfigResources(Set.of(ConfigResource.Type.CLIENT_METRICS), new ListConfigResourcesOptions()).all().get());
         fact("broker.alter.readonly", () -> admin.incrementalAlterConfigs(Map.of(b, List.of(
                 new AlterConfigOp(new ConfigEntry("log.retention.hours", "1"), AlterConfigOp.OpType.SET)))).all().get());
         fact("broker.alter.unknown", () -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(

@@ -93,6 +93,15 @@ def test_broker_configs_as_kafka_describes_them(admin: tuple[str, dict[str, str]
         "!InvalidRequestException: Cannot update these configs dynamically: Set(log.retention.hours)")
 
 
+def test_list_config_resources(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # Kafka 4.1+'s KafkaApis (KIP-1142; Kafka 4.0 serves v0, client metrics only): every broker
+    # as BROKER and BROKER_LOGGER, the topics, the groups with configs; no KIP-714 subscription.
+    assert facts["configres.nontopic"] == "BROKER:1,BROKER_LOGGER:1"
+    assert facts["configres.topic"] == "true/true"
+    assert facts["configres.clientmetrics"] == "[]"
+
+
 def test_records_and_offsets(admin: tuple[str, dict[str, str]]) -> None:
     _, facts = admin
     # DeleteRecords carries no message: the client's text for POLICY_VIOLATION.
