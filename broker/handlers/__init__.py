@@ -28,6 +28,7 @@ from broker.handlers import (
     describe_groups,
     describe_log_dirs,
     describe_producers,
+    describe_quorum,
     describe_topic_partitions,
     describe_transactions,
     describe_user_scram_credentials,
@@ -61,6 +62,7 @@ from broker.handlers import (
     share_group_state,
     sync_group,
     txn_offset_commit,
+    unregister_broker,
     update_features,
     write_txn_markers,
 )
@@ -138,6 +140,8 @@ def build_router() -> Router:
     router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
     router.add(list_config_resources.API_KEY, list_config_resources.handle)
+    router.add(describe_quorum.API_KEY, describe_quorum.handle)
+    router.add(unregister_broker.API_KEY, unregister_broker.handle)
     router.add(update_features.API_KEY, update_features.handle)
     router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
     router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)

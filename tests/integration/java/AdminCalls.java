@@ -50,6 +50,7 @@ public class AdminCalls {
             aclsWithoutAuthorizer(admin);
             features(admin);
             delegationTokens(admin);
+            quorum(admin);
         }
     }
 
@@ -206,6 +207,20 @@ public class AdminCalls {
             new TreeMap<>(f.supportedFeatures()).forEach((n, r) -> sup.add(n + ":" + r.minVersion() + "-" + r.maxVersion()));
             return String.join(",", fin) + "/" + String.join(",", sup);
         });
+    }
+
+    // The metadata quorum as Kafka's single combined node describes it; brokers unregistered.
+    static void quorum(Admin admin) throws Exception {
+        int broker = admin.describeCluster().nodes().get().iterator().next().id();
+        fact("quorum", () -> {
+            QuorumInfo q = admin.describeMetadataQuorum().quorumInfo().get();
+            List<String> voters = new ArrayList<>();
+            for (QuorumInfo.ReplicaState r : q.voters())
+                voters.add(r.replicaId() + ":" + (r.logEndOffset() == q.highWatermark()) + ":" + r.lastCaughtUpTimestamp().isPresent());
+            return q.leaderId() + "/" + q.leaderEpoch() + "/" + voters + "/" + q.observers().size() + "/" + q.nodes().keySet();
+        });
+        fact("unregister", () -> { admin.unregisterBroker(broker).all().get(); return "ok"; });
+        fact("unregister.unknown", () -> { admin.unregisterBroker(broker + 76).all().get(); return "ok"; });
     }
 
     // Refused on a PLAINTEXT channel, as Kafka's KafkaApis refuses them.

@@ -158,6 +158,16 @@ def test_delegation_tokens_on_plaintext(admin: tuple[str, dict[str, str]]) -> No
             "PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.")
 
 
+def test_metadata_quorum_and_unregister_broker(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # As Kafka 4.0's single combined node: one voter, the leader, caught up; no observers.
+    assert facts["quorum"] == "1/1/[1:true:true]/0/[1]"
+    # Kafka's controller takes a live broker's unregistration (the broker registers again)
+    # and refuses an unknown id; the message does not reach the client.
+    assert facts["unregister"] == "ok"
+    assert facts["unregister.unknown"] == "!BrokerIdNotRegisteredException: "
+
+
 def test_acls_with_authorizer(acl_broker: BrokerProcess) -> None:
     facts = run_java("AdminCalls.java", acl_broker.bootstrap, unique("jacl"), "acl")
     assert facts["acl.create"] == "ok"
