@@ -1,6 +1,7 @@
-"""UnregisterBroker (KIP-500): Kafka's controller drops a broker's registration, and a live
-broker registers again at its next heartbeat. odradek's registered brokers are its live ones
-(docs/cluster.md), so unregistering one changes nothing; any other id is refused as Kafka's
+"""UnregisterBroker (KIP-500): Kafka's controller drops a broker's registration (meant for a
+broker shut down for good; a live one so unregistered drops out of the metadata until it
+restarts). odradek's registered brokers are its live ones (docs/cluster.md): a live broker's
+id is answered as Kafka answers it and changes nothing; any other id is refused as Kafka's
 ReplicationControlManager refuses it."""
 
 from __future__ import annotations
