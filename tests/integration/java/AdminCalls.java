@@ -130,10 +130,37 @@ public class AdminCalls {
             return found.stream().allMatch(r -> r.type() == ConfigResource.Type.TOPIC) + "/" + found.contains(t);
         });
         fact("configres.clientmetrics", () -> admin.listConfigResources(Set.of(ConfigResource.Type.CLIENT_METRICS), new ListConfigResourcesOptions()).all().get());
+        brokerLoggers(admin, broker);
         fact("broker.alter.readonly", () -> admin.incrementalAlterConfigs(Map.of(b, List.of(
                 new AlterConfigOp(new ConfigEntry("log.retention.hours", "1"), AlterConfigOp.OpType.SET)))).all().get());
         fact("broker.alter.unknown", () -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
                 new AlterConfigOp(new ConfigEntry("no.such.config", "1"), AlterConfigOp.OpType.SET)))).all().get());
+    }
+
+    // The broker's loggers (BROKER_LOGGER): described, one set and unset, Kafka's refusals.
+    static void brokerLoggers(Admin admin, String broker) {
+        ConfigResource bl = new ConfigResource(ConfigResource.Type.BROKER_LOGGER, broker);
+        String logger = "storage.log_manager";
+        Call level = () -> {
+            ConfigEntry e = admin.describeConfigs(List.of(bl)).all().get().get(bl).get(logger);
+            return e.value() + "/" + e.source() + "/" + e.isReadOnly() + "/" + e.isSensitive() + "/" + e.type();
+        };
+        fact("logger.root", () -> admin.describeConfigs(List.of(bl)).all().get().get(bl).get("root").value());
+        fact("logger.before", level);
+        fact("logger.set", () -> {
+            admin.incrementalAlterConfigs(Map.of(bl, List.of(new AlterConfigOp(new ConfigEntry(logger, "ERROR"), AlterConfigOp.OpType.SET)))).all().get();
+            return level.run();
+        });
+        fact("logger.unset", () -> {
+            admin.incrementalAlterConfigs(Map.of(bl, List.of(new AlterConfigOp(new ConfigEntry(logger, ""), AlterConfigOp.OpType.DELETE)))).all().get();
+            return level.run();
+        });
+        for (var op : List.of(new AlterConfigOp(new ConfigEntry(logger, "LOUD"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("no.such.logger", "DEBUG"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("root", ""), AlterConfigOp.OpType.DELETE),
+                new AlterConfigOp(new ConfigEntry("root", "INFO"), AlterConfigOp.OpType.APPEND)))
+            fact("logger.refused." + op.opType() + "." + op.configEntry().name(),
+                    () -> admin.incrementalAlterConfigs(Map.of(bl, List.of(op))).all().get());
     }
 
     static void records(Admin admin, Properties common, String prefix) throws Exception {

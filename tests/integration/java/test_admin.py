@@ -93,6 +93,28 @@ def test_broker_configs_as_kafka_describes_them(admin: tuple[str, dict[str, str]
         "!InvalidRequestException: Cannot update these configs dynamically: Set(log.retention.hours)")
 
 
+def test_broker_loggers(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # Kafka lists its log4j loggers (root INFO by its log4j config); odradek its Python
+    # loggers (root WARNING, Python's default, under log4j's name), as Kafka's ConfigHelper
+    # describes them: dynamic, writable, no type.
+    assert facts["logger.root"] == "WARN"
+    assert facts["logger.before"] == "WARN/DYNAMIC_BROKER_LOGGER_CONFIG/false/false/UNKNOWN"
+    assert facts["logger.set"] == "ERROR/DYNAMIC_BROKER_LOGGER_CONFIG/false/false/UNKNOWN"
+    # Unset, a logger follows its parent again.
+    assert facts["logger.unset"] == "WARN/DYNAMIC_BROKER_LOGGER_CONFIG/false/false/UNKNOWN"
+    # Kafka's RuntimeLoggerManager texts.
+    assert facts["logger.refused.SET.storage.log_manager"] == (
+        "!InvalidConfigurationException: Cannot set the log level of storage.log_manager to LOUD as it is not a "
+        "supported log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN")
+    assert facts["logger.refused.SET.no.such.logger"] == (
+        "!InvalidConfigurationException: Logger no.such.logger does not exist!")
+    assert facts["logger.refused.DELETE.root"] == (
+        "!InvalidRequestException: Removing the log level of the root logger is not allowed")
+    assert facts["logger.refused.APPEND.root"] == (
+        "!InvalidRequestException: APPEND operation is not allowed for the BROKER_LOGGER resource")
+
+
 def test_list_config_resources(admin: tuple[str, dict[str, str]]) -> None:
     _, facts = admin
     # Kafka 4.1+'s KafkaApis (KIP-1142; Kafka 4.0 serves v0, client metrics only): every broker
