@@ -225,6 +225,10 @@ _SETTINGS = [
     Setting("share.coordinator.state.topic.num.partitions", int, 50, "Partitions of __share_group_state."),
     Setting("share.coordinator.snapshot.update.records.per.snapshot", int, 500,
             "ShareUpdate records written for a share partition before the next ShareSnapshot."),
+    Setting("group.version", int, 1,
+            "The group.version feature level finalized at startup; 1 serves consumer groups of the consumer "
+            "protocol (KIP-848), 0 refuses ConsumerGroupHeartbeat and ConsumerGroupDescribe.",
+            kafka=False),
     Setting("share.version", int, 1,
             "The share.version feature level finalized at startup; 1 serves share groups, 0 refuses them.",
             kafka=False),

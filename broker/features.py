@@ -22,12 +22,19 @@ from protocol.errors import ErrorCode
 from storage.files import write_atomically
 
 TRANSACTION_VERSION = "transaction.version"
+# KIP-848: level 1 serves the consumer group protocol (ConsumerGroupHeartbeat and
+# ConsumerGroupDescribe); Kafka 4.0 finalizes it on new clusters.
+GROUP_VERSION = "group.version"
 # KIP-932: share groups are served at level 1 (Kafka 4.2 finalizes it on new clusters).
 SHARE_VERSION = "share.version"
 FEATURES_FILE = "finalized-features.json"
 
 # name -> (min, max) level this broker supports.
-SUPPORTED: dict[str, tuple[int, int]] = {TRANSACTION_VERSION: (0, 2), SHARE_VERSION: (0, 1)}
+SUPPORTED: dict[str, tuple[int, int]] = {TRANSACTION_VERSION: (0, 2), SHARE_VERSION: (0, 1), GROUP_VERSION: (0, 1)}
+# The features every features file has named since it was first written: absent from one,
+# they were disabled. A feature added later and absent from an older file starts at its
+# setting's level, as on a fresh data directory.
+_FILE_FEATURES = frozenset({TRANSACTION_VERSION, SHARE_VERSION})
 
 
 class UpgradeType(IntEnum):
@@ -57,11 +64,16 @@ class Features:
             try:
                 doc = json.loads(path.read_bytes())
                 finalized = {str(k): int(v) for k, v in doc["finalized"].items()}
-                return cls(finalized, int(doc["epoch"]), path)
+                known = _FILE_FEATURES | {str(k) for k in doc.get("known", ())}
+                epoch = int(doc["epoch"])
             except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
                 # Written atomically: only outside damage gets here. Refuse to start rather
                 # than fall back to levels an operator changed.
                 raise FeaturesFileError(f"cannot read {path}: {exc}") from exc
+            for name, level in initial.items():
+                if name not in known and level > 0:
+                    finalized.setdefault(name, level)
+            return cls(finalized, epoch, path)
         return cls({k: v for k, v in initial.items() if v > 0}, 0, path)
 
     def level(self, name: str) -> int:
@@ -96,5 +108,6 @@ class Features:
                 self.finalized.pop(name, None)
         self.epoch += 1
         if self.path is not None:
-            data = json.dumps({"epoch": self.epoch, "finalized": self.finalized}, sort_keys=True).encode()
+            doc = {"epoch": self.epoch, "finalized": self.finalized, "known": sorted(SUPPORTED)}
+            data = json.dumps(doc, sort_keys=True).encode()
             await asyncio.shield(asyncio.to_thread(write_atomically, os.fspath(self.path), data))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
+from broker.features import GROUP_VERSION
 from broker.topics import TopicResolver
 from protocol.codec import ZERO_UUID
 
@@ -15,6 +16,11 @@ if TYPE_CHECKING:
 
 def group_coordinator(ctx: RequestContext) -> GroupCoordinator:
     return ctx.groups
+
+
+def consumer_groups_enabled(ctx: RequestContext) -> bool:
+    """Kafka's KafkaApis.isConsumerGroupProtocolEnabled: `group.version` finalized at 1 or more."""
+    return ctx.features.level(GROUP_VERSION) >= 1
 
 
 def client_host(ctx: RequestContext) -> str:

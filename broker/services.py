@@ -11,7 +11,7 @@ from broker.connection_limits import ConnectionLimits
 from broker.coordinator_leadership import CoordinatorLeadership
 from broker.dataplane import ReplicaManager
 from broker.dataplane.types import TransactionVerifier
-from broker.features import SHARE_VERSION, TRANSACTION_VERSION, Features
+from broker.features import GROUP_VERSION, SHARE_VERSION, TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.ports import BrokerAddress
 from broker.quotas import ClientQuotas
@@ -101,6 +101,7 @@ class Services:
             {
                 TRANSACTION_VERSION: self.config.get_int("transaction.version"),
                 SHARE_VERSION: self.config.get_int("share.version"),
+                GROUP_VERSION: self.config.get_int("group.version"),
             },
         )
 

@@ -16,6 +16,7 @@ from broker.handlers import (
     create_acls,
     create_partitions,
     create_topics,
+    delegation_tokens,
     delete_acls,
     delete_groups,
     delete_records,
@@ -27,6 +28,7 @@ from broker.handlers import (
     describe_groups,
     describe_log_dirs,
     describe_producers,
+    describe_quorum,
     describe_topic_partitions,
     describe_transactions,
     describe_user_scram_credentials,
@@ -39,6 +41,7 @@ from broker.handlers import (
     init_producer_id,
     join_group,
     leave_group,
+    list_config_resources,
     list_groups,
     list_offsets,
     list_partition_reassignments,
@@ -59,6 +62,7 @@ from broker.handlers import (
     share_group_state,
     sync_group,
     txn_offset_commit,
+    unregister_broker,
     update_features,
     write_txn_markers,
 )
@@ -77,6 +81,10 @@ def build_router() -> Router:
     router.add(alter_client_quotas.API_KEY, alter_client_quotas.handle)
     router.add(create_acls.API_KEY, create_acls.handle)
     router.add(delete_acls.API_KEY, delete_acls.handle)
+    router.add(delegation_tokens.CREATE_API_KEY, delegation_tokens.create)
+    router.add(delegation_tokens.RENEW_API_KEY, delegation_tokens.renew)
+    router.add(delegation_tokens.EXPIRE_API_KEY, delegation_tokens.expire)
+    router.add(delegation_tokens.DESCRIBE_API_KEY, delegation_tokens.describe)
     router.add(metadata.API_KEY, metadata.handle)
     router.add(
         produce.API_KEY,
@@ -131,6 +139,9 @@ def build_router() -> Router:
     router.add(alter_configs.API_KEY, alter_configs.handle)
     router.add(incremental_alter_configs.API_KEY, incremental_alter_configs.handle)
     router.add(describe_cluster.API_KEY, describe_cluster.handle)
+    router.add(list_config_resources.API_KEY, list_config_resources.handle)
+    router.add(describe_quorum.API_KEY, describe_quorum.handle)
+    router.add(unregister_broker.API_KEY, unregister_broker.handle)
     router.add(update_features.API_KEY, update_features.handle)
     router.add(alter_partition_reassignments.API_KEY, alter_partition_reassignments.handle)
     router.add(list_partition_reassignments.API_KEY, list_partition_reassignments.handle)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from broker.authorized_operations import ResourceType, authorized_operations
 from broker.context import RequestContext
-from broker.group_support import group_coordinator
+from broker.group_support import consumer_groups_enabled, group_coordinator
 from broker.security.acl.model import AclOperation
 from broker.security.authorization import allowed, allowed_names
 from coordinator.group.consumer.assignors import Partition
@@ -37,6 +37,9 @@ def _assignment(partitions: frozenset[Partition], topics: dict[str, TopicInfo]) 
 
 
 async def handle(ctx: RequestContext, request: ConsumerGroupDescribeRequest) -> ConsumerGroupDescribeResponse:
+    if not consumer_groups_enabled(ctx):
+        return ConsumerGroupDescribeResponse(groups=[
+            DescribedGroup(group_id=g, error_code=ErrorCode.UNSUPPORTED_VERSION) for g in request.group_ids])
     coordinator = group_coordinator(ctx)
     topics = {t.name: t for t in ctx.topics.list_topics()}
     described = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 
 from broker.context import RequestContext
-from broker.group_support import client_host, group_coordinator
+from broker.group_support import client_host, consumer_groups_enabled, group_coordinator
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed, allowed_names
 from coordinator.group.consumer.heartbeat import ConsumerHeartbeat, TopicImage
@@ -21,6 +21,8 @@ API_KEY = 68
 
 
 async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) -> ConsumerGroupHeartbeatResponse:
+    if not consumer_groups_enabled(ctx):
+        return ConsumerGroupHeartbeatResponse(error_code=ErrorCode.UNSUPPORTED_VERSION)
     if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
         return ConsumerGroupHeartbeatResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     # Kafka's KafkaApis: a subscription naming a topic the member may not describe is refused.

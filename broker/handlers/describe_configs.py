@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from broker import logger_levels
 from broker.config import KAFKA_SETTINGS, SETTINGS, Config
 from broker.context import RequestContext
 from broker.dynamic_config import (
@@ -313,7 +314,11 @@ def _rows_for(ctx: RequestContext, resource: DescribeConfigsResource) -> list[Co
         rows = broker_config_rows(ctx.config, broker_layers(ctx), per_broker=bool(resource.resource_name))
     elif resource.resource_type == BROKER_LOGGER:
         check_broker_logger_resource(resource.resource_name, ctx.cluster.node_id)
-        rows = []
+        # Kafka's ConfigHelper: each logger's level, dynamic, with no type nor documentation.
+        rows = [
+            ConfigRow(name, level, False, ConfigSource.DYNAMIC_BROKER_LOGGER_CONFIG, False, ConfigType.UNKNOWN, "", ())
+            for name, level in logger_levels.loggers().items()
+        ]
     elif resource.resource_type == CLIENT_METRICS:
         # KIP-714 subscriptions: this broker keeps none, so a named one has no configs (as
         # Kafka's ConfigHelper answers for a name it has none for).

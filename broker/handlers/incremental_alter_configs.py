@@ -1,10 +1,12 @@
 """IncrementalAlterConfigs: SET, DELETE, APPEND and SUBTRACT single configs of a topic, a
-broker (its dynamic configs, or the cluster-wide defaults) or a group (KIP-848)."""
+broker (its dynamic configs, or the cluster-wide defaults), a group (KIP-848) or the
+broker's loggers (BROKER_LOGGER: SET and DELETE of a level, broker/logger_levels.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from broker import logger_levels
 from broker.context import RequestContext
 from broker.dynamic_config import DYNAMIC_CONFIGS
 from broker.group_config import validate_group_configs
@@ -16,7 +18,7 @@ from broker.handlers.config_alteration import (
     check_broker_name,
     check_topic_name,
 )
-from broker.handlers.describe_configs import BROKER, GROUP, TOPIC
+from broker.handlers.describe_configs import BROKER, BROKER_LOGGER, GROUP, TOPIC
 from protocol.errors import ErrorCode
 from protocol.messages.incremental_alter_configs_request import (
     AlterableConfig,
@@ -127,6 +129,43 @@ async def _group_changes(
         raise ResourceError(ErrorCode.KAFKA_STORAGE_ERROR, f"Cannot store group configs: {exc}") from None
 
 
+def _logger_changes(ctx: RequestContext, name: str, configs: list[AlterableConfig], validate_only: bool) -> None:
+    """Kafka's RuntimeLoggerManager: the node id, then every change checked before any is made."""
+    try:
+        node_id = int(name)
+    except ValueError:
+        raise ResourceError(ErrorCode.INVALID_REQUEST, f"Node id must be an integer, but it is: {name}") from None
+    if node_id != ctx.cluster.node_id:
+        # Kafka 4.0's text, which names its own id twice.
+        node = ctx.cluster.node_id
+        raise ResourceError(ErrorCode.INVALID_REQUEST, f"Unexpected node id. Expected {node}, but received {node}")
+    for c in configs:
+        op = c.config_operation
+        if op in (APPEND, SUBTRACT):
+            raise ResourceError(
+                ErrorCode.INVALID_REQUEST, f"{OP_NAMES[op]} operation is not allowed for the BROKER_LOGGER resource")
+        if op not in OP_NAMES:
+            raise ResourceError(
+                ErrorCode.INVALID_REQUEST, f"Unknown operation type {op} is not allowed for the BROKER_LOGGER resource")
+        if not logger_levels.exists(c.name):
+            raise ResourceError(ErrorCode.INVALID_CONFIG, f"Logger {c.name} does not exist!")
+        if op == SET and not logger_levels.valid_level(c.value):
+            raise ResourceError(
+                ErrorCode.INVALID_CONFIG,
+                f"Cannot set the log level of {c.name} to {c.value} as it is not a supported log level. "
+                f"Valid log levels are {logger_levels.VALID_LEVELS_TEXT}",
+            )
+        if op == DELETE and c.name == logger_levels.ROOT:
+            raise ResourceError(ErrorCode.INVALID_REQUEST, "Removing the log level of the root logger is not allowed")
+    if validate_only:
+        return
+    for c in configs:
+        if c.config_operation == SET:
+            logger_levels.set_level(c.name, c.value or "")
+        else:
+            logger_levels.unset_level(c.name)
+
+
 def _current(ctx: RequestContext, topic: str, name: str) -> str:
     """The value an APPEND or SUBTRACT starts from: the override, else the default."""
     try:
@@ -172,6 +211,8 @@ async def handle(
             )
         elif resource.resource_type == GROUP:
             await _group_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
+        elif resource.resource_type == BROKER_LOGGER:
+            _logger_changes(ctx, resource.resource_name, resource.configs, request.validate_only)
         else:
             raise ResourceError(ErrorCode.INVALID_REQUEST, f"Unknown resource type {resource.resource_type}")
 

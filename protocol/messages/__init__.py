@@ -33,6 +33,8 @@ from protocol.messages.consumer_protocol_subscription import ConsumerProtocolSub
 from protocol.messages.control_record_type_schema import ControlRecordTypeSchema
 from protocol.messages.create_acls_request import CreateAclsRequest
 from protocol.messages.create_acls_response import CreateAclsResponse
+from protocol.messages.create_delegation_token_request import CreateDelegationTokenRequest
+from protocol.messages.create_delegation_token_response import CreateDelegationTokenResponse
 from protocol.messages.create_partitions_request import CreatePartitionsRequest
 from protocol.messages.create_partitions_response import CreatePartitionsResponse
 from protocol.messages.create_topics_request import CreateTopicsRequest
@@ -57,12 +59,16 @@ from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterResponse
 from protocol.messages.describe_configs_request import DescribeConfigsRequest
 from protocol.messages.describe_configs_response import DescribeConfigsResponse
+from protocol.messages.describe_delegation_token_request import DescribeDelegationTokenRequest
+from protocol.messages.describe_delegation_token_response import DescribeDelegationTokenResponse
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_groups_response import DescribeGroupsResponse
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
 from protocol.messages.describe_log_dirs_response import DescribeLogDirsResponse
 from protocol.messages.describe_producers_request import DescribeProducersRequest
 from protocol.messages.describe_producers_response import DescribeProducersResponse
+from protocol.messages.describe_quorum_request import DescribeQuorumRequest
+from protocol.messages.describe_quorum_response import DescribeQuorumResponse
 from protocol.messages.describe_share_group_offsets_request import DescribeShareGroupOffsetsRequest
 from protocol.messages.describe_share_group_offsets_response import DescribeShareGroupOffsetsResponse
 from protocol.messages.describe_topic_partitions_request import DescribeTopicPartitionsRequest
@@ -76,6 +82,8 @@ from protocol.messages.elect_leaders_response import ElectLeadersResponse
 from protocol.messages.end_txn_marker import EndTxnMarker
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.end_txn_response import EndTxnResponse
+from protocol.messages.expire_delegation_token_request import ExpireDelegationTokenRequest
+from protocol.messages.expire_delegation_token_response import ExpireDelegationTokenResponse
 from protocol.messages.fetch_request import FetchRequest
 from protocol.messages.fetch_response import FetchResponse
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
@@ -90,6 +98,8 @@ from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse
 from protocol.messages.leave_group_request import LeaveGroupRequest
 from protocol.messages.leave_group_response import LeaveGroupResponse
+from protocol.messages.list_config_resources_request import ListConfigResourcesRequest
+from protocol.messages.list_config_resources_response import ListConfigResourcesResponse
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_groups_response import ListGroupsResponse
 from protocol.messages.list_offsets_request import ListOffsetsRequest
@@ -112,6 +122,8 @@ from protocol.messages.produce_request import ProduceRequest
 from protocol.messages.produce_response import ProduceResponse
 from protocol.messages.read_share_group_state_request import ReadShareGroupStateRequest
 from protocol.messages.read_share_group_state_response import ReadShareGroupStateResponse
+from protocol.messages.renew_delegation_token_request import RenewDelegationTokenRequest
+from protocol.messages.renew_delegation_token_response import RenewDelegationTokenResponse
 from protocol.messages.request_header import RequestHeader
 from protocol.messages.response_header import ResponseHeader
 from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
@@ -130,6 +142,8 @@ from protocol.messages.sync_group_request import SyncGroupRequest
 from protocol.messages.sync_group_response import SyncGroupResponse
 from protocol.messages.txn_offset_commit_request import TxnOffsetCommitRequest
 from protocol.messages.txn_offset_commit_response import TxnOffsetCommitResponse
+from protocol.messages.unregister_broker_request import UnregisterBrokerRequest
+from protocol.messages.unregister_broker_response import UnregisterBrokerResponse
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from protocol.messages.update_features_response import UpdateFeaturesResponse
 from protocol.messages.write_share_group_state_request import WriteShareGroupStateRequest
@@ -205,6 +219,10 @@ API_SPECS: dict[int, ApiSpec] = {
     35: ApiSpec(35, 'DescribeLogDirs', DescribeLogDirsRequest, DescribeLogDirsResponse),
     36: ApiSpec(36, 'SaslAuthenticate', SaslAuthenticateRequest, SaslAuthenticateResponse),
     37: ApiSpec(37, 'CreatePartitions', CreatePartitionsRequest, CreatePartitionsResponse),
+    38: ApiSpec(38, 'CreateDelegationToken', CreateDelegationTokenRequest, CreateDelegationTokenResponse),
+    39: ApiSpec(39, 'RenewDelegationToken', RenewDelegationTokenRequest, RenewDelegationTokenResponse),
+    40: ApiSpec(40, 'ExpireDelegationToken', ExpireDelegationTokenRequest, ExpireDelegationTokenResponse),
+    41: ApiSpec(41, 'DescribeDelegationToken', DescribeDelegationTokenRequest, DescribeDelegationTokenResponse),
     42: ApiSpec(42, 'DeleteGroups', DeleteGroupsRequest, DeleteGroupsResponse),
     43: ApiSpec(43, 'ElectLeaders', ElectLeadersRequest, ElectLeadersResponse),
     44: ApiSpec(44, 'IncrementalAlterConfigs', IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
@@ -215,13 +233,16 @@ API_SPECS: dict[int, ApiSpec] = {
     49: ApiSpec(49, 'AlterClientQuotas', AlterClientQuotasRequest, AlterClientQuotasResponse),
     50: ApiSpec(50, 'DescribeUserScramCredentials', DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse),
     51: ApiSpec(51, 'AlterUserScramCredentials', AlterUserScramCredentialsRequest, AlterUserScramCredentialsResponse),
+    55: ApiSpec(55, 'DescribeQuorum', DescribeQuorumRequest, DescribeQuorumResponse),
     57: ApiSpec(57, 'UpdateFeatures', UpdateFeaturesRequest, UpdateFeaturesResponse),
     60: ApiSpec(60, 'DescribeCluster', DescribeClusterRequest, DescribeClusterResponse),
     61: ApiSpec(61, 'DescribeProducers', DescribeProducersRequest, DescribeProducersResponse),
+    64: ApiSpec(64, 'UnregisterBroker', UnregisterBrokerRequest, UnregisterBrokerResponse),
     65: ApiSpec(65, 'DescribeTransactions', DescribeTransactionsRequest, DescribeTransactionsResponse),
     66: ApiSpec(66, 'ListTransactions', ListTransactionsRequest, ListTransactionsResponse),
     68: ApiSpec(68, 'ConsumerGroupHeartbeat', ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse),
     69: ApiSpec(69, 'ConsumerGroupDescribe', ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse),
+    74: ApiSpec(74, 'ListConfigResources', ListConfigResourcesRequest, ListConfigResourcesResponse),
     75: ApiSpec(75, 'DescribeTopicPartitions', DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse),
     76: ApiSpec(76, 'ShareGroupHeartbeat', ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse),
     77: ApiSpec(77, 'ShareGroupDescribe', ShareGroupDescribeRequest, ShareGroupDescribeResponse),
@@ -273,6 +294,8 @@ __all__ = [
     'ControlRecordTypeSchema',
     'CreateAclsRequest',
     'CreateAclsResponse',
+    'CreateDelegationTokenRequest',
+    'CreateDelegationTokenResponse',
     'CreatePartitionsRequest',
     'CreatePartitionsResponse',
     'CreateTopicsRequest',
@@ -297,12 +320,16 @@ __all__ = [
     'DescribeClusterResponse',
     'DescribeConfigsRequest',
     'DescribeConfigsResponse',
+    'DescribeDelegationTokenRequest',
+    'DescribeDelegationTokenResponse',
     'DescribeGroupsRequest',
     'DescribeGroupsResponse',
     'DescribeLogDirsRequest',
     'DescribeLogDirsResponse',
     'DescribeProducersRequest',
     'DescribeProducersResponse',
+    'DescribeQuorumRequest',
+    'DescribeQuorumResponse',
     'DescribeShareGroupOffsetsRequest',
     'DescribeShareGroupOffsetsResponse',
     'DescribeTopicPartitionsRequest',
@@ -316,6 +343,8 @@ __all__ = [
     'EndTxnMarker',
     'EndTxnRequest',
     'EndTxnResponse',
+    'ExpireDelegationTokenRequest',
+    'ExpireDelegationTokenResponse',
     'FetchRequest',
     'FetchResponse',
     'FindCoordinatorRequest',
@@ -332,6 +361,8 @@ __all__ = [
     'JoinGroupResponse',
     'LeaveGroupRequest',
     'LeaveGroupResponse',
+    'ListConfigResourcesRequest',
+    'ListConfigResourcesResponse',
     'ListGroupsRequest',
     'ListGroupsResponse',
     'ListOffsetsRequest',
@@ -356,6 +387,8 @@ __all__ = [
     'ProduceResponse',
     'ReadShareGroupStateRequest',
     'ReadShareGroupStateResponse',
+    'RenewDelegationTokenRequest',
+    'RenewDelegationTokenResponse',
     'RequestHeader',
     'ResponseHeader',
     'SaslAuthenticateRequest',
@@ -390,6 +423,8 @@ __all__ = [
     'TransactionLogValue',
     'TxnOffsetCommitRequest',
     'TxnOffsetCommitResponse',
+    'UnregisterBrokerRequest',
+    'UnregisterBrokerResponse',
     'UpdateFeaturesRequest',
     'UpdateFeaturesResponse',
     'WriteShareGroupStateRequest',

@@ -28,6 +28,10 @@ from protocol.messages.delete_topics_response import DeleteTopicsResponse
 from protocol.messages.describe_cluster_request import DescribeClusterRequest
 from protocol.messages.describe_cluster_response import DescribeClusterResponse
 from protocol.messages.describe_configs_request import DescribeConfigsRequest, DescribeConfigsResource
+from protocol.messages.describe_quorum_request import DescribeQuorumRequest
+from protocol.messages.describe_quorum_request import PartitionData as QuorumPartition
+from protocol.messages.describe_quorum_request import TopicData as QuorumTopic
+from protocol.messages.describe_quorum_response import DescribeQuorumResponse
 from protocol.messages.incremental_alter_configs_request import (
     AlterableConfig as IncrementalConfig,
 )
@@ -38,6 +42,9 @@ from protocol.messages.incremental_alter_configs_request import (
     IncrementalAlterConfigsRequest,
 )
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
+from protocol.messages.list_config_resources_request import ListConfigResourcesRequest
+from protocol.messages.list_config_resources_response import ListConfigResourcesResponse
+from protocol.messages.unregister_broker_request import UnregisterBrokerRequest
 from tests.broker_process import BrokerProcess
 from tests.integration.admin.admin_wire import (
     ALTER_CONFIGS,
@@ -514,3 +521,66 @@ def test_describe_cluster_controller_endpoints_are_not_served_here(client: WireC
     assert response.error_code == ErrorCode.MISMATCHED_ENDPOINT_TYPE
     response = client.call(DESCRIBE_CLUSTER, 1, DescribeClusterRequest(endpoint_type=9))
     assert response.error_code == ErrorCode.UNSUPPORTED_ENDPOINT_TYPE
+
+
+# --- ListConfigResources --------------------------------------------------------------
+
+
+def test_list_config_resources_by_version_and_type(client: WireClient) -> None:
+    name, group = unique(), unique("g")
+    create(client, topic(name))
+    altered = client.call(INCREMENTAL_ALTER_CONFIGS, 1, IncrementalAlterConfigsRequest(resources=[
+        IncrementalResource(32, group, [IncrementalConfig("consumer.session.timeout.ms", 0, "50000")])]))
+    assert altered.responses[0].error_code == ErrorCode.NONE
+
+    def listed(version: int, *types: int) -> tuple[int, list[tuple[int, str]]]:
+        response = client.call(74, version, ListConfigResourcesRequest(resource_types=list(types)))
+        assert isinstance(response, ListConfigResourcesResponse)
+        return response.error_code, [(r.resource_type, r.resource_name) for r in response.config_resources]
+
+    # v0 (ListClientMetricsResources): client metrics subscriptions only, and none are kept.
+    assert listed(0) == (ErrorCode.NONE, [])
+    code, everything = listed(1)
+    assert code == ErrorCode.NONE
+    assert (32, group) in everything and (TOPIC, name) in everything
+    assert [r for r in everything if r[0] in (BROKER, 8)] == [(8, "1"), (BROKER, "1")]
+    assert listed(1, BROKER, 8) == (ErrorCode.NONE, [(8, "1"), (BROKER, "1")])
+    code, topics = listed(1, TOPIC)
+    assert code == ErrorCode.NONE and (TOPIC, name) in topics and {t for t, _ in topics} == {TOPIC}
+    # A type the version does not know fails the whole request, as Kafka's KafkaApis does.
+    assert listed(1, TOPIC, 1) == (ErrorCode.UNSUPPORTED_VERSION, [])
+
+
+# --- DescribeQuorum, UnregisterBroker -------------------------------------------------
+
+
+def test_describe_quorum_of_one_voter_and_kafkas_refusals(client: WireClient, broker: BrokerProcess) -> None:
+    def quorum(version: int, *partitions: tuple[str, int]) -> DescribeQuorumResponse:
+        topics: dict[str, list[QuorumPartition]] = {}
+        for name, index in partitions:
+            topics.setdefault(name, []).append(QuorumPartition(index))
+        response = client.call(55, version, DescribeQuorumRequest(topics=[QuorumTopic(n, p) for n, p in topics.items()]))
+        assert isinstance(response, DescribeQuorumResponse)
+        return response
+
+    described = quorum(2, ("__cluster_metadata", 0))
+    (partition,) = described.topics[0].partitions
+    assert (partition.error_code, partition.leader_id, partition.leader_epoch, partition.observers) == (0, 1, 1, [])
+    (voter,) = partition.current_voters
+    assert (voter.replica_id, voter.replica_directory_id, voter.log_end_offset) == (1, ZERO_UUID, partition.high_watermark)
+    host, port = broker.bootstrap.rsplit(":", 1)
+    assert [(n.node_id, [(x.host, x.port) for x in n.listeners]) for n in described.nodes] == [(1, [(host, int(port))])]
+    # Kafka's RaftUtil.hasValidTopicPartition: anything but exactly the metadata partition
+    # fails each partition asked for.
+    for asked in ([("__cluster_metadata", 1)], [("other", 0)], [("__cluster_metadata", 0), ("__cluster_metadata", 1)]):
+        refused = quorum(2, *asked)
+        assert [(t.topic_name, p.partition_index, p.error_code, p.error_message)
+                for t in refused.topics for p in t.partitions] == [
+            (n, i, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "This server does not host this topic-partition.")
+            for n, i in asked]
+    assert quorum(2).topics == []
+    assert quorum(0, ("__cluster_metadata", 0)).topics[0].partitions[0].leader_id == 1
+
+    unknown = client.call(64, 0, UnregisterBrokerRequest(broker_id=77))
+    assert (unknown.error_code, unknown.error_message) == (ErrorCode.BROKER_ID_NOT_REGISTERED, "")
+    assert client.call(64, 0, UnregisterBrokerRequest(broker_id=1)).error_code == ErrorCode.NONE

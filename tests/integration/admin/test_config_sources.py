@@ -223,3 +223,41 @@ async def test_aiokafka_sources(broker: BrokerProcess) -> None:
     assert sources["retention.ms"] == ("5000", TOPIC_CONFIG)
     assert sources["cleanup.policy"] == ("delete", DEFAULT_CONFIG)
     assert {source for n, (_, source) in sources.items() if n != "retention.ms"} == {DEFAULT_CONFIG}
+
+
+def alter_logger(client: WireClient, name: str, *ops: tuple[str, int, str | None],
+                 validate_only: bool = False) -> tuple[int, str | None]:
+    resource = AlterConfigsResource(BROKER_LOGGER, name, [AlterableConfig(n, op, v) for n, op, v in ops])
+    response = client.call(
+        INCREMENTAL_ALTER_CONFIGS, 1, IncrementalAlterConfigsRequest(resources=[resource], validate_only=validate_only)
+    )
+    assert isinstance(response, IncrementalAlterConfigsResponse)
+    return response.responses[0].error_code, response.responses[0].error_message
+
+
+def test_broker_logger_levels(client: WireClient) -> None:
+    """Kafka 4.0's answers (its RuntimeLoggerManager) over the broker's Python loggers."""
+    logger = "storage.log_manager"
+
+    def level() -> str | None:
+        (row,) = describe(client, BROKER_LOGGER, "1", [logger]).configs
+        return row.value
+
+    before = level()
+    assert alter_logger(client, "1", (logger, SET, "TRACE"), validate_only=True) == (0, None)
+    assert level() == before
+    # Every change is checked before any is made.
+    assert alter_logger(client, "1", (logger, SET, "TRACE"), ("no.such", SET, "INFO")) == (
+        ErrorCode.INVALID_CONFIG, "Logger no.such does not exist!")
+    assert level() == before
+    assert alter_logger(client, "1", (logger, SET, "TRACE")) == (0, None)
+    assert level() == "TRACE"
+    assert alter_logger(client, "1", (logger, DELETE, None)) == (0, None)
+    assert level() == before
+    # Kafka 4.0's text for another node names its own id twice.
+    assert alter_logger(client, "2", (logger, SET, "INFO")) == (
+        ErrorCode.INVALID_REQUEST, "Unexpected node id. Expected 1, but received 1")
+    assert alter_logger(client, "x", (logger, SET, "INFO")) == (
+        ErrorCode.INVALID_REQUEST, "Node id must be an integer, but it is: x")
+    assert alter_logger(client, "1", (logger, SET, None)) == (
+        ErrorCode.INVALID_REQUEST, f"Null value not supported for : {logger}")

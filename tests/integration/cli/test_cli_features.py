@@ -12,9 +12,11 @@ from tests.integration.cli.cli_helpers import cli
 
 
 def _line(level: int, epoch: int) -> str:
-    """The describe output: share.version (finalized at 1 on a new broker) and
-    transaction.version at `level`, under the features' common epoch."""
-    return (f"Feature: share.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
+    """The describe output: group.version and share.version (finalized at 1 on a new broker)
+    and transaction.version at `level`, under the features' common epoch."""
+    return (f"Feature: group.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
+            f"FinalizedVersionLevel: 1\tEpoch: {epoch}\n"
+            f"Feature: share.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
             f"FinalizedVersionLevel: 1\tEpoch: {epoch}\n"
             f"Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\t"
             f"FinalizedVersionLevel: {level}\tEpoch: {epoch}\n")
@@ -31,6 +33,8 @@ def test_describe_upgrade_downgrade_disable(capsys: pytest.CaptureFixture[str], 
 
     assert plain("features", "describe") == (0, _line(0, 0), "")
     assert cli(capsys, bootstrap, "features", "describe").json == [
+        {"feature": "group.version", "supported_min_version": 0, "supported_max_version": 1,
+         "finalized_version_level": 1, "epoch": 0},
         {"feature": "share.version", "supported_min_version": 0, "supported_max_version": 1,
          "finalized_version_level": 1, "epoch": 0},
         {"feature": "transaction.version", "supported_min_version": 0, "supported_max_version": 2,

@@ -1,5 +1,5 @@
 // The Admin API calls a Java user makes: topics by name and by id, configs with their
-// sources, partitions, records, offsets, groups, log dirs and ACLs. With "acl" as third
+// sources, partitions, records, offsets, groups, log dirs, ACLs and features. With "acl" as third
 // argument only the ACL calls run (for a broker with an authorizer). Prints key=value lines
 // for tests/integration/java/test_admin.py; a failed call prints its exception's class and message.
 // Usage: java -cp 'jars/*' AdminCalls.java BOOTSTRAP PREFIX [acl]
@@ -48,6 +48,9 @@ public class AdminCalls {
             groups(admin, prefix);
             logDirs(admin, prefix);
             aclsWithoutAuthorizer(admin);
+            features(admin);
+            delegationTokens(admin);
+            quorum(admin);
         }
     }
 
@@ -115,10 +118,49 @@ public class AdminCalls {
         for (String name : List.of("", prefix + "-sub"))
             fact("clientmetrics.describe" + (name.isEmpty() ? ".empty" : ""), () -> admin.describeConfigs(List.of(
                     new ConfigResource(ConfigResource.Type.CLIENT_METRICS, name))).all().get().values().iterator().next().entries().size());
+        fact("configres.nontopic", () -> {
+            List<String> found = new ArrayList<>();
+            for (ConfigResource r : admin.listConfigResources().all().get())
+                if (r.type() != ConfigResource.Type.TOPIC && r.type() != ConfigResource.Type.GROUP) found.add(r.type() + ":" + r.name());
+            Collections.sort(found);
+            return String.join(",", found);
+        });
+        fact("configres.topic", () -> {
+            var found = admin.listConfigResources(Set.of(ConfigResource.Type.TOPIC), new ListConfigResourcesOptions()).all().get();
+            return found.stream().allMatch(r -> r.type() == ConfigResource.Type.TOPIC) + "/" + found.contains(t);
+        });
+        fact("configres.clientmetrics", () -> admin.listConfigResources(Set.of(ConfigResource.Type.CLIENT_METRICS), new ListConfigResourcesOptions()).all().get());
+        brokerLoggers(admin, broker);
         fact("broker.alter.readonly", () -> admin.incrementalAlterConfigs(Map.of(b, List.of(
                 new AlterConfigOp(new ConfigEntry("log.retention.hours", "1"), AlterConfigOp.OpType.SET)))).all().get());
         fact("broker.alter.unknown", () -> admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
                 new AlterConfigOp(new ConfigEntry("no.such.config", "1"), AlterConfigOp.OpType.SET)))).all().get());
+    }
+
+    // The broker's loggers (BROKER_LOGGER): described, one set and unset, Kafka's refusals.
+    static void brokerLoggers(Admin admin, String broker) {
+        ConfigResource bl = new ConfigResource(ConfigResource.Type.BROKER_LOGGER, broker);
+        String logger = "storage.log_manager";
+        Call level = () -> {
+            ConfigEntry e = admin.describeConfigs(List.of(bl)).all().get().get(bl).get(logger);
+            return e.value() + "/" + e.source() + "/" + e.isReadOnly() + "/" + e.isSensitive() + "/" + e.type();
+        };
+        fact("logger.root", () -> admin.describeConfigs(List.of(bl)).all().get().get(bl).get("root").value());
+        fact("logger.before", level);
+        fact("logger.set", () -> {
+            admin.incrementalAlterConfigs(Map.of(bl, List.of(new AlterConfigOp(new ConfigEntry(logger, "ERROR"), AlterConfigOp.OpType.SET)))).all().get();
+            return level.run();
+        });
+        fact("logger.unset", () -> {
+            admin.incrementalAlterConfigs(Map.of(bl, List.of(new AlterConfigOp(new ConfigEntry(logger, ""), AlterConfigOp.OpType.DELETE)))).all().get();
+            return level.run();
+        });
+        for (var op : List.of(new AlterConfigOp(new ConfigEntry(logger, "LOUD"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("no.such.logger", "DEBUG"), AlterConfigOp.OpType.SET),
+                new AlterConfigOp(new ConfigEntry("root", ""), AlterConfigOp.OpType.DELETE),
+                new AlterConfigOp(new ConfigEntry("root", "INFO"), AlterConfigOp.OpType.APPEND)))
+            fact("logger.refused." + op.opType() + "." + op.configEntry().name(),
+                    () -> admin.incrementalAlterConfigs(Map.of(bl, List.of(op))).all().get());
     }
 
     static void records(Admin admin, Properties common, String prefix) throws Exception {
@@ -181,6 +223,39 @@ public class AdminCalls {
             out("logdirs.replica", r == null ? "missing" : (r.size() > 0) + "/" + r.offsetLag() + "/" + r.isFuture());
             out("logdirs.space", d.totalBytes().isPresent() + "/" + d.usableBytes().isPresent());
         }
+    }
+
+    // Finalized levels as name:level and supported ranges as name:min-max, sorted by name.
+    static void features(Admin admin) {
+        fact("features", () -> {
+            FeatureMetadata f = admin.describeFeatures().featureMetadata().get();
+            List<String> fin = new ArrayList<>(), sup = new ArrayList<>();
+            new TreeMap<>(f.finalizedFeatures()).forEach((n, r) -> fin.add(n + ":" + r.minVersionLevel() + "-" + r.maxVersionLevel()));
+            new TreeMap<>(f.supportedFeatures()).forEach((n, r) -> sup.add(n + ":" + r.minVersion() + "-" + r.maxVersion()));
+            return String.join(",", fin) + "/" + String.join(",", sup);
+        });
+    }
+
+    // The metadata quorum as Kafka's single combined node describes it; brokers unregistered.
+    static void quorum(Admin admin) throws Exception {
+        int broker = admin.describeCluster().nodes().get().iterator().next().id();
+        fact("quorum", () -> {
+            QuorumInfo q = admin.describeMetadataQuorum().quorumInfo().get();
+            List<String> voters = new ArrayList<>();
+            for (QuorumInfo.ReplicaState r : q.voters())
+                voters.add(r.replicaId() + ":" + (r.logEndOffset() == q.highWatermark()) + ":" + r.lastCaughtUpTimestamp().isPresent());
+            return q.leaderId() + "/" + q.leaderEpoch() + "/" + voters + "/" + q.observers().size() + "/" + q.nodes().keySet();
+        });
+        fact("unregister", () -> { admin.unregisterBroker(broker).all().get(); return "ok"; });
+        fact("unregister.unknown", () -> { admin.unregisterBroker(broker + 76).all().get(); return "ok"; });
+    }
+
+    // Refused on a PLAINTEXT channel, as Kafka's KafkaApis refuses them.
+    static void delegationTokens(Admin admin) {
+        fact("token.create", () -> admin.createDelegationToken().delegationToken().get());
+        fact("token.describe", () -> admin.describeDelegationToken().delegationTokens().get());
+        fact("token.renew", () -> admin.renewDelegationToken(new byte[] {1}).expiryTimestamp().get());
+        fact("token.expire", () -> admin.expireDelegationToken(new byte[] {1}).expiryTimestamp().get());
     }
 
     static AclBinding acl(String topic, String principal, AclOperation op) {

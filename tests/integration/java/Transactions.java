@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.*;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.*;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.*;
 
@@ -77,13 +78,14 @@ public class Transactions {
         common.put("bootstrap.servers", bootstrap);
         try (Admin admin = Admin.create(common)) {
             admin.createTopics(List.of(new NewTopic(prefix + "-out", 1, (short) 1), new NewTopic(prefix + "-in", 1, (short) 1),
-                    new NewTopic(prefix + "-ctp", 1, (short) 1))).all().get();
+                    new NewTopic(prefix + "-ctp", 1, (short) 1), new NewTopic(prefix + "-del", 1, (short) 1))).all().get();
             FinalizedVersionRange tv = admin.describeFeatures().featureMetadata().get().finalizedFeatures().get("transaction.version");
             out("tv", tv == null ? 0 : tv.maxVersionLevel());
             commitAndAbort(admin);
             fencing(admin);
             consumeTransformProduce(admin);
             fenceProducers(admin);
+            offsetsAfterDeletingToAMarker(admin);
         }
     }
 
@@ -202,5 +204,39 @@ public class Transactions {
             }
         }
         out("x.read_committed", String.join(",", read(topic, "read_committed")));
+    }
+
+    // An aborted transaction (0-2, abort marker 3) and a committed one with older timestamps
+    // (4-5, commit marker 6); records deleted up to the abort marker, then past it. As
+    // offset/timestamp, or the offset alone where the timestamp is a marker's (the time
+    // it was written).
+    static void offsetsAfterDeletingToAMarker(Admin admin) throws Exception {
+        String topic = prefix + "-del", tid = prefix + "-d";
+        TopicPartition tp = new TopicPartition(topic, 0);
+        long t = 1_700_000_000_000L;
+        try (Producer<String, String> p = producer(tid)) {
+            p.initTransactions();
+            p.beginTransaction();
+            for (int i = 0; i < 3; i++) p.send(new ProducerRecord<>(topic, 0, t + i * 10, "k", "a" + i));
+            p.flush();
+            p.abortTransaction();
+            p.beginTransaction();
+            for (int i = 0; i < 2; i++) p.send(new ProducerRecord<>(topic, 0, t + 100 + i * 10, "k", "c" + i));
+            p.flush();
+            p.commitTransaction();
+        }
+        describe(admin, "d.committed", tid);
+        for (long cut : new long[] {3, 4}) {
+            out("d." + cut + ".delete", admin.deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(cut))).lowWatermarks().get(tp).get().lowWatermark());
+            Map<String, OffsetSpec> specs = new TreeMap<>(Map.of("earliest", OffsetSpec.earliest(), "latest", OffsetSpec.latest(),
+                    "max", OffsetSpec.maxTimestamp(), "t0", OffsetSpec.forTimestamp(t), "t105", OffsetSpec.forTimestamp(t + 105)));
+            for (var spec : specs.entrySet()) {
+                for (IsolationLevel iso : IsolationLevel.values()) {
+                    var info = admin.listOffsets(Map.of(tp, spec.getValue()), new ListOffsetsOptions(iso)).partitionResult(tp).get();
+                    boolean ownTimestamp = info.timestamp() < t + 1000;
+                    out("d." + cut + "." + spec.getKey() + "." + iso, info.offset() + (ownTimestamp ? "/" + info.timestamp() : ""));
+                }
+            }
+        }
     }
 }

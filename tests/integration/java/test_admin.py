@@ -93,6 +93,37 @@ def test_broker_configs_as_kafka_describes_them(admin: tuple[str, dict[str, str]
         "!InvalidRequestException: Cannot update these configs dynamically: Set(log.retention.hours)")
 
 
+def test_broker_loggers(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # Kafka lists its log4j loggers (root INFO by its log4j config); odradek its Python
+    # loggers (root WARNING, Python's default, under log4j's name), as Kafka's ConfigHelper
+    # describes them: dynamic, writable, no type.
+    assert facts["logger.root"] == "WARN"
+    assert facts["logger.before"] == "WARN/DYNAMIC_BROKER_LOGGER_CONFIG/false/false/UNKNOWN"
+    assert facts["logger.set"] == "ERROR/DYNAMIC_BROKER_LOGGER_CONFIG/false/false/UNKNOWN"
+    # Unset, a logger follows its parent again.
+    assert facts["logger.unset"] == "WARN/DYNAMIC_BROKER_LOGGER_CONFIG/false/false/UNKNOWN"
+    # Kafka's RuntimeLoggerManager texts.
+    assert facts["logger.refused.SET.storage.log_manager"] == (
+        "!InvalidConfigurationException: Cannot set the log level of storage.log_manager to LOUD as it is not a "
+        "supported log level. Valid log levels are DEBUG, ERROR, FATAL, INFO, TRACE, WARN")
+    assert facts["logger.refused.SET.no.such.logger"] == (
+        "!InvalidConfigurationException: Logger no.such.logger does not exist!")
+    assert facts["logger.refused.DELETE.root"] == (
+        "!InvalidRequestException: Removing the log level of the root logger is not allowed")
+    assert facts["logger.refused.APPEND.root"] == (
+        "!InvalidRequestException: APPEND operation is not allowed for the BROKER_LOGGER resource")
+
+
+def test_list_config_resources(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # Kafka 4.1+'s KafkaApis (KIP-1142; Kafka 4.0 serves v0, client metrics only): every broker
+    # as BROKER and BROKER_LOGGER, the topics, the groups with configs; no KIP-714 subscription.
+    assert facts["configres.nontopic"] == "BROKER:1,BROKER_LOGGER:1"
+    assert facts["configres.topic"] == "true/true"
+    assert facts["configres.clientmetrics"] == "[]"
+
+
 def test_records_and_offsets(admin: tuple[str, dict[str, str]]) -> None:
     _, facts = admin
     # DeleteRecords carries no message: the client's text for POLICY_VIOLATION.
@@ -127,6 +158,36 @@ def test_acls_without_authorizer(admin: tuple[str, dict[str, str]]) -> None:
     assert facts["acl.none.describe"] == NO_AUTHORIZER_ON_BROKER
     assert facts["acl.none.create"] == NO_AUTHORIZER
     assert facts["acl.none.delete"] == NO_AUTHORIZER
+
+
+def test_features(admin: tuple[str, dict[str, str]], java_broker: BrokerProcess) -> None:
+    _, facts = admin
+    # Kafka 4.0 finalizes group.version 1 and transaction.version 2 on a new cluster (and its
+    # KRaft features, metadata.version and kraft.version, which odradek has not); share.version
+    # is Kafka 4.2's.
+    finalized = ["group.version:1-1", "share.version:1-1"]
+    if java_broker.overrides.get("transaction.version") == "2":
+        finalized.append("transaction.version:2-2")
+    assert facts["features"] == (
+        ",".join(finalized) + "/group.version:0-1,share.version:0-1,transaction.version:0-2")
+
+
+def test_delegation_tokens_on_plaintext(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    for call in ("create", "describe", "renew", "expire"):
+        assert facts[f"token.{call}"] == (
+            "!UnsupportedByAuthenticationException: Delegation Token requests are not allowed on "
+            "PLAINTEXT/1-way SSL channels and on delegation token authenticated channels.")
+
+
+def test_metadata_quorum_and_unregister_broker(admin: tuple[str, dict[str, str]]) -> None:
+    _, facts = admin
+    # As Kafka 4.0's single combined node: one voter, the leader, caught up; no observers.
+    assert facts["quorum"] == "1/1/[1:true:true]/0/[1]"
+    # Kafka's controller takes a live broker's unregistration (the broker registers again)
+    # and refuses an unknown id; the message does not reach the client.
+    assert facts["unregister"] == "ok"
+    assert facts["unregister.unknown"] == "!BrokerIdNotRegisteredException: "
 
 
 def test_acls_with_authorizer(acl_broker: BrokerProcess) -> None:

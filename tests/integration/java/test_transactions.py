@@ -83,3 +83,20 @@ def test_fence_producers(facts: dict[str, str]) -> None:
         "There is a newer producer with the same transactionalId which fences the current one.")
     values = [entry.split(":")[1] for entry in facts["x.read_committed"].split(",")]
     assert values == ["c0", "c1", "c2", "c3", "second"]
+
+
+def test_list_offsets_after_deleting_records_to_an_abort_marker(facts: dict[str, str]) -> None:
+    """As Kafka 4.0 answers once its retention check has dropped the segments below the new
+    log start (docs/apis.md: before it, its search by timestamp finds nothing); the same for
+    both isolation levels, the transactions being complete."""
+    t0 = 1_700_000_000_000
+    expected = {
+        3: {"earliest": "3/-1", "latest": "7/-1", "max": "6", "t0": "3", "t105": "3"},
+        4: {"earliest": "4/-1", "latest": "7/-1", "max": "6", "t0": f"4/{t0 + 100}", "t105": f"5/{t0 + 110}"},
+    }
+    for cut, answers in expected.items():
+        assert facts[f"d.{cut}.delete"] == str(cut)
+        for spec, answer in answers.items():
+            for isolation in ("read_uncommitted", "read_committed"):
+                assert facts[f"d.{cut}.{spec}.{isolation}"] == answer, (cut, spec, isolation)
+

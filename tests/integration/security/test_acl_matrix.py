@@ -39,6 +39,9 @@ from protocol.messages.describe_configs_request import DescribeConfigsRequest, D
 from protocol.messages.describe_groups_request import DescribeGroupsRequest
 from protocol.messages.describe_log_dirs_request import DescribeLogDirsRequest
 from protocol.messages.describe_producers_request import DescribeProducersRequest, TopicRequest
+from protocol.messages.describe_quorum_request import DescribeQuorumRequest
+from protocol.messages.describe_quorum_request import PartitionData as QuorumPartition
+from protocol.messages.describe_quorum_request import TopicData as QuorumTopic
 from protocol.messages.describe_topic_partitions_request import (
     DescribeTopicPartitionsRequest,
 )
@@ -56,6 +59,7 @@ from protocol.messages.incremental_alter_configs_request import (
     AlterConfigsResource as IncrementalResource,
 )
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.list_config_resources_request import ListConfigResourcesRequest
 from protocol.messages.list_groups_request import ListGroupsRequest
 from protocol.messages.list_partition_reassignments_request import ListPartitionReassignmentsRequest
 from protocol.messages.list_transactions_request import ListTransactionsRequest
@@ -80,6 +84,7 @@ from protocol.messages.offset_for_leader_epoch_request import (
     OffsetForLeaderPartition,
     OffsetForLeaderTopic,
 )
+from protocol.messages.unregister_broker_request import UnregisterBrokerRequest
 from protocol.messages.update_features_request import UpdateFeaturesRequest
 from tests.integration.security.acl_wire import (
     ALLOW,
@@ -278,6 +283,21 @@ CASES = {
     "describe_client_quotas": Case(48, 1, lambda: DescribeClientQuotasRequest(components=[], strict=False),
                                    lambda r: (r.error_code, r.entries),
                                    (ErrorCode.NONE, []), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, None)),
+    # CLUSTER DESCRIBE_CONFIGS (KafkaApis.handleListConfigResources).
+    "list_config_resources": Case(74, 1, lambda: ListConfigResourcesRequest(resource_types=[CONFIG_BROKER]),
+                                  lambda r: (r.error_code, [(c.resource_type, c.resource_name) for c in r.config_resources]),
+                                  (ErrorCode.NONE, [(CONFIG_BROKER, "1")]), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, [])),
+    "describe_configs_broker_logger": Case(
+        32, 4, lambda: DescribeConfigsRequest(resources=[DescribeConfigsResource(8, "1", ["root"])]),
+        lambda r: (r.results[0].error_code, [c.name for c in r.results[0].configs]),
+        (ErrorCode.NONE, ["root"]), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, [])),
+    # CLUSTER DESCRIBE and ALTER at Kafka's controller (ControllerApis).
+    "describe_quorum": Case(55, 2, lambda: DescribeQuorumRequest(topics=[
+        QuorumTopic("__cluster_metadata", [QuorumPartition(0)])]),
+        lambda r: (r.error_code, r.error_message, [t.partitions[0].leader_id for t in r.topics]),
+        (ErrorCode.NONE, "", [1]), (ErrorCode.CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.", [])),
+    "unregister_broker": Case(64, 0, lambda: UnregisterBrokerRequest(broker_id=77), lambda r: r.error_code,
+                              ErrorCode.BROKER_ID_NOT_REGISTERED, ErrorCode.CLUSTER_AUTHORIZATION_FAILED),
     "consumer_group_describe_hidden_topic": Case(69, 0, lambda: ConsumerGroupDescribeRequest(group_ids=["gh"]),
                                                  lambda r: (r.groups[0].error_code, r.groups[0].members),
                                                  (ErrorCode.TOPIC_AUTHORIZATION_FAILED, []),

@@ -21,7 +21,12 @@ from kafka import KafkaConsumer, KafkaProducer
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.api_versions_response import ApiVersionsResponse
+from protocol.messages.create_delegation_token_request import CreatableRenewers, CreateDelegationTokenRequest
+from protocol.messages.create_delegation_token_response import CreateDelegationTokenResponse
+from protocol.messages.describe_delegation_token_request import DescribeDelegationTokenRequest
+from protocol.messages.expire_delegation_token_request import ExpireDelegationTokenRequest
 from protocol.messages.metadata_request import MetadataRequest
+from protocol.messages.renew_delegation_token_request import RenewDelegationTokenRequest
 from protocol.messages.sasl_authenticate_request import SaslAuthenticateRequest
 from protocol.messages.sasl_authenticate_response import SaslAuthenticateResponse
 from protocol.messages.sasl_handshake_request import SaslHandshakeRequest
@@ -270,3 +275,33 @@ def test_plaintext_listener_is_untouched(sasl_broker: SaslBroker) -> None:
         assert _handshake(client, "PLAIN").error_code == ErrorCode.ILLEGAL_SASL_STATE
     with socket.create_connection(("127.0.0.1", sasl_broker.sasl_port), timeout=5):
         pass
+
+
+def test_delegation_tokens_are_off(sasl_broker: SaslBroker) -> None:
+    """Kafka's answers without `delegation.token.secret.key`: refused on a PLAINTEXT channel
+    (KafkaApis.allowTokenRequests), then DELEGATION_TOKEN_AUTH_DISABLED from its controller."""
+    with WireClient(sasl_broker.sasl_bootstrap) as client:
+        assert _handshake(client, "PLAIN").error_code == 0
+        assert _authenticate(client, b"\x00alice\x00alice-secret").error_code == 0
+        created = client.call(38, 3, CreateDelegationTokenRequest(max_lifetime_ms=-1))
+        assert isinstance(created, CreateDelegationTokenResponse)
+        assert (created.error_code, created.principal_type, created.principal_name,
+                created.token_requester_principal_name, created.token_id, created.hmac) == (
+            ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED, "User", "alice", "alice", "", b"")
+        bad_renewer = client.call(38, 3, CreateDelegationTokenRequest(
+            renewers=[CreatableRenewers(principal_type="Group", principal_name="g")]))
+        assert bad_renewer.error_code == ErrorCode.INVALID_PRINCIPAL_TYPE
+        for key, request in ((39, RenewDelegationTokenRequest(hmac=b"\x01")),
+                             (40, ExpireDelegationTokenRequest(hmac=b"\x01"))):
+            answer = client.call(key, 2, request)
+            assert (answer.error_code, answer.expiry_timestamp_ms) == (ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED, 0)
+        described = client.call(41, 3, DescribeDelegationTokenRequest(owners=None))
+        assert (described.error_code, described.tokens) == (ErrorCode.DELEGATION_TOKEN_AUTH_DISABLED, [])
+    with WireClient(sasl_broker.process.bootstrap) as client:
+        refused = client.call(38, 3, CreateDelegationTokenRequest())
+        assert (refused.error_code, refused.principal_name, refused.expiry_timestamp_ms) == (
+            ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, "ANONYMOUS", -1)
+        assert client.call(39, 2, RenewDelegationTokenRequest(hmac=b"\x01")).error_code == (
+            ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)
+        assert client.call(41, 3, DescribeDelegationTokenRequest()).error_code == (
+            ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED)

@@ -6,6 +6,7 @@ transaction refused (KAFKA-17754)."""
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ import pytest
 
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.describe_transactions_request import DescribeTransactionsRequest
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
@@ -162,8 +164,9 @@ def test_txn_offset_commit_v5_adds_the_offsets_partition(tv2_broker: BrokerProce
         assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (7, E.NONE)}
 
 
-# A new broker finalizes share.version 1, as Kafka 4.2 formats a new cluster.
-SHARE_ON = {"share.version": 1}
+# A new broker finalizes share.version 1 (as Kafka 4.2 formats a new cluster) and
+# group.version 1 (as Kafka 4.0 does).
+FRESH = {"share.version": 1, "group.version": 1}
 
 
 def _finalized(c: WireClient) -> tuple[dict[str, int], int]:
@@ -180,32 +183,46 @@ def _update(c: WireClient, version: int, levels: dict[str, int], upgrade_type: i
 
 def test_update_features_finalizes_transaction_version_across_restart(fresh_broker: BrokerProcess) -> None:
     with WireClient(fresh_broker.bootstrap) as c:
-        assert _finalized(c) == (SHARE_ON, 0)
+        assert _finalized(c) == (FRESH, 0)
         checked = _update(c, 1, {"transaction.version": 2}, validate_only=True)
         assert [(r.feature, r.error_code) for r in checked.results] == [("transaction.version", E.NONE)]
-        assert _finalized(c) == (SHARE_ON, 0)
+        assert _finalized(c) == (FRESH, 0)
         # One bad update fails the whole request.
         mixed = _update(c, 1, {"transaction.version": 2, "no.such.feature": 1})
         assert {r.feature: r.error_code for r in mixed.results} == {
             "transaction.version": E.FEATURE_UPDATE_FAILED, "no.such.feature": E.INVALID_UPDATE_VERSION,
         }
         assert _update(c, 2, {"transaction.version": 3}).error_code == E.INVALID_UPDATE_VERSION
-        assert _finalized(c) == (SHARE_ON, 0)
+        assert _finalized(c) == (FRESH, 0)
         done = _update(c, 2, {"transaction.version": 2})
         assert (done.error_code, done.results) == (E.NONE, [])
-        assert _finalized(c) == ({**SHARE_ON, "transaction.version": 2}, 1)
+        assert _finalized(c) == ({**FRESH, "transaction.version": 2}, 1)
         # A downgrade needs a downgrade type.
         assert _update(c, 2, {"transaction.version": 1}).error_code == E.INVALID_UPDATE_VERSION
     fresh_broker.kill()
     fresh_broker.start()
     with WireClient(fresh_broker.bootstrap) as c:
-        assert _finalized(c) == ({**SHARE_ON, "transaction.version": 2}, 1)
+        assert _finalized(c) == ({**FRESH, "transaction.version": 2}, 1)
         assert _update(c, 2, {"transaction.version": 0}, upgrade_type=2).error_code == E.NONE
-        assert _finalized(c) == (SHARE_ON, 2)
+        assert _finalized(c) == (FRESH, 2)
         # A "downgrade" to a higher level is refused, as Kafka's FeatureControlManager does.
         refused = _update(c, 2, {"transaction.version": 1}, upgrade_type=2)
         assert (refused.error_code, refused.error_message) == (
             E.INVALID_UPDATE_VERSION,
             "Invalid update version 1 for feature transaction.version. Can't downgrade to a newer version.",
         )
-        assert _finalized(c) == (SHARE_ON, 2)
+        assert _finalized(c) == (FRESH, 2)
+        # group.version 0 turns the consumer group protocol off, as Kafka's KafkaApis does.
+        assert _update(c, 2, {"group.version": 0}, upgrade_type=2).error_code == E.NONE
+        assert _finalized(c) == ({"share.version": 1}, 3)
+        assert _heartbeat(c).error_code == E.UNSUPPORTED_VERSION
+        assert _update(c, 2, {"group.version": 1}).error_code == E.NONE
+        assert _finalized(c) == (FRESH, 4)
+        assert _heartbeat(c).error_code == E.NONE
+
+
+def _heartbeat(c: WireClient) -> Any:
+    """A new member's first ConsumerGroupHeartbeat (v1: the client names itself)."""
+    return c.call(68, 1, ConsumerGroupHeartbeatRequest(
+        group_id="tv2-gv", member_id=str(uuid.uuid4()), member_epoch=0, rebalance_timeout_ms=5000,
+        subscribed_topic_names=["tv2-gv"], topic_partitions=[]))

@@ -1,0 +1,93 @@
+"""DescribeQuorumRequest (API key 55)
+
+Generated from `schemas/DescribeQuorumRequest.json` by `python -m protocol.codegen`; do not edit.
+"""
+
+# ruff: noqa
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from protocol.codec import ZERO_UUID, InvalidValueError, RawTaggedField, Reader, RecordsData, Writer
+from protocol.message import Message, _tag_order
+
+
+@dataclass(slots=True)
+class PartitionData:
+    partition_index: int = 0
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> PartitionData:
+        o = cls()
+        o.partition_index = r.int32()
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.int32(self.partition_index)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class TopicData:
+    topic_name: str = ''
+    partitions: list[PartitionData] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> TopicData:
+        o = cls()
+        o.topic_name = r.compact_string()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array Partitions')
+        else:
+            o.partitions = [PartitionData.read(r, v) for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.compact_string(self.topic_name)
+        w.compact_array_length(self.partitions)
+        for partitions_item in self.partitions:
+            partitions_item.write(w, v)
+        w.tagged_fields(self.unknown_tagged_fields)
+
+
+@dataclass(slots=True)
+class DescribeQuorumRequest(Message):
+    NAME: ClassVar[str] = 'DescribeQuorumRequest'
+    API_KEY: ClassVar[int] = 55
+    MIN_VERSION: ClassVar[int] = 0
+    MAX_VERSION: ClassVar[int] = 2
+    FLEXIBLE_MIN_VERSION: ClassVar[int] = 0
+    LATEST_VERSION_UNSTABLE: ClassVar[bool] = False
+
+    topics: list[TopicData] = field(default_factory=list)
+    unknown_tagged_fields: list[RawTaggedField] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, r: Reader, v: int) -> DescribeQuorumRequest:
+        o = cls()
+        n = r.compact_array_length()
+        if n < 0:
+            raise InvalidValueError('null in non-nullable array Topics')
+        else:
+            o.topics = [TopicData.read(r, v) for _ in range(n)]
+        for _ in range(r.uvarint()):
+            tag, sub = r.tagged_field_header()
+            o.unknown_tagged_fields.append(RawTaggedField(tag, sub.rest()))
+        return o
+
+    def write(self, w: Writer, v: int) -> None:
+        w.compact_array_length(self.topics)
+        for topics_item in self.topics:
+            topics_item.write(w, v)
+        w.tagged_fields(self.unknown_tagged_fields)
