@@ -1,12 +1,11 @@
 """The `cpu.affinity` setting: the CPUs the broker process runs on.
 
-Why one CPU can be faster than all of them: the event loop and the fsync threads
-(storage/flusher.py) hand the GIL to each other twice per fsync round. Spread over two
-busy cores, each handoff waited for a thread to be scheduled on the other core while the
-loop took the GIL back; on one core the thread that blocks hands over at once. Measured
-on the 2-core bench machine beside a full-speed producer (bench/README.md, latency rows):
-the end-to-end p50 went from 21-50 ms to 2.5-3.8 ms with the broker on one core, and the
-producer beside it wrote faster. The GIL lets the broker use about one core anyway.
+Why one CPU can be faster than two: each fsync round is handed from the event loop to an
+fsync thread and back (storage/flusher.py), each time through the GIL and a thread
+wake-up; on two busy cores a small acks=all record beside a full-speed producer waited
+for those handoffs longer than for its fdatasync. The cost: the kernel work of the fsync
+threads and the sockets shares that CPU with the loop, and one client alone at full speed
+goes slower. Figures in docs/operations.md and bench/README.md.
 """
 
 from __future__ import annotations
