@@ -4,8 +4,8 @@ Why one CPU can be faster than two: each fsync round is handed from the event lo
 fsync thread and back (storage/flusher.py), each time through the GIL and a thread
 wake-up; on two busy cores a small acks=all record beside a full-speed producer waited
 for those handoffs longer than for its fdatasync. The cost: the kernel work of the fsync
-threads and the sockets shares that CPU with the loop, and one client alone at full speed
-goes slower. Figures in docs/operations.md and bench/README.md.
+threads and the sockets shares that CPU with the loop, and a consumer alone at full speed
+read slower. Figures in docs/operations.md and bench/README.md.
 """
 
 from __future__ import annotations
