@@ -63,6 +63,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--odradek-pid", type=int, help="pid of that odradek, to read its RSS")
     parser.add_argument(
+        "--odradek-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a setting of the odradek brokers the bench starts (repeatable), e.g. cpu.affinity=1",
+    )
+    parser.add_argument(
         "--fill-mb",
         type=int,
         help="MB written before the latency-after-fill row (default 2000, 200 with --quick)",
@@ -92,9 +99,10 @@ def make_brokers(args: argparse.Namespace) -> list[Broker]:
     if args.odradek_bootstrap:
         brokers: list[Broker] = [Broker("odradek", bootstrap=args.odradek_bootstrap, pid=args.odradek_pid)]
     else:
-        brokers = [Odradek("odradek")]
+        overrides = dict(item.partition("=")[::2] for item in args.odradek_set)
+        brokers = [Odradek("odradek", overrides=overrides)]
         if not args.no_postgres:
-            brokers.append(OdradekPostgres(POSTGRES))
+            brokers.append(OdradekPostgres(POSTGRES, overrides=overrides))
     if args.no_peer:
         return brokers
     if args.peer_bootstrap:

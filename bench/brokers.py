@@ -94,6 +94,9 @@ class Odradek(Broker):
     settings, plus an SSL and a SASL_SSL (PLAIN) listener with throwaway certificates for the
     TLS rows; clients of the other rows use only the PLAINTEXT one."""
 
+    # Settings given with `--odradek-set`, over everything else (e.g. cpu.affinity).
+    overrides: dict[str, str] = field(default_factory=dict)
+
     def extra_settings(self) -> dict[str, str]:
         """Settings beyond the defaults (the PostgreSQL engine's URL in `OdradekPostgres`)."""
         return {}
@@ -113,6 +116,7 @@ class Odradek(Broker):
             "sasl.enabled.mechanisms": "PLAIN",
             "listener.name.sasl_ssl.plain.sasl.jaas.config": jaas,
             **self.extra_settings(),
+            **self.overrides,
         }
         log_path = self.work_dir / f"{self.name}.log"
         self._run(OdradekBroker(self.work_dir / "data", settings, port, log_path=log_path), timeout)

@@ -5,7 +5,11 @@ misbehaves makes it raise; the runner turns that into an error cell."""
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -433,54 +437,51 @@ def e2e_latency_confluent(bootstrap: str, size: int, rate: int, seconds: float, 
 
 
 class BackgroundLoad:
-    """A producer on a thread of its own writing `size`-byte records with acks=all
-    (idempotent) as fast as the broker takes them, round-robin over the partitions of a
-    topic of its own, until closed: the load beside a latency measurement."""
+    """The load beside a latency measurement: `bench/background_load.py` in a process of its
+    own, writing `size`-byte records acks=all (idempotent) as fast as the broker takes them,
+    round-robin over the partitions of a topic of its own, until closed."""
 
     def __init__(self, bootstrap: str, size: int, partitions: int, timeout: float) -> None:
         self.topic = unique("load")
         create_topic(bootstrap, self.topic, partitions)
-        # Every acknowledgement reported: the load's own rate is a figure of the row.
-        conf = producer_config(bootstrap, "all", True, **{"linger.ms": 5, "delivery.report.only.error": False})
-        self._producer = Producer(conf)
-        self._partitions = partitions
-        self._value = payload(size)
         self._size = size
-        self.acked = 0
-        self.errors: list[str] = []
-        produce_all(self._producer, self.topic, self._value, partitions, timeout, partitions)  # connect
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._started = time.perf_counter()
-        self._thread.start()
-
-    def _delivered(self, err: Any, _msg: Any) -> None:
-        if err is None:
-            self.acked += 1
-        elif len(self.errors) < 3:
-            self.errors.append(err.str())
-
-    def _run(self) -> None:
-        producer, i = self._producer, 0
-        while not self._stop.is_set():
-            try:
-                producer.produce(self.topic, self._value, partition=i % self._partitions, on_delivery=self._delivered)
-                i += 1
-            except BufferError:
-                producer.poll(0.005)
-                continue
-            if i % 1000 == 0:
-                producer.poll(0)
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.background_load", bootstrap, self.topic, str(size), str(partitions),
+             str(timeout)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+        )
+        ready = _read_line(self._proc, timeout)
+        if ready != "ready":
+            self._proc.kill()
+            raise WorkloadError(f"load producer did not start: {ready!r}")
 
     def close(self, timeout: float) -> float:
         """Stop, wait for the acknowledgements in flight; the load's MB/s acknowledged."""
-        self._stop.set()
-        self._thread.join(timeout)
-        seconds = time.perf_counter() - self._started
-        self._producer.flush(timeout)
-        if self.errors:
-            raise WorkloadError(f"load producer: {self.errors[0]}")
-        return self.acked * self._size / max(seconds, 1e-9) / MB
+        assert self._proc.stdin is not None
+        try:
+            self._proc.stdin.write("stop\n")
+            self._proc.stdin.flush()
+            line = _read_line(self._proc, timeout + 10)
+        finally:
+            self._proc.kill()
+            self._proc.wait()
+        try:
+            result = json.loads(line)
+        except ValueError:
+            raise WorkloadError(f"load producer: {line!r}") from None
+        if result["errors"]:
+            raise WorkloadError(f"load producer: {result['errors'][0]}")
+        return float(result["acked"]) * self._size / max(float(result["seconds"]), 1e-9) / MB
+
+
+def _read_line(proc: subprocess.Popen[str], timeout: float) -> str:
+    """The child's next stdout line, or "" once `timeout` passed or it ended."""
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.append(proc.stdout.readline() if proc.stdout else ""), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return lines[0].strip() if lines else ""
 
 
 def e2e_latency_under_load_confluent(

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from broker.config import Config, ConfigError
+from broker.cpu_affinity import parse_cpus, pin_process
 from broker.logging import configure_logging
 from broker.server import Server
 from broker.storage_setup import StorageUnavailableError
@@ -61,6 +62,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"odradek: {exc}", file=sys.stderr)
         return 2
     configure_logging(config.get("log.format"), config.get("log.level"))
+    cpus = parse_cpus(config.get("cpu.affinity"))
+    if cpus:
+        # Before the event loop and its threads start: they inherit it (broker/cpu_affinity.py).
+        try:
+            pin_process(cpus)
+        except OSError as exc:  # a CPU this machine does not have (or may not use)
+            print(f"odradek: cpu.affinity {sorted(cpus)}: {exc}", file=sys.stderr)
+            return 2
     try:
         import uvloop
     except ImportError:

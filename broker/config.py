@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from broker.cpu_affinity import parse_cpus
 from broker.security_settings import DEFAULTS as SECURITY_DEFAULTS
 from broker.security_settings import SecuritySettings, is_security_setting
 from storage.files import write_atomically
@@ -32,6 +33,11 @@ def _bool(text: str) -> bool:
     if lowered in ("false", "0", "no"):
         return False
     raise ValueError(f"not a boolean: {text!r}")
+
+
+def _cpus(text: str) -> str:
+    parse_cpus(text)  # checked at load; applied by broker/__main__.py
+    return text.strip()
 
 
 def _migration_policy(text: str) -> str:
@@ -236,6 +242,8 @@ _SETTINGS = [
     Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port.",
             kafka=False),
     Setting("metrics.host", str, "127.0.0.1", "Address the metrics endpoint binds.", kafka=False),
+    Setting("cpu.affinity", _cpus, "", "CPUs the broker process runs on (`0`, `0,2-3`); empty: all. See "
+            "broker/cpu_affinity.py.", kafka=False),
     Setting("log.format", str, "console", "Log lines as `console` (readable) or `json`.", kafka=False),
     Setting("log.level", str, "info", "The lowest level logged.", kafka=False),
 ]

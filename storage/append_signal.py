@@ -19,7 +19,8 @@ class AppendSignal:
     waits on, so a notify costs one dictionary lookup however many fetches are parked."""
 
     def __init__(self) -> None:
-        self._waiters: dict[PartitionKey, set[asyncio.Future[None]]] = {}
+        # A waiter's result: True when woken by a change, False when its time ran out.
+        self._waiters: dict[PartitionKey, set[asyncio.Future[bool]]] = {}
         self._changes = 0
 
     @property
@@ -34,7 +35,7 @@ class AppendSignal:
         if waiters:
             for waiter in waiters:
                 if not waiter.done():
-                    waiter.set_result(None)
+                    waiter.set_result(True)
 
     async def wait(self, partitions: Iterable[PartitionKey], timeout: float, *, since: int | None = None) -> bool:
         """Wait until one of `partitions` changes or `timeout` seconds pass; True when woken
@@ -43,23 +44,32 @@ class AppendSignal:
             return True
         if timeout <= 0:
             return False
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
         keys = set(partitions)
         for key in keys:
             self._waiters.setdefault(key, set()).add(waiter)
+        # The timer ends the wait itself rather than asyncio.wait_for, whose inner future
+        # resumes the fetch a turn of the event loop later: beside a producer of megabyte
+        # requests, a turn can hold a megabyte append, and every parked fetch of a small
+        # record just made durable waited for it.
+        expiry = loop.call_later(timeout, _expire, waiter)
         try:
-            await asyncio.wait_for(waiter, timeout)
-        except TimeoutError:
-            return False
+            return await waiter
         finally:
+            expiry.cancel()
             for key in keys:
                 registered = self._waiters.get(key)
                 if registered is not None:
                     registered.discard(waiter)
                     if not registered:
                         del self._waiters[key]
-        return True
 
     def waiting(self, topic: str, partition: int) -> int:
         """How many waiters are parked on a partition (for tests and metrics)."""
         return len(self._waiters.get((topic, partition), ()))
+
+
+def _expire(waiter: asyncio.Future[bool]) -> None:
+    if not waiter.done():
+        waiter.set_result(False)

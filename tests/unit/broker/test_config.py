@@ -8,6 +8,7 @@ import pytest
 
 from broker.__main__ import parse_args
 from broker.config import Config, ConfigError, Listener, read_properties
+from broker.cpu_affinity import parse_cpus
 
 
 def test_defaults_are_kafkas() -> None:
@@ -80,3 +81,35 @@ def test_typed_getters() -> None:
         config.get_str("num.partitions")
     with pytest.raises(ConfigError):
         config.get_ms("num.partitions")
+
+
+def test_cpu_affinity_is_a_list_of_cpus_checked_at_load() -> None:
+    assert parse_cpus("") == frozenset()
+    assert parse_cpus("0, 2-4") == frozenset({0, 2, 3, 4})
+    assert Config.load(None, environ={"ODRADEK_CPU_AFFINITY": "1"}).get("cpu.affinity") == "1"
+    with pytest.raises(ConfigError):
+        Config.load(None, environ={}, cli={"cpu.affinity": "3-1"})
+    with pytest.raises(ConfigError):
+        Config.load(None, environ={}, cli={"cpu.affinity": "one"})
+
+
+def test_pinning_moves_every_thread_of_the_process(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+    cpu = min(os.sched_getaffinity(0))
+    # A child process: pinning this one would pin the test run.
+    script = (
+        "import os, threading\n"
+        "from broker.cpu_affinity import pin_process\n"
+        "started = threading.Event(); stop = threading.Event()\n"
+        "def run():\n    started.set(); stop.wait()\n"
+        "t = threading.Thread(target=run); t.start(); started.wait()\n"
+        f"pin_process(frozenset({{{cpu}}}))\n"
+        "tids = [int(x) for x in os.listdir('/proc/self/task')]\n"
+        "print(len(tids), sorted({c for tid in tids for c in os.sched_getaffinity(tid)}))\n"
+        "stop.set(); t.join()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert out.stdout == f"2 [{cpu}]\n"  # the main thread and the one started before
