@@ -129,8 +129,9 @@ class Odradek(Broker):
 # for reuse (`min_wal_size`), as docs/postgresql.md recommends.
 POSTGRES_SETTINGS = {"shared_buffers": "32MB", "min_wal_size": "1GB"}
 # WAL the server writes and recycles before the broker starts: more than the 1 KiB
-# acks=all rows' three runs write (about 320 MB).
-RECYCLED_WAL_MB = 512
+# acks=all rows' three runs write (about 320 MB), and short of the WAL that starts a
+# checkpoint by itself (max_wal_size / (1 + checkpoint_completion_target), about 540 MB).
+RECYCLED_WAL_MB = 384
 
 
 @dataclass
