@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.brokers import RECYCLED_WAL_MB
 from bench.cpu import TreeCpu, TreeWait, process_cpu, runqueue_wait
 from odradek.postgres_server import PostgresServer
 from odradek.testing import OdradekCluster
@@ -20,8 +21,9 @@ from protocol.messages.metadata_request import MetadataRequest, MetadataRequestT
 
 METADATA = 3
 METADATA_VERSION = 12
-# Several clusters share the server at once; each broker keeps a pool of connections.
-POSTGRES_SETTINGS = {"shared_buffers": "32MB", "max_connections": "200"}
+# Several clusters share the server at once; each broker keeps a pool of connections. WAL
+# segments are kept for reuse as for the `odradek-pg` column (bench/brokers.py).
+POSTGRES_SETTINGS = {"shared_buffers": "32MB", "max_connections": "200", "min_wal_size": "1GB"}
 
 
 class ClusterSet:
@@ -38,6 +40,7 @@ class ClusterSet:
         self.postgres.init()
         self.postgres.start()
         self._started = True
+        self.postgres.recycle_wal(RECYCLED_WAL_MB)
 
     def cluster(self, size: int) -> OdradekCluster:
         """A new cluster of `size` brokers, started (node ids 1..size)."""

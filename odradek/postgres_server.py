@@ -129,6 +129,21 @@ class PostgresServer:
         self._run(str(self.bin_dir / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user,
                   self.database)
 
+    def recycle_wal(self, megabytes: int) -> None:
+        """Makes this fresh server reuse WAL segments as one that has run a while does:
+        writes about `megabytes` of WAL (logical messages: no table, no data page), then
+        checkpoints, which renames the segments before it for future use rather than
+        removing them. A fresh server creates every segment on the commit that first needs
+        it (16 MB zero-filled and fsynced on that commit's path); a server in steady state
+        writes into segments its checkpoints recycled (`min_wal_size` keeps at least that
+        much of them). For benches (bench/brokers.py), which must not time a fresh server's
+        first gigabyte of WAL."""
+        psql = [str(self.bin_dir / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user,
+                "-d", self.database, "-q", "-v", "ON_ERROR_STOP=1"]
+        segments = max(1, megabytes // 16)
+        self._run(*psql, "-c", "SELECT count(pg_logical_emit_message(false, 'odradek-recycle', repeat('x', 16000000)))"
+                  f" FROM generate_series(1, {segments})", "-c", "CHECKPOINT")
+
     def stop(self, mode: str = "fast") -> None:
         """`fast` (clean) or `immediate` (as a crash: recovery at the next start)."""
         if not self.running:

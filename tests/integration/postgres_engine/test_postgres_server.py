@@ -18,3 +18,19 @@ async def test_the_server_is_private_durable_and_on_loopback(postgres_server: Po
         assert await conn.fetchval("SELECT current_schema()") == postgres_url.rpartition("search_path=")[2]
     finally:
         await conn.close()
+
+
+async def test_recycle_wal_leaves_segments_to_reuse(postgres_server: PostgresServer, postgres_url: str) -> None:
+    # What the bench's servers do before their brokers start (bench/brokers.py): the WAL
+    # written is recycled as segments after the current one, which commits then write into
+    # rather than creating a segment each.
+    ahead = (
+        "SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$'"
+        " AND name > pg_walfile_name(pg_current_wal_lsn())"
+    )
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        postgres_server.recycle_wal(48)
+        assert await conn.fetchval(ahead) >= 2
+    finally:
+        await conn.close()
