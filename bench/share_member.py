@@ -13,7 +13,8 @@ Run as `python -m bench.share_member BOOTSTRAP TOPIC GROUP COUNT COUNTER_FILE SL
 prints `ready` once its consumer exists, subscribes on a `go` line on its stdin, and at the
 end prints one JSON line: its deliveries, the `time.perf_counter()` at which its last
 acknowledgements were answered (CLOCK_MONOTONIC, one clock for every process of the
-machine), the first errors. Its close is not timed (see `bench.workloads._share_group_rate`)."""
+machine), its CPU seconds from the start signal to then, the first errors. Its close is
+not timed (see `bench.workloads._share_group_rate`)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def run(bootstrap: str, topic: str, group: str, count: int, counter: str, slot: 
     consumer = ShareConsumer(conf)
     errors: list[str] = []
     mine = 0
-    end = 0.0
+    end = cpu = 0.0
     with open(counter, "r+b") as f, mmap.mmap(f.fileno(), 0) as mapped:
         # Native 8-byte items: an aligned slot is written and read whole.
         slots = memoryview(mapped).cast("q")
@@ -43,6 +44,7 @@ def run(bootstrap: str, topic: str, group: str, count: int, counter: str, slot: 
             if sys.stdin.readline().strip() != "go":
                 return {"got": 0, "end": 0.0, "errors": ["no start signal"]}
             deadline = time.monotonic() + timeout
+            cpu_start = time.process_time()
             consumer.subscribe([topic])
             while time.monotonic() < deadline and sum(slots) < count:
                 # A short poll: a member with nothing to fetch (its ShareFetch parked on the
@@ -65,12 +67,13 @@ def run(bootstrap: str, topic: str, group: str, count: int, counter: str, slot: 
             if failed:
                 errors.append(f"share acknowledge: {failed[0]}")
             end = time.perf_counter()
+            cpu = time.process_time() - cpu_start
         except KafkaException as exc:
             errors.append(f"share consumer: {exc}")
         finally:
             slots.release()
             consumer.close()
-    return {"got": mine, "end": end, "errors": errors[:3]}
+    return {"got": mine, "end": end, "cpu_s": cpu, "errors": errors[:3]}
 
 
 def main(argv: list[str]) -> int:
