@@ -10,6 +10,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -699,14 +700,15 @@ def _classic_group_rate(bootstrap: str, topic: str, count: int, size: int, timeo
 
 
 def _share_group_rate(bootstrap: str, topic: str, count: int, members: int, timeout: float) -> float:
-    """`members` ShareConsumers of a new share group (share.auto.offset.reset=earliest), one
-    thread each, acknowledging every record explicitly (ACCEPT; the acknowledgements ride on
-    the next ShareFetch, the last ones on commit_sync): records/s from their start (so
-    their join, one heartbeat, is timed) until every record was delivered and the last
-    acknowledgements answered (each member's commit_sync returned). Their close is not
-    timed, as the classic member's is not: it waits for a ShareFetch parked on the broker
-    (the client's fetch.wait.max.ms) once there is nothing left to fetch."""
-    from confluent_kafka import AcknowledgeType, ShareConsumer
+    """`members` ShareConsumers of a new share group (share.auto.offset.reset=earliest), each
+    in a process of its own (`bench/share_member.py`; a share group's members are separate
+    applications, and the classic member has its process to itself), acknowledging every
+    record explicitly (ACCEPT; the acknowledgements ride on the next ShareFetch, the last
+    ones on commit_sync): records/s from the common start signal, once every member's
+    consumer exists (so their join, one heartbeat, is timed), until every record was
+    delivered and the last acknowledgements answered (each member's commit_sync returned).
+    Their close is not timed, as the classic member's is not: it waits for a ShareFetch
+    parked on the broker (the client's fetch.wait.max.ms) once there is nothing left to fetch."""
     from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
 
     from bench.clients import admin_client
@@ -715,57 +717,46 @@ def _share_group_rate(bootstrap: str, topic: str, count: int, members: int, time
     entry = ConfigEntry("share.auto.offset.reset", "earliest", incremental_operation=AlterConfigOpType.SET)
     resource = ConfigResource(ConfigResource.Type.GROUP, group, incremental_configs=[entry])
     admin_client(bootstrap).incremental_alter_configs([resource])[resource].result(30)
-    lock = threading.Lock()
-    state = {"got": 0, "start": 0.0, "end": 0.0}
-    errors: list[str] = []
-    deadline = time.monotonic() + timeout
-
-    def member() -> None:
-        conf = confluent_base(bootstrap)
-        conf.update({"group.id": group, "share.acknowledgement.mode": "explicit"})
-        consumer = ShareConsumer(conf)
+    with tempfile.NamedTemporaryFile(prefix="bench-share-") as counter:
+        counter.write(bytes(8 * members))  # one delivery count per member
+        counter.flush()
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "bench.share_member", bootstrap, topic, group, str(count), counter.name,
+                 str(slot), str(timeout)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            )
+            for slot in range(members)
+        ]
         try:
-            consumer.subscribe([topic])
-            while time.monotonic() < deadline and not errors:
-                with lock:
-                    if state["got"] >= count:
-                        break
-                # A short poll: a member with nothing to fetch (its ShareFetch parked on the
-                # broker while another member holds the window) sees the end within 10 ms;
-                # with 50 ms polls that wait was 15-45 ms of a 2-member run's 300-400 ms.
-                messages = consumer.poll(0.01)
-                mine = 0
-                for msg in messages:
-                    err = msg.error()
-                    if err is not None:
-                        errors.append(f"share fetch: {err.str()}")
-                        return
-                    consumer.acknowledge(msg, AcknowledgeType.ACCEPT)
-                    mine += 1
-                if mine:
-                    with lock:
-                        state["got"] += mine
-            failed = [e for e in consumer.commit_sync(10).values() if e is not None]
-            if failed:
-                errors.append(f"share acknowledge: {failed[0]}")
-            with lock:
-                state["end"] = max(state["end"], time.perf_counter())
-        except KafkaException as exc:
-            errors.append(f"share consumer: {exc}")
+            for proc in procs:
+                ready = _read_line(proc, timeout)
+                if ready != "ready":
+                    raise WorkloadError(f"share member did not start: {ready!r}")
+            start = time.perf_counter()
+            for proc in procs:
+                assert proc.stdin is not None
+                proc.stdin.write("go\n")
+                proc.stdin.flush()
+            lines = [_read_line(proc, timeout + 30) for proc in procs]
         finally:
-            consumer.close()
-
-    threads = [threading.Thread(target=member, daemon=True) for _ in range(members)]
-    state["start"] = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout + 15)
+            for proc in procs:
+                proc.kill()
+                proc.wait()
+    results = []
+    for line in lines:
+        try:
+            results.append(json.loads(line))
+        except ValueError:
+            raise WorkloadError(f"share member: {line!r}") from None
+    errors = [e for r in results for e in r["errors"]]
     if errors:
         raise WorkloadError(errors[0])
-    if state["got"] != count:
-        raise WorkloadError(f"share group: {state['got']} deliveries of {count} records in {timeout:.0f}s")
-    return count / max(state["end"] - state["start"], 1e-9)
+    got = sum(int(r["got"]) for r in results)
+    if got != count:
+        raise WorkloadError(f"share group: {got} deliveries of {count} records in {timeout:.0f}s")
+    return count / max(max(float(r["end"]) for r in results) - start, 1e-9)
 
 
 # The Java producer's default `batch.size`.

@@ -189,24 +189,30 @@ class ShareStateStore:
             self.states.pop(key, None)
             self._updates.pop(key, None)
         elif record_type == rec.SNAPSHOT:
-            s = rec.decode_snapshot(raw_value)
-            self.states[key] = ShareState(
-                s.start_offset, s.batches, s.snapshot_epoch, s.state_epoch, s.leader_epoch, s.create_timestamp
-            )
-            self._updates[key] = 0
+            self._apply_snapshot(key, rec.decode_snapshot(raw_value))
         else:
-            u = rec.decode_update(raw_value)
-            old = self.states.get(key)
-            if old is None:
-                # An update with no snapshot before it (compacted away with a tombstone): Kafka
-                # ignores it too.
-                return
-            start = old.start_offset if u.start_offset < 0 else u.start_offset
-            self.states[key] = ShareState(
-                start, merge_batches(old.batches, u.batches, start), old.snapshot_epoch, old.state_epoch,
-                u.leader_epoch, old.create_timestamp,
-            )
-            self._updates[key] = self._updates.get(key, 0) + 1
+            self._apply_update(key, rec.decode_update(raw_value))
+
+    # A write applies the record it made as `_replay` would, without decoding it again.
+
+    def _apply_snapshot(self, key: SharePartitionKey, s: ShareSnapshot) -> None:
+        self.states[key] = ShareState(
+            s.start_offset, tuple(s.batches), s.snapshot_epoch, s.state_epoch, s.leader_epoch, s.create_timestamp
+        )
+        self._updates[key] = 0
+
+    def _apply_update(self, key: SharePartitionKey, u: ShareUpdate) -> None:
+        old = self.states.get(key)
+        if old is None:
+            # An update with no snapshot before it (compacted away with a tombstone): Kafka
+            # ignores it too.
+            return
+        start = old.start_offset if u.start_offset < 0 else u.start_offset
+        self.states[key] = ShareState(
+            start, merge_batches(old.batches, u.batches, start), old.snapshot_epoch, old.state_epoch,
+            u.leader_epoch, old.create_timestamp,
+        )
+        self._updates[key] = self._updates.get(key, 0) + 1
 
     # --- reads and writes (ReadShareGroupState, WriteShareGroupState, DeleteShareGroupState) -
 
@@ -235,7 +241,7 @@ class ShareStateStore:
             record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
             await self._append(partition, [record])
             if self.ownership.holds(owned):
-                self._replay(*record)
+                self._apply_update(key, update)
             return self.states.get(key)
 
     @staticmethod
@@ -276,12 +282,16 @@ class ShareStateStore:
                     write_timestamp=now,
                 )
                 record = (rec.encode_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))
+                change: ShareSnapshot | ShareUpdate = snapshot
             else:
-                update = ShareUpdate(old.snapshot_epoch, epoch, start_offset, batches)
-                record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
+                change = ShareUpdate(old.snapshot_epoch, epoch, start_offset, batches)
+                record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(change))
             await self._append(partition, [record])
             if self.ownership.holds(owned):
-                self._replay(*record)
+                if isinstance(change, ShareSnapshot):
+                    self._apply_snapshot(key, change)
+                else:
+                    self._apply_update(key, change)
 
     async def delete(self, key: SharePartitionKey) -> None:
         """Tombstones for the share partition's records (DeleteShareGroupOffsets, group deletion)."""
