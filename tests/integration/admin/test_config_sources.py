@@ -94,14 +94,20 @@ def test_errors_keep_their_messages(client: WireClient) -> None:
     assert (group.error_code, group.error_message) == (ErrorCode.INVALID_REQUEST, "Group name must not be empty")
 
 
-def alter_group(client: WireClient, group: str, *ops: tuple[str, int, str | None],
-                validate_only: bool = False) -> tuple[int, str | None]:
-    resource = AlterConfigsResource(GROUP, group, [AlterableConfig(n, op, v) for n, op, v in ops])
+def alter(client: WireClient, resource_type: int, name: str, *ops: tuple[str, int, str | None],
+          validate_only: bool = False) -> tuple[int, str | None]:
+    """IncrementalAlterConfigs of one resource: its error code and message."""
+    resource = AlterConfigsResource(resource_type, name, [AlterableConfig(n, op, v) for n, op, v in ops])
     response = client.call(
         INCREMENTAL_ALTER_CONFIGS, 1, IncrementalAlterConfigsRequest(resources=[resource], validate_only=validate_only)
     )
     assert isinstance(response, IncrementalAlterConfigsResponse)
     return response.responses[0].error_code, response.responses[0].error_message
+
+
+def alter_group(client: WireClient, group: str, *ops: tuple[str, int, str | None],
+                validate_only: bool = False) -> tuple[int, str | None]:
+    return alter(client, GROUP, group, *ops, validate_only=validate_only)
 
 
 def test_group_configs_described_and_altered(client: WireClient) -> None:
@@ -227,12 +233,7 @@ async def test_aiokafka_sources(broker: BrokerProcess) -> None:
 
 def alter_logger(client: WireClient, name: str, *ops: tuple[str, int, str | None],
                  validate_only: bool = False) -> tuple[int, str | None]:
-    resource = AlterConfigsResource(BROKER_LOGGER, name, [AlterableConfig(n, op, v) for n, op, v in ops])
-    response = client.call(
-        INCREMENTAL_ALTER_CONFIGS, 1, IncrementalAlterConfigsRequest(resources=[resource], validate_only=validate_only)
-    )
-    assert isinstance(response, IncrementalAlterConfigsResponse)
-    return response.responses[0].error_code, response.responses[0].error_message
+    return alter(client, BROKER_LOGGER, name, *ops, validate_only=validate_only)
 
 
 def test_broker_logger_levels(client: WireClient) -> None:
