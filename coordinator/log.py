@@ -58,6 +58,8 @@ GROUP_METADATA = AppendErrorPolicy(ErrorCode.REBALANCE_IN_PROGRESS, ErrorCode.UN
 OFFSET_COMMIT = AppendErrorPolicy(ErrorCode.REQUEST_TIMED_OUT, ErrorCode.INVALID_COMMIT_OFFSET_SIZE)
 # Kafka's CoordinatorOperationExceptionHelper, for TxnOffsetCommit.
 TXN_OFFSET_COMMIT = AppendErrorPolicy(ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR)
+# The same helper, for a LeaveGroup whose member's going emptied a classic group.
+LEAVE_GROUP = TXN_OFFSET_COMMIT
 # Kafka's TransactionStateManager.appendTransactionToLog.
 TRANSACTION_STATE = AppendErrorPolicy(
     ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.UNKNOWN_SERVER_ERROR, ErrorCode.UNKNOWN_SERVER_ERROR

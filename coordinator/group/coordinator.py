@@ -242,7 +242,18 @@ class GroupCoordinator:
             left = await self.classic_members.leave(mixed, members)
             if left is not None:
                 return left
-        return self.members.leave_group(group_id, members)
+        group = self.rt.groups.get(group_id)
+        earlier = group.empty_generation_write if group is not None else None
+        error, member_errors = self.members.leave_group(group_id, members)
+        write = group.empty_generation_write if group is not None else None
+        if write is not None and write is not earlier:
+            # The leave emptied the group: answered once the empty generation is in the log,
+            # as Kafka's classicGroupLeave returns its record with the response. A coordinator
+            # that takes over then never finds the member that was told it left.
+            written = await asyncio.shield(write)
+            if written is not ErrorCode.NONE:
+                return written, []
+        return error, member_errors
 
     # --- the consumer group protocol (KIP-848) -------------------------------------------------
 

@@ -117,6 +117,9 @@ class ClassicGroup:
         self.subscribed_topics: set[str] | None = None
         self.offsets = OffsetStore()
         self.join_op: RebalanceOp | None = None
+        # The append of the last empty generation (the group emptied by a rebalance): a
+        # LeaveGroup that emptied it is answered once it is in the log.
+        self.empty_generation_write: asyncio.Task[ErrorCode] | None = None
 
     # --- state ------------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from coordinator.group.classic.metadata import group_record
 from coordinator.group.classic.ports import ClassicRuntime
 from coordinator.group.classic.states import GroupState
 from coordinator.group.timers import heartbeat_key, join_key, sync_key
-from coordinator.log import GROUP_METADATA, CoordinatorLogError
+from coordinator.log import GROUP_METADATA, LEAVE_GROUP, CoordinatorLogError
 from protocol.errors import ErrorCode
 
 log = structlog.get_logger("odradek.groups")
@@ -121,7 +121,7 @@ class Rebalancer:
             return
         group.init_next_generation(self.rt.clock.now_ms())
         if group.is_state(GroupState.EMPTY):
-            self.rt.spawn(self.store_empty_group(group))
+            group.empty_generation_write = self.rt.spawn(self.store_empty_group(group))
             return
         leader_metadata = group.current_member_metadata()
         for member in group.members.values():
@@ -171,11 +171,14 @@ class Rebalancer:
         """Append the group's metadata with this assignment; raises CoordinatorLogError."""
         await self.rt.append(group.group_id, [group_record(group, assignment)])
 
-    async def store_empty_group(self, group: ClassicGroup) -> None:
+    async def store_empty_group(self, group: ClassicGroup) -> ErrorCode:
+        """Append the empty generation; what a LeaveGroup waiting for it answers."""
         try:
             await self.store_group(group, {})
         except CoordinatorLogError as exc:
             log.warning("failed to write the empty generation", group=group.group_id, error=exc.error.name)
+            return exc.client_error(LEAVE_GROUP)
+        return ErrorCode.NONE
 
     async def complete_leader_sync(self, group: ClassicGroup, generation: int, assignment: dict[str, bytes]) -> None:
         """Persist the leader's assignment, then hand every member its share."""

@@ -11,6 +11,7 @@ import pytest
 
 from coordinator.group.api import CommitOffsets, CommitTxnOffsets, LeavingMember, MemberHeartbeat
 from coordinator.group.classic.states import GroupState, IllegalStateTransition, check_transition
+from coordinator.group.coordinator import GroupCoordinator
 from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.log import CoordinatorLogError, LogRecord
 from coordinator.partitioning import java_string_hashcode, partition_for
@@ -186,6 +187,31 @@ async def test_last_member_leaving_empties_group_and_writes_generation(h: Harnes
     assert await h.coord.leave_group("g", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
     assert await h.coord.leave_group("nope", [LeavingMember("x", None)]) == (E.NONE, [E.UNKNOWN_MEMBER_ID])
     assert (await done(h.sync("g", 2, a.member_id))).error == E.UNKNOWN_MEMBER_ID
+
+
+async def test_a_leave_that_empties_the_group_is_answered_once_the_empty_generation_is_durable(h: Harness) -> None:
+    # A coordinator that takes over after the answer must not find the member that left.
+    a, = await h.stable_group(1)
+    h.log.append_gate = asyncio.Event()
+    leaving = asyncio.ensure_future(h.coord.leave_group("g", [LeavingMember(a.member_id, None)]))
+    for _ in range(10):
+        await asyncio.sleep(0)
+    assert not leaving.done()  # parked behind the empty generation's append
+    h.log.append_gate.set()
+    assert await leaving == (E.NONE, [E.NONE])
+    again = GroupCoordinator(h.log, h.clock, h.coord.config)
+    await again.load()
+    try:
+        loaded = again.groups["g"]
+        assert (loaded.state, loaded.generation_id, loaded.members) == (GroupState.EMPTY, 2, {})
+    finally:
+        await again.stop()
+
+
+async def test_a_leave_whose_empty_generation_fails_to_append_answers_the_write_error(h: Harness) -> None:
+    a, = await h.stable_group(1)
+    h.log.fail_with = E.NOT_LEADER_OR_FOLLOWER
+    assert await h.coord.leave_group("g", [LeavingMember(a.member_id, None)]) == (E.NOT_COORDINATOR, [])
 
 
 async def test_initial_rebalance_delay_waits_for_more_members() -> None:
