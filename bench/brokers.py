@@ -129,13 +129,14 @@ class Odradek(Broker):
         }
 
 
-# The `odradek-pg` column's server: the tests' small shared buffers, and WAL segments kept
-# for reuse (`min_wal_size`), as docs/postgresql.md recommends.
-POSTGRES_SETTINGS = {"shared_buffers": "32MB", "min_wal_size": "1GB"}
-# WAL the server writes and recycles before the broker starts: more than the 1 KiB
-# acks=all rows' three runs write (about 320 MB), and short of the WAL that starts a
-# checkpoint by itself (max_wal_size / (1 + checkpoint_completion_target), about 540 MB).
-RECYCLED_WAL_MB = 384
+# The `odradek-pg` column's server: the tests' small shared buffers, WAL segments kept for
+# reuse (`min_wal_size`) and checkpoints spaced out (`max_wal_size`), as docs/postgresql.md
+# recommends.
+POSTGRES_SETTINGS = {"shared_buffers": "32MB", "min_wal_size": "2GB", "max_wal_size": "4GB"}
+# WAL the server writes and recycles before the broker starts: more than ten runs of the
+# 1 KiB acks=all row write (about 107 MB each), and short of the WAL that starts a
+# checkpoint by itself (max_wal_size / (1 + checkpoint_completion_target), about 2.1 GB).
+RECYCLED_WAL_MB = 1536
 
 
 @dataclass

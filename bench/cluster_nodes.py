@@ -23,7 +23,7 @@ METADATA = 3
 METADATA_VERSION = 12
 # Several clusters share the server at once; each broker keeps a pool of connections. WAL
 # segments are kept for reuse as for the `odradek-pg` column (bench/brokers.py).
-POSTGRES_SETTINGS = {"shared_buffers": "32MB", "max_connections": "200", "min_wal_size": "1GB"}
+POSTGRES_SETTINGS = {"shared_buffers": "32MB", "max_connections": "200", "min_wal_size": "2GB", "max_wal_size": "4GB"}
 
 
 class ClusterSet:
