@@ -59,8 +59,11 @@ def test_a_group_moves_with_its_coordinator_partition_and_keeps_its_offsets(clus
     cluster.broker(coordinator).kill()
     survivors = [n for n in cluster.brokers if n != coordinator]
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
-    survivor_admin = AdminClient({"bootstrap.servers": bootstrap})
-    wait_until(lambda: _coordinator_among(survivor_admin, group, survivors), timeout=60,
+    # Until then a survivor may still name the killed broker as the coordinator (see
+    # _coordinator_among); from then on FindCoordinator names live brokers only.
+    wait_until(lambda: all(_live_brokers(cluster.broker(n).bootstrap) == set(survivors) for n in survivors),
+               timeout=30, what=f"broker {coordinator} gone from the metadata of {survivors}")
+    wait_until(lambda: _coordinator_among(bootstrap, group, survivors), timeout=60,
                what=f"a coordinator for {group} among {survivors}")
 
     p = producer(bootstrap)
@@ -78,8 +81,21 @@ def test_a_group_moves_with_its_coordinator_partition_and_keeps_its_offsets(clus
         second.close()
 
 
-def _coordinator_among(admin: AdminClient, group: str, nodes: list[int]) -> bool:
+def _live_brokers(bootstrap: str) -> set[int]:
+    """The brokers one broker's Metadata answer lists (the live ones)."""
     try:
-        return coordinator_of(admin, group) in nodes
+        return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).brokers)
+    except KafkaException:
+        return set()
+
+
+def _coordinator_among(bootstrap: str, group: str, nodes: list[int]) -> bool:
+    """The group described by a coordinator among `nodes`, asked with a client of its own
+    each time: librdkafka's admin client caches the coordinator a FindCoordinator names
+    (rd_kafka_coord_cache) and, once a later Metadata answer drops that broker (the killed
+    one, named before the survivors saw it go), never asks again; every request of that
+    client then times out waiting for it, however long the test waits."""
+    try:
+        return coordinator_of(AdminClient({"bootstrap.servers": bootstrap}), group) in nodes
     except KafkaException:
         return False
