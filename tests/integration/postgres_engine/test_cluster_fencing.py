@@ -1,13 +1,16 @@
 """Fencing over PostgreSQL (storage/postgres/cluster/leadership.py), two engines on one
 database as two brokers of a cluster: a round of a leader whose epoch was bumped fails and
 leaves nothing in PostgreSQL; the successor reloads the partition with its producer state;
-the controller's epoch bump waits for a round in flight."""
+the controller's epoch bump waits for a round in flight; a topic another broker created while
+this one was creating the same name stands."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import asyncpg
+import pytest
 
 from storage import errors
 from storage.clock import ManualClock
@@ -134,3 +137,40 @@ async def test_batches_dropped_on_losing_a_partition_are_never_acknowledged(post
     finally:
         await sql.close()
         await storage.close()
+
+
+async def test_a_topic_taken_by_a_reload_during_a_creation_of_the_same_name_stands(postgres_url: str) -> None:
+    """Two brokers create one name at once (a CreateTopics on one, a Metadata auto-creation
+    on the other): the second's catalog reload installs the first's topic while its own
+    creation is under way. That creation then fails TOPIC_ALREADY_EXISTS; installed over the
+    first's topic, its catalog write deleted that topic's row and put its own partition
+    count in its place, on every broker."""
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    reloaded = asyncio.Event()
+    prepare = second._prepare_logs
+
+    async def prepare_until_reloaded(info: Any, partitions: range) -> Any:
+        # The creation held between its name check and its install, where a reload that
+        # the first's NOTIFY started can run on a busy broker.
+        await reloaded.wait()
+        return await prepare(info, partitions)
+
+    second._prepare_logs = prepare_until_reloaded  # type: ignore[method-assign]
+    try:
+        creating = asyncio.ensure_future(second.create_topic("t", 3))
+        await asyncio.sleep(0)
+        await first.create_topic("t", 6)
+        assert await second.reload_catalog()
+        reloaded.set()
+        with pytest.raises(errors.TopicAlreadyExistsError):
+            await creating
+        assert second.describe_topic("t").num_partitions == 6
+        # A later catalog write of the second leaves the first's topic alone.
+        await second.create_topic("u", 1)
+        assert await sql.fetchval("SELECT num_partitions FROM topics WHERE name = 't'") == 6
+    finally:
+        await sql.close()
+        await first.close()
+        await second.close()
