@@ -112,6 +112,13 @@ class ClusterNode:
         # Partitions released by a lost session (`_lost`), with the epoch they were served
         # at, that the listeners have not been told of yet.
         self._released: dict[PartitionKey, int] = {}
+        # Partitions lost (dropped from `serving` by a pass, or by a fenced round) that the
+        # listeners have not been told of yet: kept until a pass has, so that one failing
+        # after dropping them (PostgreSQL gone while it reloads a partition won) does not
+        # leave a coordinator serving the partition from its memory while another leads it.
+        self._unheard: dict[PartitionKey, int] = {}
+        # A round found partitions fenced: a pass tells the listeners at once.
+        self.leadership.on_lost = self._wake.set
 
     # --- life -------------------------------------------------------------------------
 
@@ -303,7 +310,13 @@ class ClusterNode:
             leadership.epochs.pop(key, None)
         if lost:
             self.storage.release(set(lost))
-        self.lost_total += len(lost)
+        # A fenced round dropped its partitions from `serving` already (Leadership.fence):
+        # lost at the epoch served, whatever the table read says (the round saw newer).
+        fenced = leadership.take_fenced()
+        self.lost_total += len(lost) + len(fenced)
+        self._unheard.update(lost)
+        self._unheard.update(fenced)
+        lost = dict(self._unheard)
         # What a lost session released is lost too unless it is led here again at the same
         # epoch (no other broker led it meanwhile): the listeners hear of it before anything
         # won, so that a coordinator or a share partition held before is loaded again from
@@ -329,6 +342,7 @@ class ClusterNode:
                     observe(took)
         self.won_total += len(won)
         self._released = {}
+        self._unheard = {}
         if won or lost:
             logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))
             for listener in self.listeners:
