@@ -61,7 +61,8 @@ class ClusterStorage(Protocol):
 
 
 # Told of partitions won (with their epochs) and lost, after the engine applied them: where
-# the coordinators' onElection / onResignation hooks belong.
+# the coordinators' onElection / onResignation hooks belong. A pass tells what it lost
+# first, in a call of its own before it reloads anything won (`_apply`).
 LeadershipListener = Callable[[dict[PartitionKey, int], dict[PartitionKey, int]], Awaitable[None]]
 
 
@@ -324,6 +325,15 @@ class ClusterNode:
         for key, epoch in self._released.items():
             if leaders.get(key) != (self.node_id, epoch):
                 lost.setdefault(key, epoch)
+        self._released = {}
+        self._unheard = {}
+        # Told before anything won is reloaded: those reloads take a while, and the brokers
+        # that read the new leaders meanwhile may already ask a coordinator here (a
+        # partition leader's KIP-890 verification) what it held before another led it.
+        if lost:
+            logger.info("leadership: lost %d partition(s)", len(lost))
+            for listener in self.listeners:
+                await listener({}, lost)
         won: dict[PartitionKey, int] = {}
         for key, (leader, epoch) in sorted(leaders.items()):
             if leader != self.node_id or leadership.serving.get(key) == epoch:
@@ -341,9 +351,7 @@ class ClusterNode:
                 for observe in self.takeover_observers:
                     observe(took)
         self.won_total += len(won)
-        self._released = {}
-        self._unheard = {}
-        if won or lost:
-            logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))
+        if won:
+            logger.info("leadership: won %d partition(s)", len(won))
             for listener in self.listeners:
-                await listener(won, lost)
+                await listener(won, {})

@@ -179,6 +179,11 @@ async def test_a_partition_a_round_found_fenced_is_told_lost_to_the_listeners(po
         assert heard[1:] == [({}, {key: 0})]
         await node._apply({key: (2, 1)})
         assert heard[2:] == []  # told once
+        # Led here again later: loaded again (at the new epoch).
+        await sql.execute("UPDATE partition_leaders SET leader_id = 1, leader_epoch = 2")
+        await node._apply({key: (1, 2)})
+        assert heard[2:] == [({key: 2}, {})]
+        assert node.leadership.serving == {key: 2}
     finally:
         await sql.close()
         await storage.close()
