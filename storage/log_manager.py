@@ -180,6 +180,11 @@ class LogManager:
         finally:
             self._creating.discard(record.name)
         self._check_open()
+        if record.name in self._topics:
+            # A cluster's catalog reload (storage/postgres/engine.py `reload_catalog`) took
+            # another broker's topic of this name meanwhile: that one stands. Installed over
+            # it, ours would have the next catalog write delete it from PostgreSQL.
+            raise TopicAlreadyExistsError(f"Topic '{record.name}' already exists.")
         info = self._install(record)
         # Every partition is found from here on, before the first suspension: a request
         # that sees the topic while the catalog is being written must find them all.

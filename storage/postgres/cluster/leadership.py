@@ -64,6 +64,13 @@ class Leadership:
         self.epochs: dict[PartitionKey, list[tuple[int, int]]] = {}
         # Told of partitions a round found fenced (the engine drops their unwritten batches).
         self.on_fenced: Callable[[set[PartitionKey]], None] = lambda keys: None
+        # Partitions a round found fenced, with the epoch they were served at, that the
+        # leadership's listeners (the coordinators' onResignation) have not heard of yet:
+        # no longer in `serving`, a pass would not see them lost, and a coordinator would
+        # serve on from the memory of a partition another broker leads (ClusterNode._apply
+        # takes them). `on_lost` wakes the node to tell them at once.
+        self.fenced_served: dict[PartitionKey, int] = {}
+        self.on_lost: Callable[[], None] = lambda: None
 
     def leader_of(self, key: PartitionKey) -> tuple[int | None, int]:
         """(leader node id or None, leader epoch)."""
@@ -97,6 +104,14 @@ class Leadership:
         bad = fenced(self.node_id, {k: self.serving.get(k) for k in ordered}, found)
         if bad:
             for key in bad:
-                self.serving.pop(key, None)
+                epoch = self.serving.pop(key, None)
+                if epoch is not None:
+                    self.fenced_served[key] = epoch
             self.on_fenced(bad)
+            self.on_lost()
             raise FencedError(bad)
+
+    def take_fenced(self) -> dict[PartitionKey, int]:
+        """The partitions found fenced since the last call, with the epoch served."""
+        fenced_served, self.fenced_served = self.fenced_served, {}
+        return fenced_served

@@ -61,7 +61,8 @@ class ClusterStorage(Protocol):
 
 
 # Told of partitions won (with their epochs) and lost, after the engine applied them: where
-# the coordinators' onElection / onResignation hooks belong.
+# the coordinators' onElection / onResignation hooks belong. A pass tells what it lost
+# first, in a call of its own before it reloads anything won (`_apply`).
 LeadershipListener = Callable[[dict[PartitionKey, int], dict[PartitionKey, int]], Awaitable[None]]
 
 
@@ -112,6 +113,13 @@ class ClusterNode:
         # Partitions released by a lost session (`_lost`), with the epoch they were served
         # at, that the listeners have not been told of yet.
         self._released: dict[PartitionKey, int] = {}
+        # Partitions lost (dropped from `serving` by a pass, or by a fenced round) that the
+        # listeners have not been told of yet: kept until a pass has, so that one failing
+        # after dropping them (PostgreSQL gone while it reloads a partition won) does not
+        # leave a coordinator serving the partition from its memory while another leads it.
+        self._unheard: dict[PartitionKey, int] = {}
+        # A round found partitions fenced: a pass tells the listeners at once.
+        self.leadership.on_lost = self._wake.set
 
     # --- life -------------------------------------------------------------------------
 
@@ -303,7 +311,13 @@ class ClusterNode:
             leadership.epochs.pop(key, None)
         if lost:
             self.storage.release(set(lost))
-        self.lost_total += len(lost)
+        # A fenced round dropped its partitions from `serving` already (Leadership.fence):
+        # lost at the epoch served, whatever the table read says (the round saw newer).
+        fenced = leadership.take_fenced()
+        self.lost_total += len(lost) + len(fenced)
+        self._unheard.update(lost)
+        self._unheard.update(fenced)
+        lost = dict(self._unheard)
         # What a lost session released is lost too unless it is led here again at the same
         # epoch (no other broker led it meanwhile): the listeners hear of it before anything
         # won, so that a coordinator or a share partition held before is loaded again from
@@ -311,6 +325,15 @@ class ClusterNode:
         for key, epoch in self._released.items():
             if leaders.get(key) != (self.node_id, epoch):
                 lost.setdefault(key, epoch)
+        self._released = {}
+        self._unheard = {}
+        # Told before anything won is reloaded: those reloads take a while, and the brokers
+        # that read the new leaders meanwhile may already ask a coordinator here (a
+        # partition leader's KIP-890 verification) what it held before another led it.
+        if lost:
+            logger.info("leadership: lost %d partition(s)", len(lost))
+            for listener in self.listeners:
+                await listener({}, lost)
         won: dict[PartitionKey, int] = {}
         for key, (leader, epoch) in sorted(leaders.items()):
             if leader != self.node_id or leadership.serving.get(key) == epoch:
@@ -328,8 +351,7 @@ class ClusterNode:
                 for observe in self.takeover_observers:
                     observe(took)
         self.won_total += len(won)
-        self._released = {}
-        if won or lost:
-            logger.info("leadership: won %d, lost %d partition(s)", len(won), len(lost))
+        if won:
+            logger.info("leadership: won %d partition(s)", len(won))
             for listener in self.listeners:
-                await listener(won, lost)
+                await listener(won, {})

@@ -59,8 +59,12 @@ def test_a_group_moves_with_its_coordinator_partition_and_keeps_its_offsets(clus
     cluster.broker(coordinator).kill()
     survivors = [n for n in cluster.brokers if n != coordinator]
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    # Until then a survivor may still name the killed broker as the coordinator (see
+    # _coordinator_among); from then on FindCoordinator names live brokers only.
+    wait_until(lambda: all(_live_brokers(cluster.broker(n).bootstrap) == set(survivors) for n in survivors),
+               timeout=30, what=f"broker {coordinator} gone from the metadata of {survivors}")
     wait_until(lambda: _coordinator_among(bootstrap, group, survivors), timeout=60,
-               what=f"a coordinator for {group} among {survivors}", interval=0.5)
+               what=f"a coordinator for {group} among {survivors}")
 
     p = producer(bootstrap)
     for i in range(6):
@@ -77,12 +81,20 @@ def test_a_group_moves_with_its_coordinator_partition_and_keeps_its_offsets(clus
         second.close()
 
 
+def _live_brokers(bootstrap: str) -> set[int]:
+    """The brokers one broker's Metadata answer lists (the live ones)."""
+    try:
+        return set(AdminClient({"bootstrap.servers": bootstrap}).list_topics(timeout=10).brokers)
+    except KafkaException:
+        return set()
+
+
 def _coordinator_among(bootstrap: str, group: str, nodes: list[int]) -> bool:
-    """Asked with an admin client of its own each time: librdkafka caches a group's
-    coordinator for admin requests and asks again only when that broker's connection changes
-    state, so a client that first asked while the killed broker still led the group's
-    partition (its session not yet expired) would wait on the dead broker until its cache
-    expires (metadata.max.age.ms, 15 minutes)."""
+    """The group described by a coordinator among `nodes`, asked with a client of its own
+    each time: librdkafka's admin client caches the coordinator a FindCoordinator names
+    (rd_kafka_coord_cache) and, once a later Metadata answer drops that broker (the killed
+    one, named before the survivors saw it go), never asks again; every request of that
+    client then times out waiting for it, however long the test waits."""
     try:
         return coordinator_of(AdminClient({"bootstrap.servers": bootstrap}), group) in nodes
     except KafkaException:

@@ -83,6 +83,10 @@ def test_leadership_errors_as_kafka_answers_them(cluster: OdradekCluster) -> Non
         assert list_offsets(client, topic, epoch + 1) == ErrorCode.UNKNOWN_LEADER_EPOCH
     for node in others:
         with WireClient(cluster.broker(node).bootstrap) as client:
+            # Each broker learns the topic and its leader on its own (NOTIFY): until then it
+            # answers UNKNOWN_TOPIC_OR_PARTITION.
+            wait_until(lambda client=client: leader_and_epoch(client, topic) == (leader, epoch), timeout=15,
+                       what=f"broker {node} knowing the leader of {topic}")
             assert produce(client, topic) == ErrorCode.NOT_LEADER_OR_FOLLOWER
             assert fetch(client, topic, -1) == ErrorCode.NOT_LEADER_OR_FOLLOWER
             assert list_offsets(client, topic, -1) == ErrorCode.NOT_LEADER_OR_FOLLOWER

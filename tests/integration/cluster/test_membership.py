@@ -91,6 +91,12 @@ def test_find_coordinator_answers_the_leader_of_the_groups_partition(cluster: Od
     wait_until(offsets_topic_led, timeout=30, what="leaders of __consumer_offsets")
     offsets_leaders = leaders(admin, "__consumer_offsets")
     assert set(offsets_leaders.values()) == {1, 2, 3}
+    # Each broker learns the new leaders on its own (NOTIFY 'leaders'): until it has, its
+    # FindCoordinator names no one or a former leader.
+    for broker in cluster.brokers.values():
+        one = AdminClient({"bootstrap.servers": broker.bootstrap})
+        wait_until(lambda one=one: leaders(one, "__consumer_offsets") == offsets_leaders, timeout=15,
+                   what=f"the leaders of __consumer_offsets known at {broker.bootstrap}")
     for group in groups:
         expected = offsets_leaders[partition_for(group, OFFSETS_PARTITIONS)]
         for broker in cluster.brokers.values():

@@ -41,7 +41,8 @@ def test_confluent_kafka_validates_a_position_past_the_epoch_end(broker: BrokerP
     create(broker.bootstrap, topic, 1)
     produce(broker.bootstrap, topic, [(0, b"old%d" % i) for i in range(8)])
     consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": topic_name("g"),
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False})
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                         "enable.partition.eof": True})
     # A position with a leader epoch is validated (KIP-320) before the first fetch: epoch 0
     # ends at 8, so the consumer fetches from 8. Without the validation, offset 10 would be
     # out of range and the reset policy would restart it at 0.
@@ -49,11 +50,18 @@ def test_confluent_kafka_validates_a_position_past_the_epoch_end(broker: BrokerP
     try:
         got: list[tuple[int, bytes]] = []
         deadline = time.monotonic() + 20
-        # Let it validate and start fetching: nothing lies past 8 yet.
-        settle = time.monotonic() + 2
-        while time.monotonic() < settle:
+        # Let it validate and fetch: nothing lies past 8 yet. Its end-of-partition event at
+        # 8 shows the validation done; the new records must come after it, or epoch 0 would
+        # end at 10 by the time a slow consumer asked and 10 would be a valid position.
+        validated_at: int | None = None
+        while validated_at is None and time.monotonic() < deadline:
             message = consumer.poll(0.2)
-            assert message is None or message.error() is not None, (message.offset(), message.value())
+            if message is None:
+                continue
+            assert message.error() is not None, (message.offset(), message.value())
+            if message.error().code() == KafkaError._PARTITION_EOF:
+                validated_at = message.offset()
+        assert validated_at == 8
         produce(broker.bootstrap, topic, [(0, b"new%d" % i) for i in range(2)])
         while time.monotonic() < deadline and len(got) < 2:
             message = consumer.poll(0.5)

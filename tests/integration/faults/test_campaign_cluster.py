@@ -23,13 +23,24 @@ FAULTS = ("kill-txn-coordinator", "pg-crash")
 pytestmark = pytest.mark.timeout(240)
 
 
+@pytest.mark.timeout(480)  # a second run when the first left a fault type out
 def test_cluster_faults_leave_no_anomaly(tmp_path: Path) -> None:
     find_bin_dir()  # PostgreSQL installed (make test installs it)
     print(f"faults seed {SEED}")
     cfg = run(Run(seed=SEED, seconds=16, faults=FAULTS, workdir=tmp_path / "run", cluster=True, engine="postgres"))
     print_report(cfg)
     assert cfg.report is not None
-    assert {f["fault"] for f in cfg.injected} == set(FAULTS)
+    # A loaded machine fits fewer faults in the 16 s (each restart takes longer): a type left
+    # out gets a run of its own, checked the same way (as test_campaign.py does).
+    missing = tuple(f for f in FAULTS if f not in {i["fault"] for i in cfg.injected})
+    if missing:
+        rest = run(Run(seed=SEED + 1, seconds=16, faults=missing, workdir=tmp_path / "rest", cluster=True,
+                       engine="postgres"))
+        print_report(rest)
+        assert rest.report is not None and rest.report.valid, rest.report and rest.report.table()
+        assert rest.drained
+        assert {f["fault"] for f in rest.injected} == set(missing)
+        assert not [f for f in rest.injected if f.get("random")], rest.injected
     # the nemesis found its targets over the wire, not by chance
     assert not [f for f in cfg.injected if f.get("random")], cfg.injected
     assert cfg.drained

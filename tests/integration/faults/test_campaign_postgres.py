@@ -25,13 +25,23 @@ FAULTS = ("kill", "pause", "partition", "delay", "pg-stop", "pg-crash", "pg-cut"
 pytestmark = pytest.mark.timeout(240)
 
 
+@pytest.mark.timeout(480)  # a second run when the first left a fault type out
 def test_postgres_faults_leave_no_anomaly(tmp_path: Path) -> None:
     find_bin_dir()  # PostgreSQL installed (make test installs it)
     print(f"faults seed {SEED}")
     cfg = run(Run(seed=SEED, seconds=50, faults=FAULTS, workdir=tmp_path / "run", engine="postgres"))
     print_report(cfg)
     assert cfg.report is not None
-    assert set(FAULTS) - {"kill", "pause", "partition", "delay"} <= {f["fault"] for f in cfg.injected}
+    # A loaded machine fits fewer faults in the 50 s (each restart takes longer): PostgreSQL's
+    # types left out get a run of their own, checked the same way (as test_campaign.py does).
+    required = [f for f in FAULTS if f not in {"kill", "pause", "partition", "delay"}]
+    missing = tuple(f for f in required if f not in {i["fault"] for i in cfg.injected})
+    if missing:
+        rest = run(Run(seed=SEED + 1, seconds=30, faults=missing, workdir=tmp_path / "rest", engine="postgres"))
+        print_report(rest)
+        assert rest.report is not None and rest.report.valid, rest.report and rest.report.table()
+        assert rest.drained
+        assert {f["fault"] for f in rest.injected} == set(missing)
     assert cfg.drained
     assert cfg.report.valid, cfg.report.table()
     assert not cfg.broker_stops, cfg.broker_stops  # PostgreSQL's faults never stop the broker

@@ -13,8 +13,19 @@ def create_topic(bootstrap: str, topic: str, partitions: int) -> None:
     admin.create_topics([NewTopic(topic, num_partitions=partitions, replication_factor=1)])[topic].result(30)
 
 
-def transactional_producer(bootstrap: str, txn_id: str) -> Producer:
-    producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": txn_id, "linger.ms": 0})
+# For a producer whose transaction a test leaves open across a Spark job: longer than the
+# tests' own limit (pytest-timeout's 300 s in pyproject.toml), below the broker's
+# transaction.max.timeout.ms (15 min). At librdkafka's default 60 s a Spark job on a loaded
+# machine outlasted it: the coordinator aborted the transaction (fencing the producer), and
+# "open" records were skipped as aborted ones.
+HELD_OPEN_TIMEOUT_MS = 600_000
+
+
+def transactional_producer(bootstrap: str, txn_id: str, transaction_timeout_ms: int | None = None) -> Producer:
+    config: dict[str, str | int] = {"bootstrap.servers": bootstrap, "transactional.id": txn_id, "linger.ms": 0}
+    if transaction_timeout_ms is not None:
+        config["transaction.timeout.ms"] = transaction_timeout_ms
+    producer = Producer(config)
     producer.init_transactions(30)
     return producer
 

@@ -9,6 +9,7 @@ from pyspark.sql import SparkSession
 
 from tests.broker_process import BrokerProcess
 from tests.integration.pipeline.kafka_data import (
+    HELD_OPEN_TIMEOUT_MS,
     create_topic,
     produce_txn,
     read_committed,
@@ -32,7 +33,7 @@ def test_batch_read_returns_exactly_the_committed_records(
     # The last transaction on partition 2 is aborted: that range ends on aborted data and a marker.
     produce_txn(producer, topic, [(2, b"x", b"aborted-tail")], commit=False)
     # An open transaction on partition 1 holds its LSO: its records must not be read.
-    other = transactional_producer(broker.bootstrap, f"{name}-open")
+    other = transactional_producer(broker.bootstrap, f"{name}-open", HELD_OPEN_TIMEOUT_MS)
     produce_txn(other, topic, [(1, b"o", b"open-1"), (1, b"o", b"open-2")], commit=None)
 
     df = (

@@ -7,6 +7,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from tests.broker_process import BrokerProcess
 from tests.integration.pipeline.kafka_data import (
     create_topic,
@@ -17,6 +19,11 @@ from tests.integration.pipeline.kafka_data import (
 from tests.integration.pipeline.stream_jobs import committed_batches, kill_job, start_job, wait_for
 
 
+# Three Spark jobs one after the other, each its own JVM and Python workers: on a loaded
+# machine each took ~100 s from start to its first committed batch, so pytest's default 300 s
+# (pyproject.toml) cut the third short. The bound is the sum of the jobs' own ones below
+# (180 + 180 + 240 s) and the set-up.
+@pytest.mark.timeout(660)
 def test_driver_sigkill_inside_commit_and_at_a_random_moment(
     broker: BrokerProcess, name: str, tmp_path: Path
 ) -> None:

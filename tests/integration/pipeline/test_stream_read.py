@@ -9,7 +9,12 @@ from confluent_kafka.admin import AdminClient, NewPartitions
 from pyspark.sql import DataFrame, SparkSession
 
 from tests.broker_process import BrokerProcess
-from tests.integration.pipeline.kafka_data import create_topic, produce_txn, transactional_producer
+from tests.integration.pipeline.kafka_data import (
+    HELD_OPEN_TIMEOUT_MS,
+    create_topic,
+    produce_txn,
+    transactional_producer,
+)
 
 Seen = list[tuple[int, int, int, bytes]]
 
@@ -57,7 +62,7 @@ def test_stream_resumes_at_the_checkpointed_offsets_and_picks_up_new_partitions(
     producer = transactional_producer(broker.bootstrap, f"{name}-gen")
     produce_txn(producer, topic, [(i % 2, None, f"a{i}".encode()) for i in range(40)], commit=True)
     produce_txn(producer, topic, [(0, None, b"aborted")] * 4, commit=False)
-    pending = transactional_producer(broker.bootstrap, f"{name}-open")
+    pending = transactional_producer(broker.bootstrap, f"{name}-open", HELD_OPEN_TIMEOUT_MS)
     produce_txn(pending, topic, [(1, None, f"open{i}".encode()) for i in range(3)], commit=None)
     checkpoint = tmp_path / "checkpoint"
 

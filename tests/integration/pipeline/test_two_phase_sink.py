@@ -148,6 +148,10 @@ def test_each_micro_batch_becomes_visible_whole_and_exactly_once(
     assert_nothing_left_open(bootstrap)
 
 
+# Three Spark jobs one after the other, as in test_driver_kill.py, where pytest's default 300 s
+# cut the third short on a loaded machine: the sum of the jobs' own bounds below
+# (180 + 180 + 240 s) and the set-up.
+@pytest.mark.timeout(660)
 def test_driver_sigkill_before_and_after_the_decision(two_pc: BrokerProcess, name: str, tmp_path: Path) -> None:
     bootstrap = two_pc.bootstrap
     source, sink = f"{name}-in", f"{name}-out"

@@ -1,19 +1,24 @@
 """Fencing over PostgreSQL (storage/postgres/cluster/leadership.py), two engines on one
 database as two brokers of a cluster: a round of a leader whose epoch was bumped fails and
 leaves nothing in PostgreSQL; the successor reloads the partition with its producer state;
-the controller's epoch bump waits for a round in flight."""
+the controller's epoch bump waits for a round in flight; a topic another broker created while
+this one was creating the same name stands."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+from typing import Any
 
 import asyncpg
+import pytest
 
 from storage import errors
 from storage.clock import ManualClock
 from storage.postgres.cluster import controller
 from storage.postgres.cluster.leadership import Leadership
 from storage.postgres.cluster.membership import lock_spaces
+from storage.postgres.cluster.node import ClusterNode
 from storage.postgres.engine import PostgresStorage
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.unit.storage.storage_helpers import make_batch
@@ -131,6 +136,94 @@ async def test_batches_dropped_on_losing_a_partition_are_never_acknowledged(post
         # The next rounds carry on.
         await storage.sync()
         assert await sql.fetchval("SELECT count(*) FROM batches") == 0
+    finally:
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_topic_taken_by_a_reload_during_a_creation_of_the_same_name_stands(postgres_url: str) -> None:
+    """Two brokers create one name at once (a CreateTopics on one, a Metadata auto-creation
+    on the other): the second's catalog reload installs the first's topic while its own
+    creation is under way. That creation then fails TOPIC_ALREADY_EXISTS; installed over the
+    first's topic, its catalog write deleted that topic's row and put its own partition
+    count in its place, on every broker."""
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    reloaded = asyncio.Event()
+    prepare = second._prepare_logs
+
+    async def prepare_until_reloaded(info: Any, partitions: range) -> Any:
+        # The creation held between its name check and its install, where a reload that
+        # the first's NOTIFY started can run on a busy broker.
+        await reloaded.wait()
+        return await prepare(info, partitions)
+
+    second._prepare_logs = prepare_until_reloaded  # type: ignore[method-assign]
+    try:
+        creating = asyncio.ensure_future(second.create_topic("t", 3))
+        await asyncio.sleep(0)
+        await first.create_topic("t", 6)
+        assert await second.reload_catalog()
+        reloaded.set()
+        with pytest.raises(errors.TopicAlreadyExistsError):
+            await creating
+        assert second.describe_topic("t").num_partitions == 6
+        # A later catalog write of the second leaves the first's topic alone.
+        await second.create_topic("u", 1)
+        assert await sql.fetchval("SELECT num_partitions FROM topics WHERE name = 't'") == 6
+    finally:
+        await sql.close()
+        await first.close()
+        await second.close()
+
+
+async def test_a_partition_a_round_found_fenced_is_told_lost_to_the_listeners(postgres_url: str) -> None:
+    """A fenced round drops its partition from `serving` at once; the node's listeners (the
+    coordinators' onResignation) must still hear of it, or a transaction coordinator serves
+    on from memory while another broker leads its `__transaction_state` partition: it
+    verified a Produce against a transaction the new coordinator aborted without that
+    partition, and a later commit marker of the producer showed the records (G1a)."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    node = ClusterNode(
+        functools.partial(asyncpg.connect, postgres_url), storage, node_id=1, incarnation="fencing-test",
+        endpoints=[], rack=None, session_timeout_ms=60_000, heartbeat_interval_ms=10_000,
+    )
+    heard: list[tuple[dict, dict]] = []
+
+    async def listen(won: dict, lost: dict) -> None:
+        heard.append((won, lost))
+
+    node.listeners.append(listen)
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        storage.enable_cluster(node.leadership)
+        await node._apply({key: (1, 0)})
+        assert heard == [({key: 0}, {})]
+
+        # The controller moves the partition away; this broker's next round is fenced.
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1")
+        try:
+            await storage.log("t", 0).append(make_batch(1), durable=True)
+            raise AssertionError("a fenced round committed")
+        except errors.KafkaStorageError as exc:
+            assert "fenced" in str(exc)
+        assert key not in node.leadership.serving
+        assert node._wake.is_set()  # the pass that tells the listeners runs at once
+
+        # Told even by a pass whose table read predates the move (the round saw newer).
+        await node._apply({key: (1, 0)})
+        assert heard[1:] == [({}, {key: 0})]
+        await node._apply({key: (2, 1)})
+        assert heard[2:] == []  # told once
+        # Led here again later: loaded again (at the new epoch).
+        await sql.execute("UPDATE partition_leaders SET leader_id = 1, leader_epoch = 2")
+        await node._apply({key: (1, 2)})
+        assert heard[2:] == [({key: 2}, {})]
+        assert node.leadership.serving == {key: 2}
     finally:
         await sql.close()
         await storage.close()
