@@ -123,6 +123,7 @@ class ClusterNode:
         # The membership lease, on `time.monotonic()`: until then no other broker can lead
         # a partition led here (`lease_valid`).
         self._lease_until = 0.0
+        self.leadership.lease = self.lease_valid
 
     # --- life -------------------------------------------------------------------------
 
