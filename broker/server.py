@@ -147,6 +147,10 @@ class Server:
         share.group_status = lambda group_id: groups.rt.validate(group_id, allow_empty=False)
         groups.partitions.share_load = share.load_groups
         groups.partitions.share_unload = share.unload_groups
+        if cluster_node is not None:
+            # Past its membership lease another broker may lead what the coordinators hold.
+            for ownership in (groups.rt.ownership, transactions.state.ownership, share.store.ownership):
+                ownership.lease = cluster_node.lease_valid
         self.services = Services(
             config=config,
             clock=self.clock,

@@ -16,6 +16,7 @@ until elected.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -47,6 +48,10 @@ class Ownership:
         self._owned: dict[int, OwnedPartition] = {}
         # The newest epoch seen per partition, by an election or a resignation.
         self._epochs: dict[int, int] = {}
+        # In a cluster, whether this broker's membership lease holds
+        # (storage/postgres/cluster/node.py `ClusterNode.lease_valid`): once it lapses another
+        # broker may lead the partitions, so requests are not answered from memory.
+        self.lease: Callable[[], bool] | None = None
         if owns_all:
             for p in range(num_partitions):
                 self._owned[p] = OwnedPartition(p, UNLOADED_EPOCH)
@@ -74,6 +79,14 @@ class Ownership:
         if owned.status is PartitionStatus.LOADING:
             return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
         return None
+
+    def serving_error(self, partition: int) -> ErrorCode | None:
+        """What a request for the partition's keys is answered before anything else: `error`,
+        or NOT_COORDINATOR while the lease has lapsed (the partition stays owned: a pass
+        that renews the lease at the same leader epoch finds the memory still right)."""
+        if self.lease is not None and not self.lease():
+            return ErrorCode.NOT_COORDINATOR
+        return self.error(partition)
 
     def any_loading(self) -> bool:
         return any(o.status is PartitionStatus.LOADING for o in self._owned.values())

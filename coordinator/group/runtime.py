@@ -103,7 +103,7 @@ class GroupRuntime:
             return ErrorCode.INVALID_GROUP_ID
         if self.stopped:
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        return self.ownership.error(self.partition_for(group_id))
+        return self.ownership.serving_error(self.partition_for(group_id))
 
     # --- groups ------------------------------------------------------------------------
 

@@ -130,7 +130,7 @@ class ShareStateStore:
 
     def error(self, key: SharePartitionKey) -> ErrorCode | None:
         """None when this broker holds the key's partition, loaded; else what to answer."""
-        return self.ownership.error(self.partition_for(key))
+        return self.ownership.serving_error(self.partition_for(key))
 
     # --- load, following the leadership of the topic's partitions -------------------------
 

@@ -116,7 +116,7 @@ class TransactionStateManager:
             return ErrorCode.NOT_COORDINATOR
         if transactional_id is None:
             return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS if self.ownership.any_loading() else ErrorCode.NONE
-        error = self.ownership.error(self.partition_for(transactional_id))
+        error = self.ownership.serving_error(self.partition_for(transactional_id))
         return ErrorCode.NONE if error is None else error
 
     def partition_for(self, transactional_id: str) -> int:

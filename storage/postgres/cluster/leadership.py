@@ -71,6 +71,9 @@ class Leadership:
         # takes them). `on_lost` wakes the node to tell them at once.
         self.fenced_served: dict[PartitionKey, int] = {}
         self.on_lost: Callable[[], None] = lambda: None
+        # Whether the broker's membership lease holds (node.py `ClusterNode.lease_valid`):
+        # once it lapses another broker may lead what `serving` still lists.
+        self.lease: Callable[[], bool] = lambda: True
 
     def leader_of(self, key: PartitionKey) -> tuple[int | None, int]:
         """(leader node id or None, leader epoch)."""
@@ -84,7 +87,7 @@ class Leadership:
         """Kafka's Partition.checkCurrentLeaderEpoch, then leadership: whether this broker
         may serve the partition to a request naming `current_leader_epoch`."""
         serving = self.serving.get(key)
-        if serving is None:
+        if serving is None or not self.lease():
             return ErrorCode.NOT_LEADER_OR_FOLLOWER
         if current_leader_epoch != NO_EPOCH:
             if current_leader_epoch < serving:

@@ -120,6 +120,10 @@ class ClusterNode:
         self._unheard: dict[PartitionKey, int] = {}
         # A round found partitions fenced: a pass tells the listeners at once.
         self.leadership.on_lost = self._wake.set
+        # The membership lease, on `time.monotonic()`: until then no other broker can lead
+        # a partition led here (`lease_valid`).
+        self._lease_until = 0.0
+        self.leadership.lease = self.lease_valid
 
     # --- life -------------------------------------------------------------------------
 
@@ -195,6 +199,16 @@ class ClusterNode:
         assert self._conn is not None
         return self._conn
 
+    def lease_valid(self) -> bool:
+        """Whether no other broker can lead this one's partitions yet, so that what the
+        coordinators keep in memory may be answered from. The others end this broker's
+        session `broker.session.timeout.ms` after its last heartbeat stamp, which PostgreSQL
+        takes after the pass that sent it started, or at once when its membership connection
+        closes; a pass renews the lease once the listeners have heard what it lost. A broker
+        resumed after a pause thus answers NOT_COORDINATOR from its first request, before its
+        next pass has learnt who leads now."""
+        return time.monotonic() < self._lease_until
+
     def _notified(self, conn: Any, pid: int, channel: str, payload: str) -> None:
         if payload == "catalog":
             self._catalog_changed = True
@@ -206,6 +220,7 @@ class ClusterNode:
         """The membership session is gone (ended as expired, or PostgreSQL lost): others may
         lead our partitions already, so none is served until leadership is read again. The
         listeners hear of them with the next pass (`_apply`)."""
+        self._lease_until = 0.0  # the lock goes with the connection: others may lead at once
         served = dict(self.leadership.serving)
         if served:
             self.leadership.serving.clear()
@@ -275,6 +290,7 @@ class ClusterNode:
             conn = await self._connection()
             spaces = self._spaces
             assert spaces is not None
+            renewed_until = time.monotonic() + self.session_timeout_ms / 1000
             ended = await heartbeat(conn, self.node_id, self.incarnation)
             if ended:
                 logger.warning("ended the sessions of expired broker(s) %s", ended)
@@ -300,9 +316,13 @@ class ClusterNode:
                 # Its own connection: the membership stands; the metadata in force stays.
                 logger.warning("cluster metadata not read: %s", exc)
                 self._metadata_changed = True
-        await self._apply({(r["topic_id"], r["partition"]): (r["leader_id"], r["leader_epoch"]) for r in rows})
+        await self._apply(
+            {(r["topic_id"], r["partition"]): (r["leader_id"], r["leader_epoch"]) for r in rows}, renewed_until
+        )
 
-    async def _apply(self, leaders: dict[PartitionKey, tuple[int | None, int]]) -> None:
+    async def _apply(
+        self, leaders: dict[PartitionKey, tuple[int | None, int]], renewed_until: float = 0.0
+    ) -> None:
         leadership = self.leadership
         leadership.leaders = leaders
         lost = {k: e for k, e in leadership.serving.items() if leaders.get(k) != (self.node_id, e)}
@@ -334,6 +354,9 @@ class ClusterNode:
             logger.info("leadership: lost %d partition(s)", len(lost))
             for listener in self.listeners:
                 await listener({}, lost)
+        # Unless the session was lost meanwhile.
+        if self._conn is not None and not self._conn.is_closed():
+            self._lease_until = max(self._lease_until, renewed_until)
         won: dict[PartitionKey, int] = {}
         for key, (leader, epoch) in sorted(leaders.items()):
             if leader != self.node_id or leadership.serving.get(key) == epoch:
