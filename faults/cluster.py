@@ -37,6 +37,10 @@ CLUSTER_FAULTS = (
     "kill-group-coordinator",  # ... of the consumer group's coordinator
     "kill-controller",
     "pause-leader",  # SIGSTOP past the session timeout, then SIGCONT: fenced
+    # ... of a transactional producer's or the group's coordinator: resumed, it answers
+    # from nothing it kept in memory (its membership lease lapsed)
+    "pause-txn-coordinator",
+    "pause-group-coordinator",
     "pg-stop",  # PostgreSQL stopped cleanly under load, started again
     "pg-crash",  # ... as a crash (`-m immediate`): recovery from its WAL
     "rolling-restart",  # every broker in turn: SIGTERM (controlled shutdown), started again
@@ -229,15 +233,15 @@ def inject(
         return {"nodes": nodes.rolling_restart(start_timeout)}
     if fault in ("kill-leader", "pause-leader"):
         node, detail = nodes.leader(rng, topic, partitions)
-    elif fault == "kill-txn-coordinator":
+    elif fault in ("kill-txn-coordinator", "pause-txn-coordinator"):
         node, detail = nodes.coordinator(rng, rng.choice(txn_ids), 1)
-    elif fault == "kill-group-coordinator":
+    elif fault in ("kill-group-coordinator", "pause-group-coordinator"):
         node, detail = nodes.coordinator(rng, rng.choice(group_ids), 0)
     elif fault == "kill-controller":
         node, detail = nodes.controller(rng)
     else:
         raise ValueError(f"{fault} is not a cluster fault")
-    if fault == "pause-leader":
+    if fault.startswith("pause-"):
         nodes.pause(node, rng)
     else:
         nodes.kill(node, rng, start_timeout)
