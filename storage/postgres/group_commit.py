@@ -42,8 +42,11 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
-# Given the (topic_id, partition) keys a round writes; raises to fail the round.
-Fence = Callable[[asyncpg.Connection, set[tuple[Any, int]]], Awaitable[None]]
+# Given the (topic_id, partition) keys a round writes, as the round takes its batches: the
+# check its transaction runs before them, which raises to fail the round. Made when the
+# batches are taken, so that it checks the leadership they were written under, not the one
+# in force once the round gets its connection (storage/postgres/cluster/leadership.py).
+Fence = Callable[[set[tuple[Any, int]]], Callable[[asyncpg.Connection], Awaitable[None]]]
 
 _INSERT = """
 INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base, base_timestamp,
@@ -261,7 +264,8 @@ class PostgresFlusher(GroupCommitFlusher):
         self.failing = False  # since a round failed, until one commits
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
         # Cluster mode: checks in the round's transaction, before its batches, that this
-        # broker still leads their partitions (storage/postgres/cluster/leadership.py).
+        # broker still leads their partitions at the epochs they were written under
+        # (storage/postgres/cluster/leadership.py).
         self.fence: Fence | None = None
         # Fails the next round: batches whose writers wait for it were dropped (`abandon`).
         self._fail_next: Exception | None = None
@@ -293,25 +297,24 @@ class PostgresFlusher(GroupCommitFlusher):
         if any(t is self._changes for t in targets):
             changes, self._changes.changes = self._changes.changes, []
         others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
-        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, done))
+        check = self.fence({(row[0], row[1]) for row in rows.rows}) if self.fence is not None and rows.count else None
+        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, check, done))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _commit(
         self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
-        done: RoundDone,
+        check: Callable[[asyncpg.Connection], Awaitable[None]] | None, done: RoundDone,
     ) -> None:
         started = time.perf_counter()
         try:
             for other in others:  # any other target a round must make durable (tests hold rounds so)
                 await asyncio.to_thread(other.sync)
             conn = await self._connector.get()
-            fenced = self.fence is not None and rows.count > 0
-            if changes or self.failing or fenced:
+            if changes or self.failing or check is not None:
                 async with conn.transaction():
-                    if fenced:
-                        assert self.fence is not None
-                        await self.fence(conn, {(row[0], row[1]) for row in rows.rows})
+                    if check is not None:
+                        await check(conn)
                     if rows.count:
                         await insert(conn, rows, again=self.failing)
                     for change in changes:
