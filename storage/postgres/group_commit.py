@@ -421,3 +421,8 @@ class PostgresFlusher(GroupCommitFlusher):
             with contextlib.suppress(Exception):
                 await task
         await super().close()
+        # A round that failed above scheduled a retry: it must not start a round once closed,
+        # beside the engine's last statement on the same connection (PostgresStorage.close).
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None
