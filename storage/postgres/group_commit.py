@@ -363,7 +363,7 @@ class PostgresFlusher(GroupCommitFlusher):
                 # first statement ("cannot switch to state ...; another operation (2) is in
                 # progress": it read the backend's FATAL message while idle, and not yet the
                 # socket's end), never by `is_closed()` beforehand.
-                logger.info("PostgreSQL connection found ended (%s): the round connects again", exc)
+                logger.warning("PostgreSQL connection found ended (%s): the round connects again", exc)
                 self._connector.drop()
                 conn = await self._connector.get()
                 await _write(conn, rows, changes, check, again=True)
