@@ -10,7 +10,9 @@ a KafkaStorageError (retriable for a producer), the connection is dropped and th
 round, started by the next write or a retry after `RETRY_SECONDS`, connects again and
 writes it all. A round that committed but whose answer was lost is written again
 harmlessly: a batch already there is skipped if it is the same batch; any other batch at
-an offset already taken fails the round (another writer: see `insert`).
+an offset already taken fails the round (another writer: see `insert`). A round whose
+connection, idle since the round before, turns out ended by PostgreSQL connects again at
+once and writes it all that way instead of failing.
 """
 
 from __future__ import annotations
@@ -42,8 +44,11 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
-# Given the (topic_id, partition) keys a round writes; raises to fail the round.
-Fence = Callable[[asyncpg.Connection, set[tuple[Any, int]]], Awaitable[None]]
+# Given the (topic_id, partition) keys a round writes, as the round takes its batches: the
+# check its transaction runs before them, which raises to fail the round. Made when the
+# batches are taken, so that it checks the leadership they were written under, not the one
+# in force once the round gets its connection (storage/postgres/cluster/leadership.py).
+Fence = Callable[[set[tuple[Any, int]]], Callable[[asyncpg.Connection], Awaitable[None]]]
 
 _INSERT = """
 INSERT INTO batches (topic_id, partition, base_offset, last_offset, segment_base, base_timestamp,
@@ -78,6 +83,36 @@ async def insert(conn: asyncpg.Connection, rows: Columns, *, again: bool = False
     await conn.execute(_INSERT_AGAIN, *c)
     if await conn.fetchval(_CONFLICTS, c[0], c[1], c[2], c[13], c[14]):
         raise KafkaStorageError("another writer took offsets of this broker's batches")
+
+
+# What a connection ended by PostgreSQL (not a statement's failure) raises on its next use.
+_CONNECTION_ENDED = (
+    OSError,
+    asyncpg.InterfaceError,  # ConnectionDoesNotExistError among them
+    asyncpg.exceptions.InternalClientError,  # its protocol left unusable by the end's message
+    asyncpg.PostgresConnectionError,
+    asyncpg.exceptions.AdminShutdownError,
+    asyncpg.exceptions.CrashShutdownError,
+    asyncpg.exceptions.CannotConnectNowError,
+)
+
+
+async def _write(
+    conn: asyncpg.Connection, rows: Columns, changes: list[Change],
+    check: Callable[[asyncpg.Connection], Awaitable[None]] | None, *, again: bool,
+) -> None:
+    """A round's SQL: its fence, its batches, its changes, in one transaction."""
+    if changes or again or check is not None:
+        async with conn.transaction():
+            if check is not None:
+                await check(conn)
+            if rows.count:
+                await insert(conn, rows, again=again)
+            for change in changes:
+                await change(conn)
+    elif rows.count:
+        # One statement is a transaction of its own: no BEGIN and COMMIT round trips.
+        await insert(conn, rows)
 
 
 class Columns:
@@ -232,6 +267,11 @@ class Connector:
         self._connect = connect
         self._conn: asyncpg.Connection | None = None
 
+    @property
+    def connected(self) -> bool:
+        """Whether `get` would hand out the connection of an earlier use."""
+        return self._conn is not None and not self._conn.is_closed()
+
     async def get(self) -> asyncpg.Connection:
         if self._conn is None or self._conn.is_closed():
             self._conn = await asyncio.wait_for(self._connect(), CONNECT_TIMEOUT_SECONDS)
@@ -261,7 +301,8 @@ class PostgresFlusher(GroupCommitFlusher):
         self.failing = False  # since a round failed, until one commits
         self.commit_seconds: deque[float] = deque(maxlen=10_000)  # the last rounds' transaction times
         # Cluster mode: checks in the round's transaction, before its batches, that this
-        # broker still leads their partitions (storage/postgres/cluster/leadership.py).
+        # broker still leads their partitions at the epochs they were written under
+        # (storage/postgres/cluster/leadership.py).
         self.fence: Fence | None = None
         # Fails the next round: batches whose writers wait for it were dropped (`abandon`).
         self._fail_next: Exception | None = None
@@ -293,32 +334,39 @@ class PostgresFlusher(GroupCommitFlusher):
         if any(t is self._changes for t in targets):
             changes, self._changes.changes = self._changes.changes, []
         others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
-        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, done))
+        check = self.fence({(row[0], row[1]) for row in rows.rows}) if self.fence is not None and rows.count else None
+        task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, check, done))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
     async def _commit(
         self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
-        done: RoundDone,
+        check: Callable[[asyncpg.Connection], Awaitable[None]] | None, done: RoundDone,
     ) -> None:
         started = time.perf_counter()
         try:
             for other in others:  # any other target a round must make durable (tests hold rounds so)
                 await asyncio.to_thread(other.sync)
+            reused = self._connector.connected
             conn = await self._connector.get()
-            fenced = self.fence is not None and rows.count > 0
-            if changes or self.failing or fenced:
-                async with conn.transaction():
-                    if fenced:
-                        assert self.fence is not None
-                        await self.fence(conn, {(row[0], row[1]) for row in rows.rows})
-                    if rows.count:
-                        await insert(conn, rows, again=self.failing)
-                    for change in changes:
-                        await change(conn)
-            elif rows.count:
-                # One statement is a transaction of its own: no BEGIN and COMMIT round trips.
-                await insert(conn, rows)
+            try:
+                await _write(conn, rows, changes, check, again=self.failing)
+            except _CONNECTION_ENDED as exc:
+                if not reused:
+                    raise
+                # The connection, idle since the last round, was ended meanwhile (a paused
+                # broker's sessions ended by the others, storage/postgres/cluster/membership.py
+                # `end_expired`; an administrator; a restart): none of this round can have
+                # committed but through a COMMIT whose answer was lost, which `again` covers.
+                # Once more at once on a new connection, as the next round would, rather than
+                # failing its writers. asyncpg may learn of the end only by refusing the round's
+                # first statement ("cannot switch to state ...; another operation (2) is in
+                # progress": it read the backend's FATAL message while idle, and not yet the
+                # socket's end), never by `is_closed()` beforehand.
+                logger.warning("PostgreSQL connection found ended (%s): the round connects again", exc)
+                self._connector.drop()
+                conn = await self._connector.get()
+                await _write(conn, rows, changes, check, again=True)
         except (Exception, asyncio.CancelledError) as exc:
             self._connector.drop()
             # Kept for the next round, before anything queued since.
@@ -373,3 +421,8 @@ class PostgresFlusher(GroupCommitFlusher):
             with contextlib.suppress(Exception):
                 await task
         await super().close()
+        # A round that failed above scheduled a retry: it must not start a round once closed,
+        # beside the engine's last statement on the same connection (PostgresStorage.close).
+        if self._retry is not None:
+            self._retry.cancel()
+            self._retry = None

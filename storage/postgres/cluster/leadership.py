@@ -4,15 +4,16 @@
 partitions this broker leads and has loaded, with the epoch it loaded them at. Only those
 take appends, reads and offset lookups (Kafka's Partition.checkCurrentLeaderEpoch and
 ReplicaManager.getPartitionOrError), and every round writing a partition checks, inside its
-SQL transaction, that the epoch is still the one served (`fence`): a row lock the
-controller's epoch bump waits for, so a broker that lost a partition while paused can
-never append after its successor started.
+SQL transaction, that the epoch its batches were written under is still the one served and
+the table's (`fence`): a row lock the controller's epoch bump waits for, so a broker that
+lost a partition while paused can never append after its successor started, even once it
+leads the partition again.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 
 import asyncpg
 
@@ -96,23 +97,47 @@ class Leadership:
                 return ErrorCode.UNKNOWN_LEADER_EPOCH
         return ErrorCode.NONE
 
-    async def fence(self, conn: asyncpg.Connection, keys: Collection[PartitionKey]) -> None:
-        """Inside a round's transaction: lock the rows of its partitions FOR SHARE and
-        fail the round if any is no longer this broker's at the served epoch."""
-        ordered = sorted(keys)
+    def fence(self, keys: Collection[PartitionKey]) -> Callable[[asyncpg.Connection], Awaitable[None]]:
+        """As a round takes its batches: the check its transaction runs before writing them,
+        which locks the rows of their partitions FOR SHARE and fails the round if any is no
+        longer this broker's at the epoch served now, when the batches were written, or no
+        longer served here at that epoch. Not only at the epoch served once the round runs:
+        a round that took a partition's batches, then waited (for a connection, for a row
+        lock) while the partition was lost and won back at a newer epoch, holds batches of a
+        log that was dropped, at offsets the reloaded log hands out again; it must fail, not
+        pass against the newer epoch."""
+        expected = {key: self.serving.get(key) for key in sorted(keys)}
+
+        async def check(conn: asyncpg.Connection) -> None:
+            await self._check(conn, expected)
+
+        return check
+
+    async def _check(self, conn: asyncpg.Connection, expected: Mapping[PartitionKey, int | None]) -> None:
         found = {
             (r["topic_id"], r["partition"]): (r["leader_id"], r["leader_epoch"])
-            for r in await conn.fetch(_LOCK_LEADERS, [k[0] for k in ordered], [k[1] for k in ordered])
+            for r in await conn.fetch(_LOCK_LEADERS, [k[0] for k in expected], [k[1] for k in expected])
         }
-        bad = fenced(self.node_id, {k: self.serving.get(k) for k in ordered}, found)
-        if bad:
-            for key in bad:
-                epoch = self.serving.pop(key, None)
-                if epoch is not None:
-                    self.fenced_served[key] = epoch
-            self.on_fenced(bad)
+        bad = fenced(self.node_id, expected, found)
+        # Released meanwhile (their batches dropped, never to be acknowledged), or served
+        # at another epoch since.
+        bad.update(key for key, epoch in expected.items() if self.serving.get(key) != epoch)
+        if not bad:
+            return
+        # Lost here: the partitions still served at the epoch the round wrote at. One served
+        # at another epoch since (lost and won back meanwhile) stays served: the round is
+        # stale, not its log.
+        lost = set()
+        for key in bad:
+            epoch = expected[key]
+            if epoch is not None and self.serving.get(key) == epoch:
+                del self.serving[key]
+                self.fenced_served[key] = epoch
+                lost.add(key)
+        if lost:
+            self.on_fenced(lost)
             self.on_lost()
-            raise FencedError(bad)
+        raise FencedError(bad)
 
     def take_fenced(self) -> dict[PartitionKey, int]:
         """The partitions found fenced since the last call, with the epoch served."""

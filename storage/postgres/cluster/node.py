@@ -261,7 +261,13 @@ class ClusterNode:
                 self._lost()
                 self.on_fatal(exc)
                 return
-            except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            except (
+                OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+                # A session PostgreSQL ended (the others end an expired broker's) whose FATAL
+                # message asyncpg read while idle, before the socket's end: it refuses the
+                # next statement so ("cannot switch to state ...; another operation (2)").
+                asyncpg.exceptions.InternalClientError,
+            ) as exc:
                 logger.warning("cluster pass failed: %s", exc)
                 self._lost()
             except Exception:  # the next pass tries again

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from typing import Any
 
 import asyncpg
@@ -225,5 +226,64 @@ async def test_a_partition_a_round_found_fenced_is_told_lost_to_the_listeners(po
         assert heard[2:] == [({key: 2}, {})]
         assert node.leadership.serving == {key: 2}
     finally:
+        await sql.close()
+        await storage.close()
+
+
+class _HeldRound:
+    """A target of the flusher's rounds whose sync waits for `go`: the round holding it has
+    taken its batches and waits before it connects and passes its fence (tests hold rounds
+    so, storage/postgres/group_commit.py `_commit`)."""
+
+    def __init__(self) -> None:
+        self.go = threading.Event()
+        self.reached = threading.Event()
+
+    def sync(self) -> None:
+        self.reached.set()
+        self.go.wait(15)
+
+
+async def test_a_round_taken_before_a_partition_was_lost_fails_though_it_is_led_here_again(
+    postgres_url: str,
+) -> None:
+    """A round takes a partition's batch, then the broker loses the partition (its session
+    ended while paused) and wins it back at a newer epoch before the round passes its fence:
+    the round wrote at the old epoch, whose log was dropped, and must fail (the writer is told
+    so) rather than pass against the epoch served now. Else the former leader's write,
+    answered OK, lands in PostgreSQL at offsets the reloaded log hands out again (a share
+    acknowledgement of a former leader was answered NONE so)."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        storage.flusher.mark_dirty(held)
+        writing = asyncio.ensure_future(storage.log("t", 0).append(make_batch(2), durable=True))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not writing.done()
+
+        # Lost (as ClusterNode._lost), then led here again at epoch 1 (as its `_apply`).
+        leadership.serving.pop(key)
+        storage.release({key})
+        await sql.execute("UPDATE partition_leaders SET leader_epoch = 1")
+        await lead(storage, leadership, key, 1)
+        held.go.set()
+        with pytest.raises(errors.KafkaStorageError, match="fenced"):
+            await writing
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 0
+        # The partition is still served at epoch 1, and its log appends from offset 0.
+        assert leadership.serving == {key: 1}
+        log = storage.log("t", 0)
+        assert not log.closed
+        assert (await log.append(make_batch(2), durable=True)).base_offset == 0
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 1
+    finally:
+        held.go.set()
         await sql.close()
         await storage.close()

@@ -5,7 +5,10 @@ itself); the clean-shutdown flag; topic deletion in SQL."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import asyncpg
 import pytest
@@ -91,6 +94,54 @@ async def test_postgres_lost_and_back(own_server: PostgresServer) -> None:
         assert [r.offset for b in rb.decode_batches(read.records) for r in b.records] == list(range(6))
     finally:
         await reopened.close()
+
+
+def _wait_until_gone(url: str, pid: int) -> None:
+    """Blocks (this thread's event loop stands still) until the backend `pid` has exited,
+    polled from a loop of another thread."""
+
+    async def gone() -> None:
+        conn = await asyncpg.connect(url)
+        try:
+            deadline = time.monotonic() + 15
+            while await conn.fetchval("SELECT count(*) FROM pg_stat_activity WHERE pid = $1", pid):
+                assert time.monotonic() < deadline, f"backend {pid} never exited"
+                await asyncio.sleep(0.01)
+        finally:
+            await conn.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, gone()).result()
+
+
+async def test_a_round_on_a_connection_ended_while_idle_connects_again(postgres_url: str) -> None:
+    """PostgreSQL ends the rounds' connection while it is idle (a cluster's brokers end the
+    sessions of one paused past its session timeout, storage/postgres/cluster/membership.py
+    `end_expired`; an administrator; idle_session_timeout). asyncpg reads the backend's
+    FATAL message a turn of the event loop before it reads the socket's end, and meanwhile
+    holds the connection open but unusable: a round starting between the two failed, its
+    writers told KAFKA_STORAGE_ERROR ("cannot switch to state 21; another operation (2) is in
+    progress"), though nothing of it had reached PostgreSQL. It connects again instead."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 1)
+        log = storage.log("t", 0)
+        await log.append(make_batch(2), durable=True)
+        rounds = await storage._connector.get()
+        assert await sql.fetchval("SELECT pg_terminate_backend($1)", rounds.get_server_pid())
+        # The backend has sent its FATAL message and closed its socket; this loop has read
+        # neither. The next turn reads the message; the round this append starts runs on
+        # the turn after, before the socket's end is read.
+        _wait_until_gone(postgres_url, rounds.get_server_pid())
+        await asyncio.sleep(0)
+        result = await log.append(make_batch(3), durable=True)
+        assert (result.base_offset, log.high_watermark) == (2, 5)
+        assert not storage.flusher.failing
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 2
+    finally:
+        await sql.close()
+        await storage.close()
 
 
 async def test_a_crash_is_not_a_clean_start_and_keeps_what_was_committed(postgres_url: str) -> None:
