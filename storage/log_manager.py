@@ -195,6 +195,11 @@ class LogManager:
         if unopened:
             self._unopened[info.name] = unopened
         await self._persist_catalog()
+        current = self._records.get(info.name)
+        if current is not None and current.topic_id != info.topic_id:
+            # The catalog write found the name taken by another broker's topic, which it
+            # installed in ours' place (storage/postgres/engine.py `_persist_catalog`).
+            raise TopicAlreadyExistsError(f"Topic '{info.name}' already exists.")
         return info
 
     async def delete_topic(self, name_or_id: str | uuid.UUID) -> TopicInfo:

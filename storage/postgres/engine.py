@@ -388,28 +388,57 @@ class PostgresStorage(LogManager):
         # Only what changed since the last write: other brokers of a cluster write theirs.
         now = {r.topic_id: (r.name, r.num_partitions, json.dumps(r.configs)) for r in self._records.values()}
         gone = [topic_id for topic_id in self._persisted if topic_id not in now]
-        records = [(topic_id, *row) for topic_id, row in now.items() if self._persisted.get(topic_id) != row]
+        created = [(topic_id, *row) for topic_id, row in now.items() if topic_id not in self._persisted]
+        changed = [(topic_id, *row) for topic_id, row in now.items() if self._persisted.get(topic_id) not in (None, row)]
         self._persisted = now
         cluster = self.leadership is not None
+        # The rows holding the created names once the INSERT is done, as the last attempt
+        # of the round (the one that committed) read them.
+        owners: dict[str, TopicRecord] = {}
 
         async def change(conn: asyncpg.Connection) -> None:
             if gone:
                 await conn.execute("DELETE FROM topics WHERE topic_id = ANY($1::uuid[])", gone)
-            # A name another broker took first stays its (the catalog reload then
-            # replaces ours).
-            await conn.executemany(
-                "INSERT INTO topics (topic_id, name, num_partitions, configs) "
-                "SELECT $1, $2, $3, $4::jsonb WHERE NOT EXISTS "
-                "(SELECT 1 FROM topics WHERE name = $2 AND topic_id <> $1) "
-                "ON CONFLICT (topic_id) DO UPDATE SET name = excluded.name, "
-                "num_partitions = excluded.num_partitions, configs = excluded.configs",
-                records,
-            )
+            if created:
+                # A name another broker took first stays its. No conflict target: a name
+                # another broker's round holds uncommitted makes this INSERT wait for that
+                # round and then skip the row, where a target (or a NOT EXISTS check, blind
+                # to uncommitted rows) failed the whole round on `topics_name_key`.
+                await conn.executemany(
+                    "INSERT INTO topics (topic_id, name, num_partitions, configs) "
+                    "VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING",
+                    created,
+                )
+                owners.clear()
+                for r in await conn.fetch(
+                    "SELECT topic_id, name, num_partitions, configs FROM topics WHERE name = ANY($1::text[])",
+                    [row[1] for row in created],
+                ):
+                    owners[r["name"]] = TopicRecord(
+                        r["name"], r["topic_id"], r["num_partitions"], json.loads(r["configs"])
+                    )
+            if changed:
+                await conn.executemany(
+                    "INSERT INTO topics (topic_id, name, num_partitions, configs) "
+                    "SELECT $1, $2, $3, $4::jsonb WHERE NOT EXISTS "
+                    "(SELECT 1 FROM topics WHERE name = $2 AND topic_id <> $1) "
+                    "ON CONFLICT (topic_id) DO UPDATE SET name = excluded.name, "
+                    "num_partitions = excluded.num_partitions, configs = excluded.configs",
+                    changed,
+                )
             if cluster:
                 await conn.execute("SELECT pg_notify($1, 'catalog')", CLUSTER_CHANNEL)
 
         self.flusher.queue_change(change)
         await self.flusher.sync()
+        for topic_id, name, *_ in created:
+            owner = owners.get(name)
+            local = self._records.get(name)
+            if owner is not None and owner.topic_id != topic_id and local is not None and local.topic_id == topic_id:
+                # Ours lost the name to another broker's, created at the same time: that
+                # one is taken at once, as the catalog reload would (the creation then
+                # answers TOPIC_ALREADY_EXISTS, LogManager._create).
+                self._take(owner)
 
     def _open_log(self, info: TopicInfo, partition: int) -> Log:
         key = (info.topic_id, partition)
@@ -641,30 +670,35 @@ class PostgresStorage(LogManager):
                 changed = True
             self._persisted.pop(topic_id, None)
         for record in records.values():
-            local = self._records.get(record.name)
-            if local is not None and local.topic_id != record.topic_id:
-                # Ours lost the name to another broker's (created at the same time).
-                self._drop_local(record.name)
-                self._persisted.pop(local.topic_id, None)
-                local = None
-            if local == record:
-                continue
-            old_count = local.num_partitions if local is not None else 0
-            stale_name = self._by_id.get(record.topic_id)
-            if stale_name is not None and stale_name != record.name:
-                self._drop_local(stale_name)
-                old_count = 0
-            info = self._install(record)
-            for p in range(min(old_count, info.num_partitions)):
-                log = self._logs.get((info.name, p))
-                if log is not None:
-                    log.config = info.config
-            if info.num_partitions > old_count:
-                self._unopened.setdefault(info.name, set()).update(range(old_count, info.num_partitions))
-            self._persisted[record.topic_id] = (record.name, record.num_partitions, json.dumps(record.configs))
-            changed = True
+            changed = self._take(record) or changed
         self._seen_in_db = set(records)
         return changed
+
+    def _take(self, record: TopicRecord) -> bool:
+        """Install the catalog's version of a topic; False if this broker holds it already."""
+        local = self._records.get(record.name)
+        if local is not None and local.topic_id != record.topic_id:
+            # Ours lost the name to another broker's (created at the same time).
+            self._drop_local(record.name)
+            self._persisted.pop(local.topic_id, None)
+            local = None
+        if local == record:
+            return False
+        old_count = local.num_partitions if local is not None else 0
+        stale_name = self._by_id.get(record.topic_id)
+        if stale_name is not None and stale_name != record.name:
+            self._drop_local(stale_name)
+            old_count = 0
+        info = self._install(record)
+        for p in range(min(old_count, info.num_partitions)):
+            log = self._logs.get((info.name, p))
+            if log is not None:
+                log.config = info.config
+        if info.num_partitions > old_count:
+            self._unopened.setdefault(info.name, set()).update(range(old_count, info.num_partitions))
+        self._persisted[record.topic_id] = (record.name, record.num_partitions, json.dumps(record.configs))
+        self._seen_in_db.add(record.topic_id)
+        return True
 
     def _drop_local(self, name: str) -> None:
         """Forget a topic another broker deleted (its data is that broker's to delete)."""

@@ -179,6 +179,89 @@ async def test_a_topic_taken_by_a_reload_during_a_creation_of_the_same_name_stan
         await second.close()
 
 
+async def test_the_broker_whose_catalog_write_lost_an_internal_topic_takes_the_winners(
+    postgres_url: str,
+) -> None:
+    """Two brokers starting together both create `__consumer_offsets` on first use (their
+    group coordinators' FindCoordinator), their catalog writes in flight at once: the
+    second's INSERT waits on the first's uncommitted row of the name, then found it taken.
+    It failed its whole round on `topics_name_key` (its writers answered a storage error);
+    now it takes the first's topic, one topic id on both, and the coordinator's creation is
+    a no-op, as Kafka's DefaultAutoTopicCreationManager swallows TOPIC_ALREADY_EXISTS."""
+    from coordinator.log import StorageCoordinatorLog
+
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    inserted = asyncio.Event()
+    release = asyncio.Event()
+    queue_change = first.flusher.queue_change
+
+    def queue_and_hold(change: Any) -> None:
+        async def held(conn: asyncpg.Connection) -> None:
+            # The first's round, its topic row written, not yet committed.
+            await change(conn)
+            inserted.set()
+            await release.wait()
+
+        first.flusher.queue_change = queue_change  # type: ignore[method-assign]
+        queue_change(held)
+
+    first.flusher.queue_change = queue_and_hold  # type: ignore[method-assign]
+    name = "__consumer_offsets"
+    try:
+        winning = asyncio.ensure_future(first.create_topic(name, 3))
+        await asyncio.wait_for(inserted.wait(), 5)
+        log = StorageCoordinatorLog(second, name, 5, ManualClock())
+        losing = asyncio.ensure_future(log.ensure_topic())
+        # The second's INSERT waits on the first's transaction.
+        for _ in range(500):
+            waiting = await sql.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO topics%'"
+            )
+            if waiting or losing.done():
+                break
+            await asyncio.sleep(0.01)
+        assert waiting == 1
+        release.set()
+        winner = await winning
+        await asyncio.wait_for(losing, 5)
+        assert log.exists() and log.num_partitions == 3
+        assert second.describe_topic(name).topic_id == winner.topic_id
+        assert not second.flusher.failing
+        assert await sql.fetch("SELECT topic_id FROM topics WHERE name = $1", name) == [(winner.topic_id,)]
+        # Its later catalog writes leave the first's topic alone.
+        await second.create_topic("u", 1)
+        assert await sql.fetch("SELECT topic_id, num_partitions FROM topics WHERE name = $1", name) == [
+            (winner.topic_id, 3)
+        ]
+    finally:
+        release.set()
+        await sql.close()
+        await first.close()
+        await second.close()
+
+
+async def test_a_creation_whose_name_another_broker_committed_before_any_reload_takes_that_topic(
+    postgres_url: str,
+) -> None:
+    """The other order: the first's topic committed, the second's catalog reload not run yet
+    (its NOTIFY in flight). The second's INSERT skipped the taken name, and its creation
+    answered success with a topic id PostgreSQL never held."""
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    try:
+        winner = await first.create_topic("__transaction_state", 2)
+        with pytest.raises(errors.TopicAlreadyExistsError):
+            await second.create_topic("__transaction_state", 4)
+        assert second.describe_topic("__transaction_state").topic_id == winner.topic_id
+        assert second.describe_topic("__transaction_state").num_partitions == 2
+        assert not await second.reload_catalog()
+    finally:
+        await first.close()
+        await second.close()
+
+
 async def test_a_partition_a_round_found_fenced_is_told_lost_to_the_listeners(postgres_url: str) -> None:
     """A fenced round drops its partition from `serving` at once; the node's listeners (the
     coordinators' onResignation) must still hear of it, or a transaction coordinator serves
