@@ -103,8 +103,8 @@ def main() -> None:
     print(f"{args.rounds - skip} rounds of {BATCHES * BATCH_RECORDS} records (the first {skip} left out)")
     for name, label in (("ack", "acknowledgement (state write)"), ("acquire", "acquisition")):
         cpu, wall = out[f"{name}_cpu"][skip:], out[f"{name}_wall"][skip:]
-        print(f"{label:32} event-loop CPU p50 {_us(cpu, 50):6.0f} us  mean {statistics.fmean(cpu) * 1e6:6.0f} us"
-              f"  | wall p50 {_us(wall, 50):6.0f} us  p90 {_us(wall, 90):6.0f} us")
+        print(f"{label:30} event-loop CPU p10 {_us(cpu, 10):4.0f} p50 {_us(cpu, 50):4.0f} us"
+              f" | wall p50 {_us(wall, 50):5.0f} p90 {_us(wall, 90):5.0f} us")
     if profile is not None:
         pstats.Stats(profile).sort_stats("tottime").print_stats(30)
 

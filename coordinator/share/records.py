@@ -9,7 +9,7 @@ written after it, make the state."""
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from coordinator.share.partition import PersistedBatch
 from coordinator.share.record_state import RecordState
@@ -34,6 +34,14 @@ class SharePartitionKey:
     group_id: str
     topic_id: uuid.UUID
     partition: int
+    # Looked up a dozen times per acknowledgement: hashed once (a UUID's hash is Python code).
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.group_id, self.topic_id, self.partition)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True)
