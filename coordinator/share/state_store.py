@@ -232,7 +232,10 @@ class ShareStateStore:
         return self.states.get(key)
 
     def _lock(self, partition: int) -> asyncio.Lock:
-        return self._locks.setdefault(partition, asyncio.Lock())
+        lock = self._locks.get(partition)
+        if lock is None:  # not setdefault: that would build a Lock on every write
+            lock = self._locks[partition] = asyncio.Lock()
+        return lock
 
     async def read_for_leader(self, key: SharePartitionKey, leader_epoch: int) -> ShareState | None:
         """ReadShareGroupState of the data partition's leader at `leader_epoch` (Kafka's
