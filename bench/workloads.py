@@ -775,9 +775,13 @@ def share_consume_confluent(bootstrap: str, size: int, count: int, members: int,
     create_topic(bootstrap, topic)
     prefill(bootstrap, topic, payload(size), count, timeout, **{"batch.size": JAVA_DEFAULT_BATCH_BYTES})
     first = _classic_group_rate(bootstrap, topic, count, size, timeout)
+    share_started = time.perf_counter()
     share = _together(*(_share_group_rate(bootstrap, topic, count, members, timeout) for _ in range(2)))
+    # The broker's CPU per MB (bench/cpu.py) over the two share runs, their members' start included.
+    share_part = {"mb": 2 * count * size / MB, "seconds": time.perf_counter() - share_started, "ended_at": time.time()}
     classic = _together(first, _classic_group_rate(bootstrap, topic, count, size, timeout))
-    return {"records_s": share, "classic_records_s": classic, "vs_classic": share / classic if classic else 0.0}
+    return {"records_s": share, "classic_records_s": classic, "vs_classic": share / classic if classic else 0.0,
+            **share_part}
 
 
 WORKLOADS: dict[str, Callable[..., Metrics]] = {

@@ -271,7 +271,8 @@ class StorageCoordinatorLog:
         from storage.engine import AppendOrigin
         from storage.errors import StorageError
 
-        await self.ensure_topic()
+        if not self._exists:
+            await self.ensure_topic()
         if after_earlier_writes:
             try:
                 await self.storage.sync()
@@ -293,8 +294,9 @@ class StorageCoordinatorLog:
                 transactional=True,
             )
         try:
+            # Built just above: the log trusts its CRC and records (a client's batch is checked).
             result = await self.storage.log(self.topic, partition).append(
-                batch, durable=True, origin=AppendOrigin.COORDINATOR
+                batch, durable=True, origin=AppendOrigin.COORDINATOR, trusted=True
             )
         except (StorageError, OSError) as exc:
             raise _log_error(exc) from exc

@@ -431,30 +431,37 @@ class DecodedBatch:
     records: list[Record]
 
 
+def _zigzag_bytes(value: int) -> bytes:
+    if 0 <= value < 64:
+        return _SMALL_ZIGZAG[value]
+    out = bytearray()
+    encode_varint(value, out)
+    return bytes(out)
+
+
+# The one-byte varints of 0..63: lengths, deltas and counts of small records (coordinators').
+_SMALL_ZIGZAG = [bytes([v << 1]) for v in range(64)]
+_NULL = b"\x01"  # varint -1
+
+
 def _encode_record(record: Record, offset_delta: int, timestamp_delta: int) -> bytes:
-    body = bytearray(b"\x00")  # attributes: unused in v2
-    encode_varint(timestamp_delta, body)
-    encode_varint(offset_delta, body)
+    z = _zigzag_bytes
+    parts = [b"\x00", z(timestamp_delta), z(offset_delta)]  # attributes: unused in v2
     for blob in (record.key, record.value):
         if blob is None:
-            encode_varint(-1, body)
+            parts.append(_NULL)
         else:
-            encode_varint(len(blob), body)
-            body += blob
-    encode_varint(len(record.headers), body)
+            parts += (z(len(blob)), blob)
+    parts.append(z(len(record.headers)))
     for hkey, hvalue in record.headers:
         raw = hkey.encode()
-        encode_varint(len(raw), body)
-        body += raw
+        parts += (z(len(raw)), raw)
         if hvalue is None:
-            encode_varint(-1, body)
+            parts.append(_NULL)
         else:
-            encode_varint(len(hvalue), body)
-            body += hvalue
-    out = bytearray()
-    encode_varint(len(body), out)
-    out += body
-    return bytes(out)
+            parts += (z(len(hvalue)), hvalue)
+    body = b"".join(parts)
+    return z(len(body)) + body
 
 
 def build_batch(

@@ -109,6 +109,7 @@ class PartitionLog(Protocol):
         leader_epoch: int = 0,
         transaction_version: int = 0,
         lazy: bool = False,
+        trusted: bool = False,
     ) -> AppendResult:
         """Validate (header + CRC only), assign offsets and write one batch, starting (or
         joining) the fsync round that makes it visible. With durable=True (acks=all)
@@ -117,7 +118,9 @@ class PartitionLog(Protocol):
         after its writer has answered: a later step waits for its durability (a
         transaction's data: EndTxn), and it becomes visible when the round ends. A marker
         (control batch, origin COORDINATOR) with `transaction_version` 2 must carry an
-        epoch above the producer's, as transaction version 2 coordinators bump it."""
+        epoch above the producer's, as transaction version 2 coordinators bump it.
+        `trusted`: a coordinator's batch built in this process, whose CRC and records are
+        not checked again (`storage.log.Log.append_nowait`)."""
         ...
 
     def needs_verification(self, header: BatchHeader) -> bool:

@@ -36,6 +36,7 @@ from .engine import (
 from .errors import (
     InvalidRecordError,
     KafkaStorageError,
+    MessageTooLargeError,
     OffsetOutOfRangeError,
     from_batch_error,
 )
@@ -247,9 +248,11 @@ class Log:
         leader_epoch: int = 0,
         transaction_version: int = 0,
         lazy: bool = False,
+        trusted: bool = False,
     ) -> AppendResult:
         result = self.append_nowait(
-            records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version, lazy=lazy
+            records, origin=origin, leader_epoch=leader_epoch, transaction_version=transaction_version, lazy=lazy,
+            trusted=trusted,
         )
         if durable:
             # Everything written so far, in every log: a coordinator's durable write may
@@ -270,26 +273,39 @@ class Log:
         leader_epoch: int = 0,
         transaction_version: int = 0,
         lazy: bool = False,
+        trusted: bool = False,
     ) -> AppendResult:
         """The synchronous part of append: validate, assign offsets, write (no fsync).
         `lazy`: the write joins the next fsync round, started on the next turn of the event
         loop unless a write someone waits for starts it first
-        (GroupCommitFlusher.join_next_round)."""
+        (GroupCommitFlusher.join_next_round). `trusted`: the batch was built in this
+        process by a coordinator (origin COORDINATOR, one non-control batch, its CRC
+        computed by the builder, its timestamps the clock's): only its size is checked,
+        not its CRC and records again, and a bytearray is stamped in place (the caller
+        gives it up). A client's batch is always validated."""
         if self.closed:
             raise KafkaStorageError(f"log {self._topic}-{self._partition} is closed")
         config = self.config
-        try:
-            header = rb.validate_produce_records(
-                records,
-                max_message_bytes=config.max_message_bytes,
-                allow_control=origin is not AppendOrigin.CLIENT,
-            )
-        except rb.RecordBatchError as exc:
-            raise from_batch_error(exc) from exc
         now = self._clock.now_ms()
         log_append_time = now if config.log_append_time else None
-        if not header.is_control:
-            self._check_records(records, header, now, origin, log_append=log_append_time is not None)
+        if trusted and origin is AppendOrigin.COORDINATOR and log_append_time is None:
+            header = BatchHeader.parse(records)
+            if header.size > config.max_message_bytes:
+                raise MessageTooLargeError(
+                    f"batch of {header.size} bytes exceeds max.message.bytes {config.max_message_bytes}"
+                )
+        else:
+            try:
+                header = rb.validate_produce_records(
+                    records,
+                    max_message_bytes=config.max_message_bytes,
+                    allow_control=origin is not AppendOrigin.CLIENT,
+                )
+            except rb.RecordBatchError as exc:
+                raise from_batch_error(exc) from exc
+            trusted = False
+            if not header.is_control:
+                self._check_records(records, header, now, origin, log_append=log_append_time is not None)
         if header.is_control and transaction_version >= 2:
             self.producer_state.check_strict_marker_epoch(header.producer_id, header.producer_epoch)
         duplicate = self.producer_state.before_append(header, records, origin, now)
@@ -301,7 +317,10 @@ class Log:
         if header.last_offset_delta > INT32_MAX - 1:
             raise InvalidRecordError("batch offset delta too large")
         # A frame gathered from several reads is writable: stamp it in place, not a copy.
-        buf = records if isinstance(records, memoryview) and not records.readonly else bytearray(records)
+        if (trusted and isinstance(records, bytearray)) or (isinstance(records, memoryview) and not records.readonly):
+            buf: bytearray | memoryview = records
+        else:
+            buf = bytearray(records)
         rb.assign_offsets(buf, base_offset, partition_leader_epoch=leader_epoch, log_append_time=log_append_time)
         header = BatchHeader.parse(buf)
         segment = self._maybe_roll(header, now)

@@ -111,7 +111,10 @@ class SharePartitions:
         self._written.pop(key, None)
 
     def lock(self, key: SharePartitionKey) -> asyncio.Lock:
-        return self._locks.setdefault(key, asyncio.Lock())
+        lock = self._locks.get(key)
+        if lock is None:  # not setdefault: that would build a Lock on every call
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
 
     def fetch_lock(self, key: SharePartitionKey) -> asyncio.Lock:
         """Held by the one ShareFetch that reads the log for the share partition and acquires
@@ -119,7 +122,10 @@ class SharePartitions:
         by an acknowledgement take turns, in the order they came, and each looks again
         whether anything is left to acquire before it reads, instead of all reading the same
         records of which only the first gets any."""
-        return self._fetch_locks.setdefault(key, asyncio.Lock())
+        lock = self._fetch_locks.get(key)
+        if lock is None:
+            lock = self._fetch_locks[key] = asyncio.Lock()
+        return lock
 
     async def in_memory(
         self,

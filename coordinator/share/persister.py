@@ -7,8 +7,8 @@ CoordinatorLogError when the state could not be read or written."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Coroutine, Sequence
+from typing import Any, Protocol
 
 from coordinator.share.partition import PersistedBatch
 from coordinator.share.records import SharePartitionKey
@@ -36,8 +36,9 @@ class LocalPersister:
     async def read(self, key: SharePartitionKey) -> ShareState | None:
         return self.store.read(key)
 
-    async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
-        await self.store.write(key, start_offset, batches)
+    def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> Coroutine[Any, Any, None]:
+        # The store's coroutine itself: one frame less on every acknowledgement's way.
+        return self.store.write(key, start_offset, batches)
 
     async def delete(self, key: SharePartitionKey) -> None:
         await self.store.delete(key)

@@ -8,12 +8,13 @@ written after it, make the state."""
 
 from __future__ import annotations
 
+import struct
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from coordinator.share.partition import PersistedBatch
 from coordinator.share.record_state import RecordState
-from protocol.codec import Reader, Writer
+from protocol.codec import Reader, Writer, uvarint_bytes
 from protocol.messages.share_snapshot_key import ShareSnapshotKey
 from protocol.messages.share_snapshot_value import ShareSnapshotValue
 from protocol.messages.share_snapshot_value import StateBatch as SnapshotBatch
@@ -34,6 +35,14 @@ class SharePartitionKey:
     group_id: str
     topic_id: uuid.UUID
     partition: int
+    # Looked up a dozen times per acknowledgement: hashed once (a UUID's hash is Python code).
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.group_id, self.topic_id, self.partition)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 @dataclass(frozen=True)
@@ -116,7 +125,27 @@ def decode_snapshot(raw: bytes) -> ShareSnapshot:
     )
 
 
+# ShareUpdateValue v0 packed directly (one per acknowledgement): the version, SnapshotEpoch,
+# LeaderEpoch, StartOffset; each StateBatch with its empty tagged-field section.
+_UPDATE_HEAD = struct.Struct(">hiiq")
+_UPDATE_BATCH = struct.Struct(">qqbhB")
+_NO_TAGGED_FIELDS = b"\x00"
+# One tagged field, tag 0 (DeliveryCompleteCount), 4 bytes.
+_DELIVERY_COMPLETE_COUNT_TAG = struct.Struct(">BBBi")
+
+
 def encode_update(u: ShareUpdate) -> bytes:
+    """The bytes `ShareUpdateValue.write` makes (`encode_update_generic`), without building it."""
+    pack = _UPDATE_BATCH.pack
+    parts = [_UPDATE_HEAD.pack(VALUE_VERSION, u.snapshot_epoch, u.leader_epoch, u.start_offset),
+             uvarint_bytes(len(u.batches) + 1)]
+    parts += [pack(b.first_offset, b.last_offset, b.state.value, b.delivery_count, 0) for b in u.batches]
+    parts.append(_NO_TAGGED_FIELDS if u.delivery_complete_count == -1
+                 else _DELIVERY_COMPLETE_COUNT_TAG.pack(1, 0, 4, u.delivery_complete_count))
+    return b"".join(parts)
+
+
+def encode_update_generic(u: ShareUpdate) -> bytes:
     value = ShareUpdateValue(
         snapshot_epoch=u.snapshot_epoch,
         leader_epoch=u.leader_epoch,

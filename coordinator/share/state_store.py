@@ -107,6 +107,8 @@ class ShareStateStore:
         self.loaded = False
         self._locks: dict[int, asyncio.Lock] = {}
         self._partition_of: dict[SharePartitionKey, tuple[int, int]] = {}
+        # The encoded record keys of each share partition (snapshot, update): one per write.
+        self._record_keys: dict[SharePartitionKey, tuple[bytes, bytes]] = {}
         # Which partitions of the topic this broker holds (all of them without a cluster).
         self.ownership = Ownership(coordinator_log.num_partitions, owns_all)
 
@@ -118,6 +120,12 @@ class ShareStateStore:
             found = (n, partition_for(coordinator_key(key), n))
             self._partition_of[key] = found
         return found[1]
+
+    def _record_key(self, record_type: int, key: SharePartitionKey) -> bytes:
+        keys = self._record_keys.get(key)
+        if keys is None:
+            keys = self._record_keys[key] = (rec.encode_key(rec.SNAPSHOT, key), rec.encode_key(rec.UPDATE, key))
+        return keys[0] if record_type == rec.SNAPSHOT else keys[1]
 
     async def ensure_log(self) -> ErrorCode:
         """Create `__share_group_state` if it is missing (FindCoordinator and the persister
@@ -162,6 +170,7 @@ class ShareStateStore:
         for key in [k for k in self.states if self.partition_for(k) == partition]:
             self.states.pop(key, None)
             self._updates.pop(key, None)
+            self._record_keys.pop(key, None)
 
     async def _load_partition(self, owned: OwnedPartition) -> None:
         # Under the partition's lock: a write under way when leadership came back is in
@@ -223,7 +232,10 @@ class ShareStateStore:
         return self.states.get(key)
 
     def _lock(self, partition: int) -> asyncio.Lock:
-        return self._locks.setdefault(partition, asyncio.Lock())
+        lock = self._locks.get(partition)
+        if lock is None:  # not setdefault: that would build a Lock on every write
+            lock = self._locks[partition] = asyncio.Lock()
+        return lock
 
     async def read_for_leader(self, key: SharePartitionKey, leader_epoch: int) -> ShareState | None:
         """ReadShareGroupState of the data partition's leader at `leader_epoch` (Kafka's
@@ -238,7 +250,7 @@ class ShareStateStore:
                 return old
             self._fence(old, leader_epoch)
             update = ShareUpdate(old.snapshot_epoch, leader_epoch, -1, ())
-            record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(update))
+            record = (self._record_key(rec.UPDATE, key), rec.encode_update(update))
             await self._append(partition, [record])
             if self.ownership.holds(owned):
                 self._apply_update(key, update)
@@ -281,12 +293,17 @@ class ShareStateStore:
                     create_timestamp=now if old is None else old.create_timestamp,
                     write_timestamp=now,
                 )
-                record = (rec.encode_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))
+                record = (self._record_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))
                 change: ShareSnapshot | ShareUpdate = snapshot
             else:
                 change = ShareUpdate(old.snapshot_epoch, epoch, start_offset, batches)
-                record = (rec.encode_key(rec.UPDATE, key), rec.encode_update(change))
-            await self._append(partition, [record])
+                record = (self._record_key(rec.UPDATE, key), rec.encode_update(change))
+            try:
+                await self.log.append(partition, [record])
+            except CoordinatorLogError:
+                raise
+            except Exception as exc:  # as `_append`, one frame less on every acknowledgement's way
+                raise CoordinatorLogError(ErrorCode.KAFKA_STORAGE_ERROR, str(exc)) from exc
             if self.ownership.holds(owned):
                 if isinstance(change, ShareSnapshot):
                     self._apply_snapshot(key, change)
@@ -301,13 +318,14 @@ class ShareStateStore:
             if key not in self.states:
                 return
             records: list[tuple[bytes, bytes | None]] = [
-                (rec.encode_key(rec.SNAPSHOT, key), None),
-                (rec.encode_key(rec.UPDATE, key), None),
+                (self._record_key(rec.SNAPSHOT, key), None),
+                (self._record_key(rec.UPDATE, key), None),
             ]
             await self._append(partition, records)
             self.states.pop(key, None)
             self._updates.pop(key, None)
             self._partition_of.pop(key, None)
+            self._record_keys.pop(key, None)
 
     def _held(self, partition: int) -> OwnedPartition:
         """The partition's loaded ownership, else CoordinatorLogError (NOT_COORDINATOR,

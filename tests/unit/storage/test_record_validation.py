@@ -174,3 +174,29 @@ async def test_a_producer_may_not_claim_log_append_time(harness: Harness) -> Non
             f"value=2 bytes){suffix}"),
     )
     assert (await s.log("ct", 0).append(marked)).last_offset == 1
+
+
+async def test_only_a_coordinators_own_batch_is_trusted(harness: Harness) -> None:
+    """`trusted` (a coordinator's batch built in-process) skips the CRC and record checks,
+    not the size limit; a client's batch marked trusted is validated all the same."""
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("c", 1, {"cleanup.policy": "compact", "max.message.bytes": "200"})
+    log = s.log("c", 0)
+    bad_crc = bytearray(batch([b"k"]))
+    bad_crc[rb.CRC_OFFSET] ^= 0xFF
+    with pytest.raises(errors.CorruptRecordError):
+        await log.append(bytes(bad_crc), trusted=True)
+    with pytest.raises(errors.InvalidRecordError):
+        await log.append(batch([None]), trusted=True)
+    with pytest.raises(errors.MessageTooLargeError):
+        await log.append(batch([b"k" * 300]), origin=AppendOrigin.COORDINATOR, trusted=True)
+    assert log.log_end_offset == 0
+    own = bytearray(batch([b"k", b"l"]))
+    result = await log.append(own, origin=AppendOrigin.COORDINATOR, trusted=True, durable=True)
+    assert (result.base_offset, result.last_offset) == (0, 1)
+    records = (await log.read(0, 1 << 20)).records
+    assert [r.key for b in rb.decode_batches(records) for r in b.records] == [b"k", b"l"]
+    later = bytearray(batch([b"m"]))
+    assert (await log.append(later, origin=AppendOrigin.COORDINATOR, trusted=True)).base_offset == 2
+    assert rb.BatchHeader.parse(later).base_offset == 2  # stamped in place, not copied

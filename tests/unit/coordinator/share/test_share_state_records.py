@@ -21,6 +21,7 @@ from coordinator.share.records import (
     encode_key,
     encode_snapshot,
     encode_update,
+    encode_update_generic,
 )
 from storage.clock import ManualClock
 
@@ -57,6 +58,20 @@ def test_delivery_complete_count_is_a_tagged_field() -> None:
     u = ShareUpdate(3, 1, -1, (), delivery_complete_count=5)
     raw = encode_update(u)
     assert raw.endswith(bytes([1, 0, 4]) + struct.pack(">i", 5))
+    assert decode_update(raw) == u
+
+
+@pytest.mark.parametrize("batches", [0, 1, 3, 130], ids=lambda n: f"{n}-batches")
+@pytest.mark.parametrize("complete", [-1, 0, 1 << 20])
+def test_update_packed_directly_is_the_generated_codecs(batches: int, complete: int) -> None:
+    states = [RecordState.AVAILABLE, RecordState.ACKNOWLEDGED, RecordState.ARCHIVED]
+    u = ShareUpdate(
+        2**31 - 1, -1, 2**40 + 5,
+        tuple(PersistedBatch(10 * i, 10 * i + 9, states[i % 3], i % 7) for i in range(batches)),
+        delivery_complete_count=complete,
+    )
+    raw = encode_update(u)
+    assert raw == encode_update_generic(u)
     assert decode_update(raw) == u
 
 
