@@ -85,7 +85,7 @@ async def measure(url: str, postmaster: int, rounds: int, repeat: int, profile: 
         server = TreeCpu(postmaster)
         for run in range(repeat):
             frames = [with_sequence(batch, sequence + i * RECORDS_PER_BATCH) for i in range(rounds)]
-            profiler = cProfile.Profile() if profile is not None else None
+            profiler = cProfile.Profile(time.process_time) if profile is not None else None
             pg0, usage0, wall0 = server() or 0.0, resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
             walls = []
             if profiler is not None:
