@@ -1,7 +1,8 @@
 """The PostgreSQL engine's CPU per MB on the acks=all produce path, in process: 1 MB batches
 of 1 KiB records (the row `produce-1024-acksall-confluent` sends) appended one at a time
 through `PostgresStorage` and waited for as a Produce with acks=all waits (`Log.sync`),
-against a private PostgreSQL server with the bench's settings (bench/brokers.py).
+against a private PostgreSQL server with the bench's settings (bench/brokers.py);
+`--file-engine` runs the same rounds on the file engine, for comparison.
 
 What it reports does not depend much on the machine's load: this process's CPU per MB (the
 broker's share: validation, offsets, the segment, the round's COPY stream) and the server's
@@ -20,6 +21,7 @@ import resource
 import statistics
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import uvloop
@@ -28,8 +30,13 @@ from bench.brokers import POSTGRES_SETTINGS
 from bench.cpu import TreeCpu
 from odradek.postgres_server import PostgresServer
 from protocol import record_batch as rb
+from protocol.record_batch import BatchHeader
 from storage.clock import ManualClock
+from storage.file_storage import FileStorage
+from storage.log_manager import LogManager
+from storage.postgres.copy_stream import copy_chunks
 from storage.postgres.engine import PostgresStorage
+from storage.postgres.group_commit import Columns
 
 RECORD_BYTES = 1024
 RECORDS_PER_BATCH = 1000  # librdkafka's batches in the row: about 1 MB
@@ -65,8 +72,15 @@ def frame_of(batch: bytes) -> memoryview:
     return memoryview(frame)
 
 
-async def measure(url: str, postmaster: int, rounds: int, repeat: int, profile: str | None) -> None:
-    storage = await PostgresStorage.open(url, clock=ManualClock(), producer_id_expiration_ms=86_400_000)
+async def measure(
+    url: str | None, directory: Path, postmaster: int, rounds: int, repeat: int, profile: str | None
+) -> None:
+    """`url` None: the file engine in `directory`, the same rounds (each ends in an fsync)."""
+    storage: LogManager
+    if url is None:
+        storage = await FileStorage.open(str(directory), clock=ManualClock(), producer_id_expiration_ms=86_400_000)
+    else:
+        storage = await PostgresStorage.open(url, clock=ManualClock(), producer_id_expiration_ms=86_400_000)
     try:
         await storage.create_topic("t", 1)
         log = storage.log("t", 0)
@@ -116,14 +130,40 @@ async def measure(url: str, postmaster: int, rounds: int, repeat: int, profile: 
         await storage.close()
 
 
+async def measure_encoding(rounds: int, repeat: int) -> None:
+    """A round's rows and COPY stream alone (storage/postgres/copy_stream.py), no server:
+    the part of the broker's CPU per MB that is this engine's encoding."""
+    batch = bytearray(make_batch(RECORDS_PER_BATCH, RECORD_BYTES))
+    header = BatchHeader.parse(batch)
+    key = (uuid.uuid4(), 0)
+    megabytes = len(batch) / 1e6
+    for run in range(repeat):
+        started = time.process_time()
+        for _ in range(rounds):
+            rows = Columns()
+            rows.add(key, 0, header, memoryview(batch))
+            async for _chunk in copy_chunks(rows.rows):
+                pass
+        cpu = time.process_time() - started
+        print(f"run {run + 1}: {rounds} rounds of {megabytes:.2f} MB encoded: {1000 * cpu / (rounds * megabytes):.3f} "
+              "ms/MB", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=200, help="1 MB rounds per run (default 200)")
     parser.add_argument("--repeat", type=int, default=3, help="runs (default 3)")
     parser.add_argument("--profile", help="write each run's cProfile to PROFILE.<run>")
+    parser.add_argument("--file-engine", action="store_true",
+                        help="the file engine instead, for comparison (the server idles)")
     parser.add_argument("--unix-socket", action="store_true",
                         help="connect through the server's Unix socket rather than TCP on loopback")
+    parser.add_argument("--encoding-only", action="store_true",
+                        help="time only a round's rows and COPY stream, without a server")
     args = parser.parse_args()
+    if args.encoding_only:
+        uvloop.run(measure_encoding(args.rounds * 10, args.repeat))
+        return
     with tempfile.TemporaryDirectory(prefix="odradek-append-cpu-") as directory:
         server = PostgresServer(Path(directory) / "postgres", settings=dict(POSTGRES_SETTINGS))
         server.init()
@@ -134,7 +174,9 @@ def main() -> None:
             url = server.url
             if args.unix_socket:
                 url = f"postgresql://{server.user}@/{server.database}?host={server.directory}&port={server.port}"
-            uvloop.run(measure(url, postmaster, args.rounds, args.repeat, args.profile))
+            data = Path(directory) / "data"
+            data.mkdir()
+            uvloop.run(measure(None if args.file_engine else url, data, postmaster, args.rounds, args.repeat, args.profile))
         finally:
             server.stop()
 
