@@ -4,16 +4,18 @@
 Why not asyncpg's `copy_records_to_table`: it encodes field by field into a buffer it grows
 by a reallocation for each payload, and sends messages of 512 KiB, so the backend starts
 inserting a 1 MB round only once half of it is encoded. Here a chunk goes out once it holds
-64 KiB: PostgreSQL inserts the first rows while the broker encodes the next. In process,
-1 MB rounds: about a third less of the broker's CPU in the COPY, a round about 15% shorter
-(bench/README.md, "acks=all on PostgreSQL: where a round goes, the COPY stream").
+`CHUNK_BYTES`: PostgreSQL inserts the first rows while the broker encodes the next. In
+process, 1 MB rounds: about a third less of the broker's CPU in the COPY, a round about 15%
+shorter (bench/README.md, "acks=all on PostgreSQL: where a round goes, the COPY stream").
 
 A batch is one entry of the round (storage/postgres/group_commit.py, `Columns`) and a row
 per piece of its payload (storage/postgres/pieces.py) in the stream: the pieces repeat the
 batch's header columns, packed once per batch, and are copied straight from the appended
 buffer into one chunk buffer the stream reuses (asyncpg copies a chunk into its message
 before it asks for the next), so no piece, row or chunk is an object of its own
-(bench/README.md, "acks=all on PostgreSQL: the broker's CPU per MB").
+(bench/README.md, "acks=all on PostgreSQL: the broker's CPU per MB"). With no new chunk
+per message, 256 KiB chunks cost the broker less than 64 KiB ones (fewer of asyncpg's
+per-message steps), PostgreSQL the same.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ COLUMNS = (
 # The binary format's header: signature, flags (none), header extension length (none).
 HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 TRAILER = (-1).to_bytes(2, "big", signed=True)
-CHUNK_BYTES = 65536
+CHUNK_BYTES = 256 * 1024
 
 # Each field is its length then its value, network byte order: the field count, topic_id
 # (uuid), partition (integer), six bigints, producer_epoch (smallint), two integers, two

@@ -14,6 +14,7 @@ from odradek.postgres_server import PostgresServer, running_postgres
 from protocol import record_batch as rb
 from storage import errors
 from storage.clock import ManualClock
+from storage.postgres.copy_stream import CHUNK_BYTES
 from storage.postgres.engine import PostgresStorage
 from storage.postgres.group_commit import Columns, insert
 from storage.postgres.pieces import PIECE_BYTES
@@ -209,7 +210,7 @@ async def test_a_round_of_several_batches_spans_several_copy_chunks(postgres_url
     cut at chunk boundaries and a batch of exactly one piece; each row repeats its batch's
     header columns, and the pieces joined are the batch as appended."""
     storage = await open_engine(postgres_url)
-    sizes = [70_000, 10, 150_000, 3_000, 9_000]
+    sizes = [300_000, 10, 400_000, 3_000, 9_000]
     try:
         await storage.create_topic("t", 1)
         log = storage.log("t", 0)
@@ -230,7 +231,7 @@ async def test_a_round_of_several_batches_spans_several_copy_chunks(postgres_url
         topic_id = storage.describe_topic("t").topic_id
     finally:
         await storage.close()
-    assert len(exact) == PIECE_BYTES and sum(map(len, sent)) > 3 * 65536
+    assert len(exact) == PIECE_BYTES and sum(map(len, sent)) > 2 * CHUNK_BYTES
     conn = await asyncpg.connect(postgres_url)
     try:
         rows = await conn.fetch(
