@@ -13,9 +13,10 @@ per piece of its payload (storage/postgres/pieces.py) in the stream: the pieces 
 batch's header columns, packed once per batch, and are copied straight from the appended
 buffer into one chunk buffer the stream reuses (asyncpg copies a chunk into its message
 before it asks for the next), so no piece, row or chunk is an object of its own
-(bench/README.md, "acks=all on PostgreSQL: the broker's CPU per MB"). With no new chunk
-per message, 256 KiB chunks cost the broker less than 64 KiB ones (fewer of asyncpg's
-per-message steps), PostgreSQL the same.
+(bench/README.md, "acks=all on PostgreSQL: the broker's CPU per MB"). The chunk buffer and
+asyncpg's message buffer stay under glibc's default mmap threshold (128 KiB): a larger one
+may be mapped and faulted in afresh each time, as long as the tail cache keeps every frame
+and nothing of that size is freed.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ COLUMNS = (
 # The binary format's header: signature, flags (none), header extension length (none).
 HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
 TRAILER = (-1).to_bytes(2, "big", signed=True)
-CHUNK_BYTES = 256 * 1024
+CHUNK_BYTES = 65536
 
 # Each field is its length then its value, network byte order: the field count, topic_id
 # (uuid), partition (integer), six bigints, producer_epoch (smallint), two integers, two
