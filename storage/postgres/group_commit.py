@@ -35,7 +35,7 @@ from ..flusher import GroupCommitFlusher, RoundDone, Syncable
 from ..log import SegmentNotResident
 from .chunks import Chunks
 from .copy_stream import COLUMNS, copy_chunks
-from .pieces import PIECE_BYTES, split
+from .pieces import split
 
 logger = logging.getLogger(__name__)
 
@@ -116,8 +116,9 @@ async def _write(
 
 
 class Columns:
-    """The rows of one round's insert, in `COLUMNS` order: a row per piece of a batch's
-    payload (storage/postgres/pieces.py)."""
+    """The batches of one round's insert: a row per batch in `COLUMNS` order up to
+    `payload` (the whole batch); the table's row per piece of it (storage/postgres/pieces.py)
+    is made only where it is written (`copy_chunks`, `columns`)."""
 
     __slots__ = ("rows",)
 
@@ -129,21 +130,20 @@ class Columns:
         return len(self.rows)
 
     def columns(self) -> list[list[Any]]:
-        """Column by column, for unnest (one array per column)."""
-        return [list(column) for column in zip(*self.rows, strict=True)]
+        """A row per piece, column by column, for unnest (one array per column)."""
+        pieces = [
+            (*row[:13], piece, number) for row in self.rows for number, piece in enumerate(split(row[13]))
+        ]
+        return [list(column) for column in zip(*pieces, strict=True)]
 
     def add(
         self, key: tuple[Any, int], segment_base: int, header: BatchHeader, payload: bytes | bytearray | memoryview
     ) -> None:
-        head = (
+        self.rows.append((
             key[0], key[1], header.base_offset, header.last_offset, segment_base, header.base_timestamp,
             header.max_timestamp, header.producer_id, header.producer_epoch, header.base_sequence,
-            header.last_sequence, header.is_transactional, header.is_control,
-        )
-        if len(payload) <= PIECE_BYTES:
-            self.rows.append((*head, payload, 0))
-        else:
-            self.rows.extend((*head, piece, number) for number, piece in enumerate(split(payload)))
+            header.last_sequence, header.is_transactional, header.is_control, payload,
+        ))
 
 
 class PostgresStore(MemoryStore):

@@ -17,6 +17,7 @@ from odradek.postgres_server import PostgresServer, running_postgres
 from protocol import record_batch as rb
 from storage import errors
 from storage.clock import ManualClock
+from storage.postgres.copy_stream import CHUNK_BYTES
 from storage.postgres.engine import PostgresStorage
 from storage.postgres.group_commit import Columns, insert
 from storage.postgres.pieces import PIECE_BYTES
@@ -253,3 +254,51 @@ async def test_a_large_batch_is_stored_in_pieces_that_stay_out_of_toast(postgres
         assert [r.offset for b in rb.decode_batches(read.records) for r in b.records] == list(range(42))
     finally:
         await reopened.close()
+
+
+async def test_a_round_of_several_batches_spans_several_copy_chunks(postgres_url: str) -> None:
+    """One round, one COPY (storage/postgres/copy_stream.py) of batches of many sizes: pieces
+    cut at chunk boundaries and a batch of exactly one piece; each row repeats its batch's
+    header columns, and the pieces joined are the batch as appended."""
+    storage = await open_engine(postgres_url)
+    sizes = [300_000, 10, 400_000, 3_000, 9_000]
+    try:
+        await storage.create_topic("t", 1)
+        log = storage.log("t", 0)
+        sent = [
+            make_batch(2, value_size=size, producer_id=7, producer_epoch=3, base_sequence=2 * i)
+            for i, size in enumerate(sizes)
+        ]
+        # A batch of exactly PIECE_BYTES: one row.
+        def one(value_size: int) -> bytes:
+            record = rb.Record(b"k", b"v" * value_size, [], 1_700_000_000_000)
+            return rb.build_batch([record], producer_id=7, producer_epoch=3, base_sequence=2 * len(sizes))
+
+        exact = one(PIECE_BYTES - (len(one(7000)) - 7000))
+        sent.append(exact)
+        for batch in sent:
+            log.append_nowait(batch)
+        await log.sync()  # one round took them all
+        topic_id = storage.describe_topic("t").topic_id
+    finally:
+        await storage.close()
+    assert len(exact) == PIECE_BYTES and sum(map(len, sent)) > 2 * CHUNK_BYTES
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT base_offset, last_offset, segment_base, producer_id, producer_epoch, base_sequence, "
+            "last_sequence, piece, payload FROM batches WHERE topic_id = $1 ORDER BY base_offset, piece", topic_id)
+    finally:
+        await conn.close()
+    by_batch: dict[int, list[asyncpg.Record]] = {}
+    for row in rows:
+        by_batch.setdefault(row["base_offset"], []).append(row)
+    assert sorted(by_batch) == [2 * i for i in range(len(sent))]
+    for i, batch in enumerate(sent):
+        pieces = by_batch[2 * i]
+        assert [r["piece"] for r in pieces] == list(range(-(-len(batch) // PIECE_BYTES)))
+        last = 2 * i + len(rb.decode_batches(batch)[0].records) - 1
+        assert {tuple(r)[:7] for r in pieces} == {(2 * i, last, 0, 7, 3, 2 * i, last)}
+        stored = b"".join(r["payload"] for r in pieces)
+        assert stored[rb.HEADER_SIZE:] == batch[rb.HEADER_SIZE:]
+        rb.validate_batch(stored)
