@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pyspark.errors import StreamingQueryException
 from pyspark.sql.streaming import StreamingQuery
 
 CONNECT_BACK_FAILED = "Python worker failed to connect back"
@@ -24,20 +23,19 @@ ATTEMPTS = 3
 
 def caught_up(start: Callable[[], StreamingQuery]) -> StreamingQuery:
     """`start()`s a query and returns it, still running, once it has processed all that is
-    available (processAllAvailable); started again (up to ATTEMPTS in all) while its source's Python
-    process did not connect back in time."""
-    for _ in range(ATTEMPTS - 1):
+    available (processAllAvailable); started again (up to ATTEMPTS in all) while its source's
+    Python process did not connect back in time. A query that failed is stopped."""
+    attempt = 1
+    while True:
         query = start()
         try:
             query.processAllAvailable()
             return query
-        except StreamingQueryException as exc:
-            if not connect_back_failed(exc, query):
-                raise
+        except BaseException as exc:
             query.stop()
-    query = start()
-    query.processAllAvailable()
-    return query
+            if attempt == ATTEMPTS or not connect_back_failed(exc, query):
+                raise
+        attempt += 1
 
 
 def connect_back_failed(exc: BaseException, query: StreamingQuery) -> bool:
