@@ -5,9 +5,11 @@ flush waiters)."""
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
 import time
+from functools import partial
 from typing import Any
 
 from protocol import record_batch as rb
@@ -20,6 +22,7 @@ from protocol.messages.produce_request import PartitionProduceData, ProduceReque
 from tests.broker_process import BrokerProcess
 from tests.kafka_wire import WireClient, encode_request
 from tests.names import unique
+from tests.polling import wait_until
 
 E = ErrorCode
 ABANDONED = 30
@@ -36,12 +39,45 @@ def produce_request(topic: str, pid: int, seq: int) -> ProduceRequest:
     ])
 
 
-def send_and_vanish(bootstrap: str, request: ProduceRequest) -> None:
-    host, port = bootstrap.rsplit(":", 1)
+def send_and_vanish(broker: BrokerProcess, request: ProduceRequest) -> str:
+    """Sends `request` and resets the connection; its address as the broker logs it."""
+    host, port = broker.bootstrap.rsplit(":", 1)
     with socket.create_connection((host, int(port))) as sock:
+        local_host, local_port = sock.getsockname()[:2]
+        peer = f"{local_host}:{local_port}"
+        # Reset once the broker holds the connection: reset before, its peer address is
+        # gone (logged as None) and the request never read.
+        wait_until(partial(broker_logged, broker, "connection opened", peer), timeout=60, what=f"{peer} opened")
         sock.sendall(encode_request(0, 9, request, correlation_id=1))
         # Reset rather than close: the broker sees the peer gone at once.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    return peer
+
+
+def broker_logged(broker: BrokerProcess, event: str, peer: str) -> bool:
+    """The broker logged `event` ("connection opened" or "closed", broker/connection.py)
+    of the connection from `peer`."""
+    with open(broker.log_path, "rb") as log:
+        text = log.read().decode(errors="replace")
+    return re.search(rf"{event}.* peer={re.escape(peer)}(\s|$)", text, re.MULTILINE) is not None
+
+
+def last_sequence(c: WireClient, topic: str) -> int:
+    """The producer's last sequence in the log (DescribeProducers reads the producer state
+    of what was appended, durable yet or not); -1 before its first batch."""
+    described: Any = c.call(61, 0, DescribeProducersRequest(topics=[TopicRequest(name=topic, partition_indexes=[0])]))
+    producers = described.topics[0].partitions[0].active_producers
+    return producers[0].last_sequence if producers else -1
+
+
+def high_watermark(c: WireClient, topic: str) -> int:
+    resp: Any = c.call(1, 12, FetchRequest(max_wait_ms=0, min_bytes=0, topics=[FetchTopic(
+        topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0, partition_max_bytes=10_000_000)])]))
+    return int(resp.responses[0].partitions[0].high_watermark)
+
+
+def at_high_watermark(c: WireClient, topic: str, offset: int) -> bool:
+    return high_watermark(c, topic) == offset
 
 
 def test_abandoned_produces_leave_consistent_producer_state(broker: BrokerProcess) -> None:
@@ -57,18 +93,16 @@ def test_abandoned_produces_leave_consistent_producer_state(broker: BrokerProces
         # appended, so the log ends up with a gapless run of the producer's batches.
         written = 0
         for _ in range(ABANDONED):
-            send_and_vanish(broker.bootstrap, produce_request(topic, pid, written))
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline:
-                resp: Any = c.call(1, 12, FetchRequest(max_wait_ms=0, min_bytes=0, topics=[FetchTopic(
-                    topic=topic, partitions=[FetchPartition(partition=0, fetch_offset=0,
-                                                            partition_max_bytes=10_000_000)])]))
-                high_watermark = resp.responses[0].partitions[0].high_watermark
-                if high_watermark > written:
-                    break
-                time.sleep(0.01)
-            assert high_watermark in (written, written + RECORDS_PER_BATCH)
-            written = high_watermark
+            peer = send_and_vanish(broker, produce_request(topic, pid, written))
+            # Once the broker has closed the connection its handler is cancelled: from then
+            # on the batch is in the log or never will be (a fixed wait for the high
+            # watermark left a slow handler to append after the test had moved on).
+            wait_until(partial(broker_logged, broker, "connection closed", peer), timeout=60, what=f"{peer} closed")
+            appended_to = last_sequence(c, topic) + 1
+            assert appended_to in (written, written + RECORDS_PER_BATCH)
+            # What was appended becomes readable once its fsync round ends.
+            wait_until(partial(at_high_watermark, c, topic, appended_to), what=f"high watermark {appended_to}")
+            written = appended_to
         assert written > 0
         described: Any = c.call(61, 0, DescribeProducersRequest(topics=[TopicRequest(name=topic, partition_indexes=[0])]))
         [producer] = described.topics[0].partitions[0].active_producers

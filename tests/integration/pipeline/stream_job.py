@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 import pipeline
+from tests.integration.pipeline.query_start import caught_up
 
 
 def main(bootstrap: str, source: str, sink: str, checkpoint: str, inject: str = "", mode: str = "task") -> None:
@@ -32,8 +33,7 @@ def main(bootstrap: str, source: str, sink: str, checkpoint: str, inject: str = 
     )
     if inject:
         writer = writer.option("odradek.test.injectFailure", inject)
-    query = writer.start()
-    query.processAllAvailable()
+    query = caught_up(writer.start)
     query.stop()
     spark.stop()
 

@@ -14,6 +14,7 @@ from tests.integration.pipeline.kafka_data import (
     read_committed,
     transactional_producer,
 )
+from tests.integration.pipeline.query_start import caught_up
 from tests.integration.pipeline.spark_status import failed_tasks
 
 
@@ -80,11 +81,8 @@ def run_stream(
     )
     for key, value in (extra or {}).items():
         writer = writer.option(key, value)
-    query = writer.start()
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
+    query = caught_up(writer.start)
+    query.stop()
     return failed_tasks(spark, str(query.runId))
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from confluent_kafka.admin import AdminClient, NewPartitions
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 from tests.broker_process import BrokerProcess
 from tests.integration.pipeline.kafka_data import (
@@ -15,6 +16,7 @@ from tests.integration.pipeline.kafka_data import (
     produce_txn,
     transactional_producer,
 )
+from tests.integration.pipeline.query_start import caught_up
 
 Seen = list[tuple[int, int, int, bytes]]
 
@@ -25,21 +27,21 @@ def run(spark: SparkSession, bootstrap: str, topic: str, checkpoint: Path, seen:
     def collect(df: DataFrame, batch_id: int) -> None:
         seen.extend((batch_id, r.partition, r.offset, r.value) for r in df.collect())
 
-    query = (
-        spark.readStream.format("odradek")
-        .option("kafka.bootstrap.servers", bootstrap)
-        .option("subscribe", topic)
-        .option("startingOffsets", "earliest")
-        .option("maxOffsetsPerTrigger", "15")
-        .load()
-        .writeStream.foreachBatch(collect)
-        .option("checkpointLocation", str(checkpoint))
-        .start()
-    )
-    try:
-        query.processAllAvailable()
-    finally:
-        query.stop()
+    def start() -> StreamingQuery:
+        return (
+            spark.readStream.format("odradek")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("subscribe", topic)
+            .option("startingOffsets", "earliest")
+            .option("maxOffsetsPerTrigger", "15")
+            .load()
+            .writeStream.foreachBatch(collect)
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
+
+    query = caught_up(start)
+    query.stop()
     return [json.loads(p.json) for p in query.recentProgress]
 
 

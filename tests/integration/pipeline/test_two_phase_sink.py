@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from pyspark.sql import SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 from odradek.cli.partitioner import partition_for_key
 from protocol.messages.list_transactions_request import ListTransactionsRequest
@@ -24,6 +25,7 @@ from tests.integration.pipeline.kafka_data import (
     read_records,
     transactional_producer,
 )
+from tests.integration.pipeline.query_start import ATTEMPTS, connect_back_failed
 from tests.integration.pipeline.spark_status import failed_tasks
 from tests.integration.pipeline.stream_jobs import committed_batches, kill_job, start_job, wait_for
 from tests.kafka_wire import WireClient
@@ -91,7 +93,7 @@ def test_each_micro_batch_becomes_visible_whole_and_exactly_once(
     source_records = read_committed(bootstrap, source, 2)
     checkpoint, holds = tmp_path / "checkpoint", tmp_path / "holds"
     holds.mkdir()
-    query = (
+    writer = (
         spark.readStream.format("odradek")
         .option("kafka.bootstrap.servers", bootstrap)
         .option("subscribe", source)
@@ -107,38 +109,51 @@ def test_each_micro_batch_becomes_visible_whole_and_exactly_once(
         # Every commit waits for the checks below; the first attempt of batch 1's Spark
         # partition 1 dies with its transaction prepared, and its retry rolls it back.
         .option("odradek.test.injectFailure", f"holdInCommit:{holds},afterProduce:1:1")
-        .start()
     )
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            query.processAllAvailable()
-        except BaseException as exc:
-            errors.append(exc)
-
-    runner = threading.Thread(target=run)
-    runner.start()
     held: list[int] = []
     deadline = time.monotonic() + 180
-    try:
-        while runner.is_alive():
-            for flag in sorted(holds.iterdir(), key=lambda p: int(p.name)):
-                n = int(flag.name)
-                batches = batch_values(checkpoint, source_records)
-                # In the driver's commit of batch n every task has prepared: batch n is
-                # written but invisible, every earlier batch visible whole.
-                visible = Counter(v for *_, v in read_committed(bootstrap, sink, 2))
-                assert visible == Counter(v for b in batches[:n] for v in b), f"batch {n}"
-                written = {v for *_, v in read_records(bootstrap, sink, 2, "read_uncommitted")}
-                assert set(batches[n]) <= written
-                held.append(n)
-                flag.unlink()
-            assert time.monotonic() < deadline
-            runner.join(0.05)
-    finally:
-        query.stop()
-        runner.join()
+
+    def run_checking_holds(query: StreamingQuery) -> list[BaseException]:
+        """processAllAvailable on a thread of its own, while this one checks each held
+        commit; what it raised."""
+        errors: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                query.processAllAvailable()
+            except BaseException as exc:
+                errors.append(exc)
+
+        runner = threading.Thread(target=run)
+        runner.start()
+        try:
+            while runner.is_alive():
+                for flag in sorted(holds.iterdir(), key=lambda p: int(p.name)):
+                    n = int(flag.name)
+                    batches = batch_values(checkpoint, source_records)
+                    # In the driver's commit of batch n every task has prepared: batch n is
+                    # written but invisible, every earlier batch visible whole.
+                    visible = Counter(v for *_, v in read_committed(bootstrap, sink, 2))
+                    assert visible == Counter(v for b in batches[:n] for v in b), f"batch {n}"
+                    written = {v for *_, v in read_records(bootstrap, sink, 2, "read_uncommitted")}
+                    assert set(batches[n]) <= written
+                    held.append(n)
+                    flag.unlink()
+                assert time.monotonic() < deadline
+                runner.join(0.05)
+        finally:
+            query.stop()
+            runner.join()
+        return errors
+
+    # Started on this thread (the session's Python data sources are looked up on the
+    # starting thread's); started again if its source's Python process did not connect back
+    # in time (tests/integration/pipeline/query_start.py).
+    for attempt in range(1, ATTEMPTS + 1):
+        query = writer.start()
+        errors = run_checking_holds(query)
+        if not (errors and attempt < ATTEMPTS and connect_back_failed(errors[0], query)):
+            break
     assert errors == []
     assert failed_tasks(spark, str(query.runId)) == 1
     assert held == list(range(len(batch_values(checkpoint, source_records))))

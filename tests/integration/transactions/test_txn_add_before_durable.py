@@ -55,6 +55,16 @@ def _add_then_produce(
     assert got == produce_id
     add_code = cast(Any, add_resp).results_by_topic_v3_and_below[0].results_by_partition[0].partition_error_code
     part = cast(Any, produce_resp).responses[0].partition_responses[0]
+    # The Produce waits for the add's record up to the coordinator's concurrent_wait_ms
+    # (500 ms), then answers CONCURRENT_TRANSACTIONS as NOT_ENOUGH_REPLICAS (Kafka's
+    # AddPartitionsToTxnManager), which a producer retries. On a loaded machine the add (behind
+    # the previous transaction's markers, each an fsync round) can take longer: retried, as a
+    # producer would, until the add is durable and the batch's fate decided.
+    deadline = time.monotonic() + 30
+    while (part.error_code, part.base_offset) == (E.NOT_ENOUGH_REPLICAS, -1):
+        assert time.monotonic() < deadline, "the add never settled"
+        retried: Any = c.call(PRODUCE, produce_version, _produce_request(tid, produced, batch))
+        part = retried.responses[0].partition_responses[0]
     return add_code, (part.error_code, part.base_offset)
 
 
