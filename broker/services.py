@@ -11,13 +11,14 @@ from broker.connection_limits import ConnectionLimits
 from broker.coordinator_leadership import CoordinatorLeadership
 from broker.dataplane import ReplicaManager
 from broker.dataplane.types import TransactionVerifier
-from broker.features import GROUP_VERSION, SHARE_VERSION, TRANSACTION_VERSION, Features
+from broker.features import GROUP_VERSION, METADATA_VERSION, SHARE_VERSION, TRANSACTION_VERSION, Features
 from broker.metrics import BrokerMetrics
 from broker.ports import BrokerAddress
 from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
 from broker.router import Router
 from broker.txn_verifier import ClusterTransactionVerifier
+from protocol import metadata_version
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.engine import StorageEngine
@@ -99,6 +100,8 @@ class Services:
         self.features = Features.load(
             self.config.data_dir,
             {
+                # Kafka 4.0 formats a new cluster at its latest metadata.version.
+                METADATA_VERSION: metadata_version.LATEST,
                 TRANSACTION_VERSION: self.config.get_int("transaction.version"),
                 SHARE_VERSION: self.config.get_int("share.version"),
                 GROUP_VERSION: self.config.get_int("group.version"),

@@ -29,7 +29,7 @@ async def handle(ctx: RequestContext, request: ApiVersionsRequest) -> ApiVersion
         # KIP-584 (v3+, tagged): what this broker supports and what the cluster finalized.
         supported_features=[SupportedFeatureKey(name, lo, hi) for name, (lo, hi) in SUPPORTED.items()],
         finalized_features_epoch=features.epoch,
-        finalized_features=[FinalizedFeatureKey(name, level, level) for name, level in features.finalized.items()],
+        finalized_features=[FinalizedFeatureKey(name, level, level) for name, level in features.reported().items()],
     )
     if ctx.api_version >= 3 and not (
         _SOFTWARE.match(request.client_software_name) and _SOFTWARE.match(request.client_software_version)

@@ -2,8 +2,9 @@
 partition `__cluster_metadata`-0. odradek has no metadata log and no Raft (in a cluster,
 PostgreSQL is the consensus: docs/cluster.md), so it answers as a static quorum of one voter,
 the controller (this broker outside a cluster), with the other live brokers as observers:
-leader epoch 1, no directory ids (a kraft.version 0 quorum), and as offsets the epoch of the
-finalized features, which in Kafka is the metadata log's offset too."""
+leader epoch 1, no directory ids (at kraft.version 1 Kafka's voters carry their metadata log
+directory's id), and as offsets the epoch of the finalized features, which in Kafka is the
+metadata log's offset too."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from odradek import __version__
 from odradek.cli.client import CliError, Cluster, check
 from odradek.cli.output import Output
 from odradek.wire import error_name
+from protocol import metadata_version
 from protocol.errors import ErrorCode
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.update_features_request import FeatureUpdateKey, UpdateFeaturesRequest
@@ -21,7 +22,8 @@ TIMEOUT_MS = 30_000
 
 def describe(cluster: Cluster) -> Output:
     """A line per feature the broker supports, as FeatureCommand's describe: the supported
-    range, the finalized level (0 when not finalized) and the finalized features' epoch."""
+    range, the finalized level (0 when not finalized) and the finalized features' epoch;
+    metadata.version's levels by their release names ("4.0-IV3"), as Kafka prints them."""
     resp: Any = cluster.any_node().call(ApiVersionsRequest(client_software_name="odradek-cli",
                                                            client_software_version=__version__), 3)
     check(resp.error_code, "ApiVersions")
@@ -30,9 +32,13 @@ def describe(cluster: Cluster) -> Output:
     data = [{"feature": f.name, "supported_min_version": f.min_version, "supported_max_version": f.max_version,
              "finalized_version_level": finalized.get(f.name, 0), "epoch": epoch}
             for f in sorted(resp.supported_features, key=lambda f: f.name)]
-    lines = [f"Feature: {d['feature']}\tSupportedMinVersion: {d['supported_min_version']}\t"
-             f"SupportedMaxVersion: {d['supported_max_version']}\t"
-             f"FinalizedVersionLevel: {d['finalized_version_level']}\tEpoch: {'-' if epoch is None else epoch}"
+    def level(d: dict[str, Any], key: str) -> str:
+        value = d[key]
+        return metadata_version.name(value) if d["feature"] == metadata_version.FEATURE_NAME else str(value)
+
+    lines = [f"Feature: {d['feature']}\tSupportedMinVersion: {level(d, 'supported_min_version')}\t"
+             f"SupportedMaxVersion: {level(d, 'supported_max_version')}\t"
+             f"FinalizedVersionLevel: {level(d, 'finalized_version_level')}\tEpoch: {'-' if epoch is None else epoch}"
              for d in data]
     return Output(data, lines=lines)
 
@@ -70,7 +76,8 @@ def update(cluster: Cluster, action: str, features: dict[str, int], dry_run: boo
             lines.append(f"{name} {'can be' if dry_run else 'was'} {past}{target}.")
         else:
             target = "" if action == "disable" else f" to {level}"
-            lines.append(f"Could not {action} {name}{target}. {message or error_name(code)}")
+            # FeatureCommand's wording: "Can not" in a dry run, "Could not" otherwise.
+            lines.append(f"{'Can not' if dry_run else 'Could not'} {action} {name}{target}. {message or error_name(code)}")
         data.append({"feature": name, "level": level, "error": None if code == ErrorCode.NONE else error_name(code),
                      "error_message": None if code == ErrorCode.NONE else message})
     output = Output({"dry_run": dry_run, "results": data}, lines=lines)

@@ -12,10 +12,15 @@ from tests.integration.cli.cli_helpers import cli
 
 
 def _line(level: int, epoch: int) -> str:
-    """The describe output: group.version and share.version (finalized at 1 on a new broker)
-    and transaction.version at `level`, under the features' common epoch."""
+    """The describe output: group.version and share.version (finalized at 1 on a new broker),
+    KRaft's kraft.version and metadata.version (its levels named as kafka-features.sh names
+    them) and transaction.version at `level`, under the features' common epoch."""
     return (f"Feature: group.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
             f"FinalizedVersionLevel: 1\tEpoch: {epoch}\n"
+            f"Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
+            f"FinalizedVersionLevel: 1\tEpoch: {epoch}\n"
+            f"Feature: metadata.version\tSupportedMinVersion: 3.3-IV3\tSupportedMaxVersion: 4.0-IV3\t"
+            f"FinalizedVersionLevel: 4.0-IV3\tEpoch: {epoch}\n"
             f"Feature: share.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\t"
             f"FinalizedVersionLevel: 1\tEpoch: {epoch}\n"
             f"Feature: transaction.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 2\t"
@@ -35,6 +40,10 @@ def test_describe_upgrade_downgrade_disable(capsys: pytest.CaptureFixture[str], 
     assert cli(capsys, bootstrap, "features", "describe").json == [
         {"feature": "group.version", "supported_min_version": 0, "supported_max_version": 1,
          "finalized_version_level": 1, "epoch": 0},
+        {"feature": "kraft.version", "supported_min_version": 0, "supported_max_version": 1,
+         "finalized_version_level": 1, "epoch": 0},
+        {"feature": "metadata.version", "supported_min_version": 7, "supported_max_version": 25,
+         "finalized_version_level": 25, "epoch": 0},
         {"feature": "share.version", "supported_min_version": 0, "supported_max_version": 1,
          "finalized_version_level": 1, "epoch": 0},
         {"feature": "transaction.version", "supported_min_version": 0, "supported_max_version": 2,
@@ -44,6 +53,13 @@ def test_describe_upgrade_downgrade_disable(capsys: pytest.CaptureFixture[str], 
     assert plain("features", "upgrade", "--feature", "transaction.version=2", "--dry-run") == (
         0, "transaction.version can be upgraded to 2.\n", "")
     assert plain("features", "describe") == (0, _line(0, 0), "")
+    # kafka-features.sh's lines for metadata.version: a dry run's failure is "Can not".
+    assert plain("features", "downgrade", "--feature", "metadata.version=24", "--dry-run") == (
+        0, "metadata.version can be downgraded to 24.\n", "")
+    assert plain("features", "downgrade", "--feature", "metadata.version=22", "--dry-run") == (
+        1, "Can not downgrade metadata.version to 22. The update failed for all features since the following "
+        "feature had an error: Invalid metadata.version 22. Refusing to perform the requested downgrade because "
+        "it might delete metadata information.\n", "Error: 1 out of 1 operation(s) failed.\n")
     assert plain("features", "upgrade", "--feature", "transaction.version=2") == (
         0, "transaction.version was upgraded to 2.\n", "")
     assert plain("features", "describe") == (0, _line(2, 1), "")

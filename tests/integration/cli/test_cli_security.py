@@ -187,7 +187,8 @@ def test_every_command_on_a_secured_listener(
         "retention.ms": "120000"}
     assert [(c["name"], c["value"]) for c in ok("configs", "--describe", "--topic", topic)[0]["configs"]] == [
         ("retention.ms", "120000")]
-    assert [f["feature"] for f in ok("features", "describe")] == ["group.version", "share.version", "transaction.version"]
+    assert [f["feature"] for f in ok("features", "describe")] == [
+        "group.version", "kraft.version", "metadata.version", "share.version", "transaction.version"]
     assert ok("get-offsets", "--topic", topic) == [{"topic": topic, "partition": p, "offset": o}
                                                    for p, o in ((0, 2), (1, 0), (2, 0))]
     dirs = ok("log-dirs", "describe", "--topic-list", topic)

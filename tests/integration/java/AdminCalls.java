@@ -234,6 +234,27 @@ public class AdminCalls {
             new TreeMap<>(f.supportedFeatures()).forEach((n, r) -> sup.add(n + ":" + r.minVersion() + "-" + r.maxVersion()));
             return String.join(",", fin) + "/" + String.join(",", sup);
         });
+        fact("features.epoch", () -> admin.describeFeatures().featureMetadata().get().finalizedFeaturesEpoch().isPresent());
+        // KRaft's features as kafka-features.sh updates them; validate-only, so the shared broker keeps its levels.
+        FeatureUpdate.UpgradeType up = FeatureUpdate.UpgradeType.UPGRADE, safe = FeatureUpdate.UpgradeType.SAFE_DOWNGRADE,
+                unsafe = FeatureUpdate.UpgradeType.UNSAFE_DOWNGRADE;
+        update(admin, "features.mv.same", "metadata.version", 25, up);
+        update(admin, "features.mv.unknown", "metadata.version", 26, up);
+        update(admin, "features.mv.down.noflag", "metadata.version", 24, up);
+        update(admin, "features.mv.down.safe", "metadata.version", 24, safe);
+        update(admin, "features.mv.down.lossy", "metadata.version", 22, safe);
+        update(admin, "features.mv.down.unsafe", "metadata.version", 22, unsafe);
+        update(admin, "features.kraft.down", "kraft.version", 0, safe);
+        update(admin, "features.kraft.unknown", "kraft.version", 2, up);
+        update(admin, "features.unknown", "no.such.feature", 1, up);
+    }
+
+    static void update(Admin admin, String key, String feature, int level, FeatureUpdate.UpgradeType type) {
+        fact(key, () -> {
+            admin.updateFeatures(Map.of(feature, new FeatureUpdate((short) level, type)),
+                    new UpdateFeaturesOptions().validateOnly(true)).all().get();
+            return "ok";
+        });
     }
 
     // The metadata quorum as Kafka's single combined node describes it; brokers unregistered.

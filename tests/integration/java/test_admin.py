@@ -162,14 +162,39 @@ def test_acls_without_authorizer(admin: tuple[str, dict[str, str]]) -> None:
 
 def test_features(admin: tuple[str, dict[str, str]], java_broker: BrokerProcess) -> None:
     _, facts = admin
-    # Kafka 4.0 finalizes group.version 1 and transaction.version 2 on a new cluster (and its
-    # KRaft features, metadata.version and kraft.version, which odradek has not); share.version
-    # is Kafka 4.2's.
-    finalized = ["group.version:1-1", "share.version:1-1"]
+    # Kafka 4.0 finalizes group.version 1, transaction.version 2 and its KRaft features,
+    # metadata.version at 4.0-IV3 (25) and kraft.version 1 (formatted --standalone), on a new
+    # cluster; share.version is Kafka 4.2's. Kafka 4.0 also supports
+    # eligible.leader.replicas.version 0-1 (KIP-966, not finalized), which odradek has not.
+    finalized = ["group.version:1-1", "kraft.version:1-1", "metadata.version:25-25", "share.version:1-1"]
     if java_broker.overrides.get("transaction.version") == "2":
         finalized.append("transaction.version:2-2")
-    assert facts["features"] == (
-        ",".join(finalized) + "/group.version:0-1,share.version:0-1,transaction.version:0-2")
+    assert facts["features"] == (",".join(finalized) + "/group.version:0-1,kraft.version:0-1,"
+                                 "metadata.version:7-25,share.version:0-1,transaction.version:0-2")
+    assert facts["features.epoch"] == "true"
+
+
+def test_update_kraft_features(admin: tuple[str, dict[str, str]]) -> None:
+    """Validate-only updates of metadata.version and kraft.version, answered as Kafka 4.0's
+    controller answers them."""
+    _, facts = admin
+    failed = "!InvalidUpdateVersionException: The update failed for all features since the following feature had an error: "
+    assert (facts["features.mv.same"], facts["features.mv.down.safe"], facts["features.kraft.down"]) == ("ok",) * 3
+    assert facts["features.mv.unknown"] == (
+        failed + "Invalid update version 26 for feature metadata.version. Local controller 1 only supports versions 7-25")
+    assert facts["features.mv.down.noflag"] == (
+        failed + "Invalid update version 24 for feature metadata.version. Can't downgrade the version of this "
+        "feature without setting the upgrade type to either safe or unsafe downgrade.")
+    assert facts["features.mv.down.lossy"] == (
+        failed + "Invalid metadata.version 22. Refusing to perform the requested downgrade because it might "
+        "delete metadata information.")
+    assert facts["features.mv.down.unsafe"] == (
+        failed + "Invalid metadata.version 22. Unsafe metadata downgrade is not supported in this version.")
+    assert facts["features.kraft.unknown"] == (
+        failed + "Invalid update version 2 for feature kraft.version. Local controller 1 only supports versions 0-1")
+    assert facts["features.unknown"] == (
+        failed + "Invalid update version 1 for feature no.such.feature. Local controller 1 does not support this "
+        "feature.")
 
 
 def test_delegation_tokens_on_plaintext(admin: tuple[str, dict[str, str]]) -> None:

@@ -77,6 +77,11 @@ def test_feature_finalized_by_setting(tv2_broker: BrokerProcess) -> None:
     assert supported["transaction.version"] == (0, 2)
     assert finalized["transaction.version"] == 2
     assert resp.finalized_features_epoch >= 0
+    # KRaft's features, as a new Kafka 4.0 cluster formatted --standalone reports them.
+    assert (supported["metadata.version"], supported["kraft.version"]) == ((7, 25), (0, 1))
+    assert (finalized["metadata.version"], finalized["kraft.version"]) == (25, 1)
+    assert {f.name: f.min_version_level for f in resp.finalized_features} == finalized
+    assert resp.zk_migration_ready is False
 
 
 def test_implicit_add_epoch_bump_and_late_requests_refused(tv2_broker: BrokerProcess) -> None:
@@ -164,9 +169,11 @@ def test_txn_offset_commit_v5_adds_the_offsets_partition(tv2_broker: BrokerProce
         assert _fetch(c, "tv2-g", [tp], stable=True) == {tp: (7, E.NONE)}
 
 
-# A new broker finalizes share.version 1 (as Kafka 4.2 formats a new cluster) and
-# group.version 1 (as Kafka 4.0 does).
-FRESH = {"share.version": 1, "group.version": 1}
+# A new broker finalizes share.version 1 (as Kafka 4.2 formats a new cluster), group.version 1
+# and metadata.version 25 (4.0-IV3, as Kafka 4.0 does), and reports kraft.version 1.
+FRESH = {"share.version": 1, "group.version": 1, "metadata.version": 25, "kraft.version": 1}
+# Kafka 4.0's QuorumController puts it before the failed update's message.
+FAILED = "The update failed for all features since the following feature had an error: "
 
 
 def _finalized(c: WireClient) -> tuple[dict[str, int], int]:
@@ -185,39 +192,66 @@ def test_update_features_finalizes_transaction_version_across_restart(fresh_brok
     with WireClient(fresh_broker.bootstrap) as c:
         assert _finalized(c) == (FRESH, 0)
         checked = _update(c, 1, {"transaction.version": 2}, validate_only=True)
-        assert [(r.feature, r.error_code) for r in checked.results] == [("transaction.version", E.NONE)]
+        # v0-v1 list each feature of a success, the message as Kafka fills it.
+        assert [(r.feature, r.error_code, r.error_message) for r in checked.results] == [
+            ("transaction.version", E.NONE, "NONE")]
         assert _finalized(c) == (FRESH, 0)
-        # One bad update fails the whole request.
+        # One bad update fails the whole request, with Kafka 4.0's top-level error and no
+        # per-feature results.
         mixed = _update(c, 1, {"transaction.version": 2, "no.such.feature": 1})
-        assert {r.feature: r.error_code for r in mixed.results} == {
-            "transaction.version": E.FEATURE_UPDATE_FAILED, "no.such.feature": E.INVALID_UPDATE_VERSION,
-        }
-        assert _update(c, 2, {"transaction.version": 3}).error_code == E.INVALID_UPDATE_VERSION
+        assert (mixed.error_code, mixed.error_message, mixed.results) == (
+            E.INVALID_UPDATE_VERSION,
+            FAILED + "Invalid update version 1 for feature no.such.feature. Local controller 1 does not support "
+            "this feature.",
+            [],
+        )
+        over = _update(c, 2, {"transaction.version": 3})
+        assert (over.error_code, over.error_message) == (
+            E.INVALID_UPDATE_VERSION,
+            FAILED + "Invalid update version 3 for feature transaction.version. Local controller 1 only supports "
+            "versions 0-2",
+        )
         assert _finalized(c) == (FRESH, 0)
         done = _update(c, 2, {"transaction.version": 2})
         assert (done.error_code, done.results) == (E.NONE, [])
         assert _finalized(c) == ({**FRESH, "transaction.version": 2}, 1)
         # A downgrade needs a downgrade type.
         assert _update(c, 2, {"transaction.version": 1}).error_code == E.INVALID_UPDATE_VERSION
+        # metadata.version, as Kafka 4.0's FeatureControlManager: not below 4.0-IV1 (23), the
+        # last level that changed the metadata records, safe or unsafe; down to 24 it may.
+        for upgrade_type, reason in ((2, "Refusing to perform the requested downgrade because it might delete "
+                                         "metadata information."),
+                                     (3, "Unsafe metadata downgrade is not supported in this version.")):
+            deep = _update(c, 2, {"metadata.version": 22}, upgrade_type=upgrade_type)
+            assert (deep.error_code, deep.error_message) == (
+                E.INVALID_UPDATE_VERSION, FAILED + f"Invalid metadata.version 22. {reason}")
+        assert _update(c, 2, {"metadata.version": 26}).error_message == (
+            FAILED + "Invalid update version 26 for feature metadata.version. Local controller 1 only supports "
+            "versions 7-25")
+        assert _update(c, 2, {"metadata.version": 24}, upgrade_type=2).error_code == E.NONE
+        # kraft.version is taken as Kafka's controller takes it (as if at 0) and stays 1.
+        assert _update(c, 2, {"kraft.version": 0}, upgrade_type=2).error_code == E.NONE
+        assert _finalized(c) == ({**FRESH, "transaction.version": 2, "metadata.version": 24}, 3)
     fresh_broker.kill()
     fresh_broker.start()
     with WireClient(fresh_broker.bootstrap) as c:
-        assert _finalized(c) == ({**FRESH, "transaction.version": 2}, 1)
+        assert _finalized(c) == ({**FRESH, "transaction.version": 2, "metadata.version": 24}, 3)
+        assert _update(c, 2, {"metadata.version": 25}).error_code == E.NONE
         assert _update(c, 2, {"transaction.version": 0}, upgrade_type=2).error_code == E.NONE
-        assert _finalized(c) == (FRESH, 2)
+        assert _finalized(c) == (FRESH, 5)
         # A "downgrade" to a higher level is refused, as Kafka's FeatureControlManager does.
         refused = _update(c, 2, {"transaction.version": 1}, upgrade_type=2)
         assert (refused.error_code, refused.error_message) == (
             E.INVALID_UPDATE_VERSION,
-            "Invalid update version 1 for feature transaction.version. Can't downgrade to a newer version.",
+            FAILED + "Invalid update version 1 for feature transaction.version. Can't downgrade to a newer version.",
         )
-        assert _finalized(c) == (FRESH, 2)
+        assert _finalized(c) == (FRESH, 5)
         # group.version 0 turns the consumer group protocol off, as Kafka's KafkaApis does.
         assert _update(c, 2, {"group.version": 0}, upgrade_type=2).error_code == E.NONE
-        assert _finalized(c) == ({"share.version": 1}, 3)
+        assert _finalized(c) == ({k: v for k, v in FRESH.items() if k != "group.version"}, 6)
         assert _heartbeat(c).error_code == E.UNSUPPORTED_VERSION
         assert _update(c, 2, {"group.version": 1}).error_code == E.NONE
-        assert _finalized(c) == (FRESH, 4)
+        assert _finalized(c) == (FRESH, 7)
         assert _heartbeat(c).error_code == E.NONE
 
 
