@@ -38,7 +38,8 @@ DOCUMENT = "features"
 
 
 def _levels(doc: Any) -> dict[str, int]:
-    return {str(k): int(v) for k, v in ((doc or {}).get("finalized") or {}).items()}
+    # By name: every broker lists them in one order, whatever order PostgreSQL's jsonb keeps.
+    return dict(sorted((str(k), int(v)) for k, v in ((doc or {}).get("finalized") or {}).items()))
 
 
 def _document(finalized: Mapping[str, int], epoch: int, known: set[str]) -> dict[str, Any]:
