@@ -189,7 +189,8 @@ _SETTINGS = [
         "transaction.version",
         int,
         0,
-        "The transaction.version feature level finalized at startup (Kafka's kafka-storage format --feature); "
+        "The transaction.version feature level a new data directory (on PostgreSQL: a new database) finalizes "
+        "(Kafka's kafka-storage format --feature); "
         "2 is transaction version 2, 0 leaves it unfinalized.",
     ),
     Setting(
@@ -232,11 +233,13 @@ _SETTINGS = [
     Setting("share.coordinator.snapshot.update.records.per.snapshot", int, 500,
             "ShareUpdate records written for a share partition before the next ShareSnapshot."),
     Setting("group.version", int, 1,
-            "The group.version feature level finalized at startup; 1 serves consumer groups of the consumer "
-            "protocol (KIP-848), 0 refuses ConsumerGroupHeartbeat and ConsumerGroupDescribe.",
+            "The group.version feature level a new data directory (on PostgreSQL: a new database) finalizes; "
+            "1 serves consumer groups of the consumer protocol (KIP-848), 0 refuses ConsumerGroupHeartbeat and "
+            "ConsumerGroupDescribe.",
             kafka=False),
     Setting("share.version", int, 1,
-            "The share.version feature level finalized at startup; 1 serves share groups, 0 refuses them.",
+            "The share.version feature level a new data directory (on PostgreSQL: a new database) finalizes; "
+            "1 serves share groups, 0 refuses them.",
             kafka=False),
     # Not Kafka settings (Kafka exposes JMX): the Prometheus endpoint of broker.metrics.
     Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port.",

@@ -7,7 +7,9 @@ version, so producers that do not speak it keep working while it is finalized.
 
 The broker setting `transaction.version` gives the level a fresh data directory starts
 with (Kafka's `kafka-storage format --feature`); UpdateFeatures changes it afterwards, and
-the change is kept in the data directory, so it outlives restarts as in Kafka's metadata log.
+the change is kept, so it outlives restarts as in Kafka's metadata log: on the file engine
+in the data directory (FileFeatures, here), on PostgreSQL in a document every broker over
+the database applies, one value for the cluster (broker/shared_features.py).
 
 KRaft's two features are reported as a Kafka 4.0 cluster formatted by `kafka-storage format
 --standalone` reports them. `metadata.version` is supported over Kafka 4.0's levels
@@ -20,17 +22,21 @@ the reported level does not move; so does this broker.
 
 The epoch: Kafka reports the offset of its metadata image, which every metadata record
 moves; this broker has no metadata log and counts the feature updates instead. Both only
-grow, which is all a client can rely on."""
+grow, which is all a client can rely on (Kafka's client takes the finalized features of the
+highest epoch any broker reported, its ApiVersions class)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
+from typing import NamedTuple
 
+from broker.config import Config
 from protocol import metadata_version
 from protocol.errors import ErrorCode
 from storage.files import write_atomically
@@ -74,32 +80,98 @@ class FeaturesFileError(RuntimeError):
     """The finalized features file exists but cannot be read."""
 
 
-@dataclass
-class Features:
-    """The finalized levels; a feature at level 0 is not finalized and is not listed."""
+class FeatureUpdate(NamedTuple):
+    """One FeatureUpdateKey of an UpdateFeatures request."""
 
-    finalized: dict[str, int] = field(default_factory=dict)
-    epoch: int = 0
-    path: Path | None = None
+    name: str
+    level: int
+    upgrade: int
 
-    @classmethod
-    def load(cls, data_dir: Path | None, initial: dict[str, int]) -> Features:
-        path = None if data_dir is None else data_dir / FEATURES_FILE
-        if path is not None and path.exists():
-            try:
-                doc = json.loads(path.read_bytes())
-                finalized = {str(k): int(v) for k, v in doc["finalized"].items()}
-                known = _FILE_FEATURES | {str(k) for k in doc.get("known", ())}
-                epoch = int(doc["epoch"])
-            except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-                # Written atomically: only outside damage gets here. Refuse to start rather
-                # than fall back to levels an operator changed.
-                raise FeaturesFileError(f"cannot read {path}: {exc}") from exc
-            for name, level in initial.items():
-                if name not in known and level > 0:
-                    finalized.setdefault(name, level)
-            return cls(finalized, epoch, path)
-        return cls({k: v for k, v in initial.items() if v > 0}, 0, path)
+
+def initial_levels(config: Config) -> dict[str, int]:
+    """The levels a new data directory (or a new cluster's database) finalizes: the
+    settings' (Kafka's `kafka-storage format --feature`)."""
+    return {
+        # Kafka 4.0 formats a new cluster at its latest metadata.version.
+        METADATA_VERSION: metadata_version.LATEST,
+        TRANSACTION_VERSION: config.get_int("transaction.version"),
+        SHARE_VERSION: config.get_int("share.version"),
+        GROUP_VERSION: config.get_int("group.version"),
+    }
+
+
+def check(finalized: Mapping[str, int], name: str, level: int, upgrade: int, controller: int) -> tuple[int, str | None]:
+    """Kafka 4.0's FeatureControlManager checks of one update against the levels `finalized`,
+    in its order: (error code, message). `controller` is the node the messages name (Kafka's
+    active controller)."""
+    invalid = f"Invalid update version {level} for feature {name}. "
+    if upgrade not in UpgradeType.__members__.values():
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + "The controller does not support the given upgrade type."
+    if level < 0:
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + "A feature version cannot be less than 0."
+    if name not in SUPPORTED:
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} does not support this feature."
+    lo, hi = SUPPORTED[name]
+    if not lo <= level <= hi:
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} only supports versions {lo}-{hi}"
+    # kraft.version is not among the controller's finalized features: it counts as 0.
+    current = 0 if name == KRAFT_VERSION else finalized.get(name, 0)
+    if level < current and upgrade == UpgradeType.UPGRADE:
+        return (
+            ErrorCode.INVALID_UPDATE_VERSION,
+            invalid + "Can't downgrade the version of this feature without setting the upgrade type "
+            "to either safe or unsafe downgrade.",
+        )
+    if level > current and upgrade != UpgradeType.UPGRADE:
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + "Can't downgrade to a newer version."
+    if name == METADATA_VERSION and level < current and metadata_version.metadata_changed(current, level):
+        reason = (
+            "Unsafe metadata downgrade is not supported in this version."
+            if upgrade == UpgradeType.UNSAFE_DOWNGRADE
+            else "Refusing to perform the requested downgrade because it might delete metadata information."
+        )
+        return ErrorCode.INVALID_UPDATE_VERSION, f"Invalid metadata.version {level}. {reason}"
+    return ErrorCode.NONE, None
+
+
+def evaluate(
+    finalized: Mapping[str, int], updates: Sequence[FeatureUpdate], controller: int
+) -> tuple[int, str | None, dict[str, int]]:
+    """A request's updates checked in order against `finalized`: the first failure (code,
+    message), or NONE and the levels to apply together."""
+    levels: dict[str, int] = {}
+    for update in updates:
+        if update.name in levels:
+            return ErrorCode.INVALID_REQUEST, f"The feature {update.name} is named twice.", {}
+        code, message = check(finalized, update.name, update.level, update.upgrade, controller)
+        if code != ErrorCode.NONE:
+            return code, message, {}
+        levels[update.name] = update.level
+    return ErrorCode.NONE, None, levels
+
+
+def applied(finalized: Mapping[str, int], levels: Mapping[str, int]) -> dict[str, int]:
+    """`finalized` with checked `levels` applied: a feature at 0 is no longer listed."""
+    out = dict(finalized)
+    for name, level in levels.items():
+        if name == KRAFT_VERSION:
+            continue  # the quorum's level, which Kafka's controller does not change either
+        if level > 0:
+            out[name] = level
+        else:
+            out.pop(name, None)
+    return out
+
+
+class Features(ABC):
+    """The finalized levels in force on this broker (a feature at level 0 is not finalized and
+    is not listed) and their epoch. Readers take them as they are at the moment (ApiVersions,
+    the group and share version gates): `change`, or on PostgreSQL another broker's change
+    applied here, replaces both at once, between two steps of the event loop."""
+
+    def __init__(self, finalized: dict[str, int], epoch: int) -> None:
+        self.finalized = finalized
+        self.epoch = epoch
 
     def level(self, name: str) -> int:
         return self.finalized.get(name, 0)
@@ -109,49 +181,66 @@ class Features:
         return {**self.finalized, KRAFT_VERSION: KRAFT_VERSION_LEVEL}
 
     def check(self, name: str, level: int, upgrade: int, controller: int) -> tuple[int, str | None]:
-        """Kafka 4.0's FeatureControlManager checks of one update, in its order: (error code,
-        message). `controller` is the node the messages name (Kafka's active controller)."""
-        invalid = f"Invalid update version {level} for feature {name}. "
-        if upgrade not in UpgradeType.__members__.values():
-            return ErrorCode.INVALID_UPDATE_VERSION, invalid + "The controller does not support the given upgrade type."
-        if level < 0:
-            return ErrorCode.INVALID_UPDATE_VERSION, invalid + "A feature version cannot be less than 0."
-        if name not in SUPPORTED:
-            return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} does not support this feature."
-        lo, hi = SUPPORTED[name]
-        if not lo <= level <= hi:
-            return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} only supports versions {lo}-{hi}"
-        # kraft.version is not among the controller's finalized features: it counts as 0.
-        current = 0 if name == KRAFT_VERSION else self.level(name)
-        if level < current and upgrade == UpgradeType.UPGRADE:
-            return (
-                ErrorCode.INVALID_UPDATE_VERSION,
-                invalid + "Can't downgrade the version of this feature without setting the upgrade type "
-                "to either safe or unsafe downgrade.",
-            )
-        if level > current and upgrade != UpgradeType.UPGRADE:
-            return ErrorCode.INVALID_UPDATE_VERSION, invalid + "Can't downgrade to a newer version."
-        if name == METADATA_VERSION and level < current and metadata_version.metadata_changed(current, level):
-            reason = (
-                "Unsafe metadata downgrade is not supported in this version."
-                if upgrade == UpgradeType.UNSAFE_DOWNGRADE
-                else "Refusing to perform the requested downgrade because it might delete metadata information."
-            )
-            return ErrorCode.INVALID_UPDATE_VERSION, f"Invalid metadata.version {level}. {reason}"
-        return ErrorCode.NONE, None
+        return check(self.finalized, name, level, upgrade, controller)
+
+    @abstractmethod
+    async def change(
+        self, updates: Sequence[FeatureUpdate], controller: int, validate_only: bool
+    ) -> tuple[int, str | None]:
+        """An UpdateFeatures: its updates checked against the levels as kept, and applied
+        together unless one fails or `validate_only`; (error code, message)."""
+
+
+class FileFeatures(Features):
+    """The levels of a data directory, kept in its `finalized-features.json` (None: in memory
+    only)."""
+
+    def __init__(self, finalized: dict[str, int], epoch: int, path: Path | None) -> None:
+        super().__init__(finalized, epoch)
+        self.path = path
+
+    @classmethod
+    def load(cls, data_dir: Path | None, initial: dict[str, int]) -> FileFeatures:
+        path = None if data_dir is None else data_dir / FEATURES_FILE
+        found = None if path is None else read_file(path, initial)
+        if found is None:
+            return cls({k: v for k, v in initial.items() if v > 0}, 0, path)
+        return cls(*found, path)
+
+    async def change(
+        self, updates: Sequence[FeatureUpdate], controller: int, validate_only: bool
+    ) -> tuple[int, str | None]:
+        code, message, levels = evaluate(self.finalized, updates, controller)
+        if code == ErrorCode.NONE and levels and not validate_only:
+            await self.update(levels)
+        return code, message
 
     async def update(self, levels: dict[str, int]) -> None:
         """Apply checked updates together: memory first (no suspension before it), then the
         file, written in a task of its own so a cancelled request leaves both agreeing."""
-        for name, level in levels.items():
-            if name == KRAFT_VERSION:
-                continue  # the quorum's level, which Kafka's controller does not change either
-            if level > 0:
-                self.finalized[name] = level
-            else:
-                self.finalized.pop(name, None)
+        self.finalized = applied(self.finalized, levels)
         self.epoch += 1
         if self.path is not None:
             doc = {"epoch": self.epoch, "finalized": self.finalized, "known": sorted(SUPPORTED)}
             data = json.dumps(doc, sort_keys=True).encode()
             await asyncio.shield(asyncio.to_thread(write_atomically, os.fspath(self.path), data))
+
+
+def read_file(path: Path, initial: Mapping[str, int]) -> tuple[dict[str, int], int] | None:
+    """The levels and epoch a features file holds (None: there is none), a feature it has never
+    named at its `initial` level. FeaturesFileError when it cannot be read."""
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_bytes())
+        finalized = {str(k): int(v) for k, v in doc["finalized"].items()}
+        known = _FILE_FEATURES | {str(k) for k in doc.get("known", ())}
+        epoch = int(doc["epoch"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        # Written atomically: only outside damage gets here. Refuse to start rather
+        # than fall back to levels an operator changed.
+        raise FeaturesFileError(f"cannot read {path}: {exc}") from exc
+    for name, level in initial.items():
+        if name not in known and level > 0:
+            finalized.setdefault(name, level)
+    return finalized, epoch

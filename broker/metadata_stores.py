@@ -1,7 +1,9 @@
-"""Where the cluster's metadata is kept: the ACLs, the SCRAM credentials and the dynamic
-configs (the cluster-wide defaults, each broker's own, the groups'). On the file engine, files of the data directory; on PostgreSQL, documents of the
+"""Where the cluster's metadata is kept: the ACLs, the SCRAM credentials, the dynamic
+configs (the cluster-wide defaults, each broker's own, the groups') and the finalized
+features. On the file engine, files of the data directory; on PostgreSQL, documents of the
 database that every broker over it applies (storage/postgres/cluster_metadata.py), read
-before the broker serves anyone, so that no request meets a broker without its ACLs, credentials or configs."""
+before the broker serves anyone, so that no request meets a broker without its ACLs,
+credentials, configs or feature levels."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config
 from broker.dynamic_config import DYNAMIC_CONFIG_FILE, DynamicConfigs, SharedDynamicConfigs
+from broker.features import FEATURES_FILE, Features, FileFeatures, initial_levels
 from broker.logging import get_logger
 from broker.security.acl.store import AclStore, FileAclStore, SharedAclStore
 from broker.security.scram_credentials import (
@@ -32,6 +35,7 @@ class MetadataStores:
     acls: AclStore
     scram: ScramCredentialStore
     dynamic: DynamicConfigs
+    features: Features
     # PostgreSQL: the documents the stores read (None on the file engine).
     documents: MetadataDocuments | None = None
 
@@ -54,8 +58,9 @@ async def open_metadata_stores(
         assert file_dynamic is not None
         return MetadataStores(
             acls=FileAclStore.load(config.data_dir), scram=FileScramCredentialStore.load(config.data_dir),
-            dynamic=file_dynamic,
+            dynamic=file_dynamic, features=FileFeatures.load(config.data_dir, initial_levels(config)),
         )
+    from broker.shared_features import SharedFeatures
     from storage.postgres.cluster_metadata import MetadataDocuments
     from storage.postgres.engine import PostgresStorage
 
@@ -71,5 +76,11 @@ async def open_metadata_stores(
     dynamic = SharedDynamicConfigs(documents, config.node_id)
     if await dynamic.seed(config.data_dir):
         log.info("the cluster's dynamic configs completed from the data directory", file=DYNAMIC_CONFIG_FILE)
+    features = SharedFeatures(documents)
+    seeded = await features.seed(config.data_dir, initial_levels(config))
+    if seeded == "file":
+        log.info("the cluster's finalized features taken from the data directory", file=FEATURES_FILE)
+    elif seeded is not None:
+        log.info("the cluster's finalized features written", source=seeded)
     await documents.refresh()
-    return MetadataStores(acls=acls, scram=scram, dynamic=dynamic, documents=documents)
+    return MetadataStores(acls=acls, scram=scram, dynamic=dynamic, features=features, documents=documents)

@@ -164,6 +164,7 @@ class Server:
             fetch_sessions=FetchSessionCache.from_config(config, self.clock),
             sasl_servers=sasl_servers,
             authorizer=build_authorizer(config, metadata.acls),
+            features=metadata.features,
             cluster_node=cluster_node,
             inter_broker=self.inter_broker,
         )

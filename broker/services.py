@@ -11,14 +11,13 @@ from broker.connection_limits import ConnectionLimits
 from broker.coordinator_leadership import CoordinatorLeadership
 from broker.dataplane import ReplicaManager
 from broker.dataplane.types import TransactionVerifier
-from broker.features import GROUP_VERSION, METADATA_VERSION, SHARE_VERSION, TRANSACTION_VERSION, Features
+from broker.features import Features
 from broker.metrics import BrokerMetrics
 from broker.ports import BrokerAddress
 from broker.quotas import ClientQuotas
 from broker.request_queue import RequestQueue
 from broker.router import Router
 from broker.txn_verifier import ClusterTransactionVerifier
-from protocol import metadata_version
 from protocol.errors import ErrorCode
 from storage.clock import Clock
 from storage.engine import StorageEngine
@@ -53,6 +52,9 @@ class Services:
     sasl_servers: SaslServers
     # None without `authorizer.class.name`: every request is allowed (broker/security/authorization.py).
     authorizer: StandardAuthorizer | None
+    # The finalized feature levels: the data directory's, or on PostgreSQL the cluster's
+    # (broker/metadata_stores.py).
+    features: Features
     # Cluster mode (`cluster.enable`): membership and leadership; None for a single broker.
     cluster_node: ClusterNode | None = None
     # Cluster mode: requests to the other brokers (broker/inter_broker.py).
@@ -61,7 +63,6 @@ class Services:
     metrics: BrokerMetrics = field(default_factory=BrokerMetrics)
     request_queue: RequestQueue = field(init=False)
     connection_limits: ConnectionLimits = field(init=False)
-    features: Features = field(init=False)
     quotas: ClientQuotas = field(init=False)
     # The data plane: appends, reads, offset lookups and deletions on the logs.
     replica_manager: ReplicaManager = field(init=False)
@@ -97,16 +98,6 @@ class Services:
             self.config.get_int("quota.window.size.seconds"),
         )
         self.connection_limits = ConnectionLimits(self.config, self.clock, self.quotas.store)
-        self.features = Features.load(
-            self.config.data_dir,
-            {
-                # Kafka 4.0 formats a new cluster at its latest metadata.version.
-                METADATA_VERSION: metadata_version.LATEST,
-                TRANSACTION_VERSION: self.config.get_int("transaction.version"),
-                SHARE_VERSION: self.config.get_int("share.version"),
-                GROUP_VERSION: self.config.get_int("group.version"),
-            },
-        )
 
     @property
     def node_id(self) -> int:

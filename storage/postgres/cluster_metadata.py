@@ -1,6 +1,6 @@
 """The cluster's shared metadata documents (migration 0005): the ACLs, the SCRAM
-credentials and the dynamic configs, one JSON document per name, that every broker over the
-database applies (Kafka keeps them in its metadata log).
+credentials, the dynamic configs and the finalized features, one JSON document per name,
+that every broker over the database applies (Kafka keeps them in its metadata log).
 
 A change is one SQL transaction: the document is read FOR UPDATE, changed, written with its
 version bumped and announced by NOTIFY 'metadata' (storage/postgres/cluster/notify.py), so

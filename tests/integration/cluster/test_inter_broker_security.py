@@ -39,6 +39,7 @@ from protocol.messages.describe_user_scram_credentials_request import (
 )
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
+from protocol.messages.update_features_request import FeatureUpdateKey, UpdateFeaturesRequest
 from protocol.sasl_client import Plain, SaslMechanism, Scram
 from tests.integration.admin.test_dynamic_broker_configs import (
     BROKER,
@@ -458,3 +459,66 @@ def test_dynamic_configs_altered_on_one_broker(secure_cluster: OdradekCluster) -
     assert alter_on(cluster, 3, "", ("log.retention.ms", DELETE, None)) == (ErrorCode.NONE, None)
     wait_until(lambda: [config_on(cluster, n, TOPIC, topic, "retention.ms") for n in (1, 2, 3)]
                == [("604800000", DEFAULT)] * 3, timeout=30, what="the default gone on every broker")
+
+
+UPGRADE, SAFE_DOWNGRADE = 1, 2  # Kafka's FeatureUpdate.UpgradeType
+
+
+def finalized_on(cluster: OdradekCluster, node_id: int) -> tuple[dict[str, int], int]:
+    """The finalized levels and their epoch, as broker `node_id`'s ApiVersions reports them."""
+    with WireClient(cluster.broker(node_id).bootstrap, timeout=30) as c:
+        resp: Any = c.call(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
+    return {f.name: f.max_version_level for f in resp.finalized_features}, resp.finalized_features_epoch
+
+
+def finalized_everywhere(cluster: OdradekCluster) -> list[tuple[dict[str, int], int]]:
+    return [finalized_on(cluster, n) for n in sorted(cluster.brokers)]
+
+
+def transaction_version(level: int, upgrade_type: int) -> UpdateFeaturesRequest:
+    return UpdateFeaturesRequest(feature_updates=[
+        FeatureUpdateKey(feature="transaction.version", max_version_level=level, upgrade_type=upgrade_type)])
+
+
+def test_finalized_features_updated_on_one_broker_are_the_clusters(secure_cluster: OdradekCluster) -> None:
+    """UpdateFeatures on one broker changes the cluster's levels (Kafka's metadata log; here
+    broker/shared_features.py): every broker's ApiVersions reports them with the same epoch;
+    two conflicting updates sent at once to two brokers are both answered, one applied after
+    the other, and every broker agrees on the last one; a restarted broker keeps them."""
+    cluster = secure_cluster
+    levels, epoch = finalized_on(cluster, 1)
+    assert "transaction.version" not in levels  # not finalized on a new cluster
+    assert finalized_everywhere(cluster) == [(levels, epoch)] * 3
+
+    with WireClient(cluster.broker(1).bootstrap, timeout=30) as c:
+        assert c.call(57, 2, transaction_version(1, UPGRADE)).error_code == ErrorCode.NONE
+    at_1 = ({**levels, "transaction.version": 1}, epoch + 1)
+    assert finalized_on(cluster, 1) == at_1  # the writer: on commit
+    wait_until(lambda: finalized_everywhere(cluster) == [at_1] * 3, timeout=30, what="the new level on every broker")
+
+    # At once, from 1: an upgrade to 2 on broker 2 and a safe downgrade to 0 on broker 3. Each
+    # is checked against the other's result and passes either way; the last one's level stays.
+    with WireClient(cluster.broker(2).bootstrap, timeout=30) as up, \
+            WireClient(cluster.broker(3).bootstrap, timeout=30) as down:
+        up.send(57, 2, transaction_version(2, UPGRADE))
+        down.send(57, 2, transaction_version(0, SAFE_DOWNGRADE))
+        answers: list[Any] = [c.recv(57, 2)[1] for c in (up, down)]
+    assert [a.error_code for a in answers] == [ErrorCode.NONE, ErrorCode.NONE]
+    seen: list[tuple[dict[str, int], int]] = []
+
+    def agreed() -> bool:
+        seen[:] = finalized_everywhere(cluster)
+        return seen[0][1] == epoch + 3 and all(f == seen[0] for f in seen)
+
+    wait_until(agreed, timeout=30, what="every broker at the same result")
+    final = seen[0]
+    assert final in (({**levels, "transaction.version": 2}, epoch + 3), (levels, epoch + 3))
+
+    cluster.broker(2).restart()
+    assert finalized_on(cluster, 2) == final
+
+    # Left as found for the module's other tests: not finalized.
+    with WireClient(cluster.broker(2).bootstrap, timeout=30) as c:
+        assert c.call(57, 2, transaction_version(0, SAFE_DOWNGRADE)).error_code == ErrorCode.NONE
+    wait_until(lambda: finalized_everywhere(cluster) == [(levels, epoch + 4)] * 3, timeout=30,
+               what="transaction.version off on every broker")

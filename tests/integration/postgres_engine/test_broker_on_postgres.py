@@ -1,6 +1,6 @@
 """A broker process whose log is in PostgreSQL (`storage.engine`): real clients produce and
-consume, a transaction commits and one aborts, a group commits offsets, and all of it is
-still there after a restart; a PostgreSQL that cannot be reached stops the start with one
+consume, a transaction commits and one aborts, a group commits offsets, a feature level is
+finalized, and all of it is still there after a restart; a PostgreSQL that cannot be reached stops the start with one
 line and exit code 1."""
 
 from __future__ import annotations
@@ -11,13 +11,18 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from odradek.postgres_server import PostgresServer, running_postgres
+from protocol.errors import ErrorCode
+from protocol.messages.api_versions_request import ApiVersionsRequest
+from protocol.messages.update_features_request import FeatureUpdateKey, UpdateFeaturesRequest
 from tests.broker_process import ROOT, BrokerProcess, free_port
+from tests.kafka_wire import WireClient
 from tests.names import unique
 
 
@@ -93,6 +98,14 @@ async def test_produce_consume_transactions_and_offsets_survive_a_restart(pg_bro
     finally:
         await consumer.stop()
 
+    # Kept in the database (broker/shared_features.py), not the data directory.
+    with WireClient(bootstrap) as c:
+        upgraded: Any = c.call(57, 2, UpdateFeaturesRequest(feature_updates=[
+            FeatureUpdateKey(feature="transaction.version", max_version_level=2, upgrade_type=1)]))
+    assert upgraded.error_code == ErrorCode.NONE
+    features = finalized(bootstrap)
+    assert (features[0]["transaction.version"], features[1]) == (2, 1)
+
     expected = [b"plain-%d" % i for i in range(5)] + [b"committed"]
     for _ in range(2):
         assert await read_values(bootstrap, topic, 6, isolation_level="read_committed") == expected
@@ -104,7 +117,14 @@ async def test_produce_consume_transactions_and_offsets_survive_a_restart(pg_bro
             assert await check.committed(TopicPartition(topic, 0)) == 3
         finally:
             await check.stop()
+        assert finalized(bootstrap) == features
         pg_broker.restart()
+
+
+def finalized(bootstrap: str) -> tuple[dict[str, int], int]:
+    with WireClient(bootstrap) as c:
+        resp: Any = c.call(18, 3, ApiVersionsRequest(client_software_name="t", client_software_version="1"))
+    return {f.name: f.max_version_level for f in resp.finalized_features}, resp.finalized_features_epoch
 
 
 def test_unreachable_postgres_is_one_line_and_exit_code_1(tmp_path: Path) -> None:

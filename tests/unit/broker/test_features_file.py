@@ -8,7 +8,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from broker.features import FEATURES_FILE, Features, UpgradeType
+from broker.features import FEATURES_FILE, FileFeatures, UpgradeType
 from protocol.errors import ErrorCode
 
 INITIAL = {"transaction.version": 2, "share.version": 1, "group.version": 1}
@@ -17,19 +17,19 @@ INITIAL = {"transaction.version": 2, "share.version": 1, "group.version": 1}
 def test_an_older_file_gains_group_version_and_keeps_its_disabled_features(tmp_path: Path) -> None:
     # Written before group.version existed, with share.version disabled.
     (tmp_path / FEATURES_FILE).write_text(json.dumps({"epoch": 3, "finalized": {"transaction.version": 1}}))
-    features = Features.load(tmp_path, INITIAL)
+    features = FileFeatures.load(tmp_path, INITIAL)
     assert (features.finalized, features.epoch) == ({"transaction.version": 1, "group.version": 1}, 3)
 
 
 def test_a_disabled_group_version_stays_disabled_across_a_restart(tmp_path: Path) -> None:
-    features = Features.load(tmp_path, INITIAL)
+    features = FileFeatures.load(tmp_path, INITIAL)
     asyncio.run(features.update({"group.version": 0}))
-    again = Features.load(tmp_path, INITIAL)
+    again = FileFeatures.load(tmp_path, INITIAL)
     assert (again.finalized, again.epoch) == ({"transaction.version": 2, "share.version": 1}, 1)
 
 
 def test_a_fresh_directory_finalizes_the_settings_levels(tmp_path: Path) -> None:
-    features = Features.load(tmp_path, {**INITIAL, "transaction.version": 0})
+    features = FileFeatures.load(tmp_path, {**INITIAL, "transaction.version": 0})
     assert (features.finalized, features.epoch) == ({"share.version": 1, "group.version": 1}, 0)
 
 
@@ -37,7 +37,7 @@ def test_an_older_file_gains_metadata_version_at_kafkas_latest(tmp_path: Path) -
     # Written before metadata.version was kept: it starts at the level a new broker has.
     (tmp_path / FEATURES_FILE).write_text(json.dumps({"epoch": 2, "finalized": {"transaction.version": 2},
                                                       "known": ["group.version", "share.version"]}))
-    features = Features.load(tmp_path, {**INITIAL, "metadata.version": 25})
+    features = FileFeatures.load(tmp_path, {**INITIAL, "metadata.version": 25})
     assert (features.finalized, features.epoch) == ({"transaction.version": 2, "metadata.version": 25}, 2)
     # kraft.version is the quorum's, reported beside them and never kept.
     assert features.reported() == {"transaction.version": 2, "metadata.version": 25, "kraft.version": 1}
@@ -45,7 +45,7 @@ def test_an_older_file_gains_metadata_version_at_kafkas_latest(tmp_path: Path) -
 
 def test_metadata_and_kraft_version_checks_as_kafka_4_0(tmp_path: Path) -> None:
     """Kafka 4.0's FeatureControlManager, in its order; the texts are what Kafka 4.0 answered."""
-    features = Features.load(tmp_path, {**INITIAL, "metadata.version": 25})
+    features = FileFeatures.load(tmp_path, {**INITIAL, "metadata.version": 25})
     safe, unsafe, upgrade = UpgradeType.SAFE_DOWNGRADE, UpgradeType.UNSAFE_DOWNGRADE, UpgradeType.UPGRADE
     refused = ErrorCode.INVALID_UPDATE_VERSION
     assert features.check("metadata.version", 25, 4, 1) == (
@@ -74,5 +74,5 @@ def test_metadata_and_kraft_version_checks_as_kafka_4_0(tmp_path: Path) -> None:
     assert features.check("no.such", 1, upgrade, 1) == (
         refused, "Invalid update version 1 for feature no.such. Local controller 1 does not support this feature.")
     asyncio.run(features.update({"metadata.version": 24, "kraft.version": 0}))
-    again = Features.load(tmp_path, {**INITIAL, "metadata.version": 25})
+    again = FileFeatures.load(tmp_path, {**INITIAL, "metadata.version": 25})
     assert (again.reported(), again.epoch) == ({**INITIAL, "metadata.version": 24, "kraft.version": 1}, 1)
