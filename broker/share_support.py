@@ -212,7 +212,9 @@ class ReadAhead:
     a lock timeout, another acquisition). Kept once: the first acquisition that looks takes
     it or drops it, so that a newer log start offset or state is seen at the next read.
     The batches lie below the high watermark (or the last stable offset), which never
-    change. Keyed weakly by the share partition: gone with it."""
+    change. Keyed weakly by the share partition: gone with it (a leader change drops the
+    share partition, `ShareCoordinator.forget_partition`, so a log truncated meanwhile is
+    read again)."""
 
     def __init__(self) -> None:
         self._by_partition: weakref.WeakKeyDictionary[SharePartition, _Ahead] = weakref.WeakKeyDictionary()
