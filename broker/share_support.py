@@ -233,10 +233,11 @@ class ReadAhead:
         return ahead.read
 
     def keep(self, sp: SharePartition, isolation_level: int, read: LogRead) -> None:
-        """After an acquisition out of `read`: its batches past what was acquired."""
+        """After an acquisition out of `read`: its batches past what was acquired (not when
+        the read is larger than READ_AHEAD_MAX_BYTES: the rest holds on to all of it)."""
         start = sp.next_fetch_offset
-        rest = read.after(start)
-        if rest.batches:
+        rest = read.after(start) if len(read.data) <= READ_AHEAD_MAX_BYTES else None
+        if rest is not None and rest.batches:
             self._by_partition[sp] = _Ahead(start, isolation_level, rest)
         else:
             self._by_partition.pop(sp, None)
@@ -248,19 +249,26 @@ FIRST_READ_RECORD_BYTES = 1024
 # Never less than this is read: small records come in batches of many.
 MIN_READ_BYTES = 64 * 1024
 # A read covers this many times the budget's bytes: with batches of a quarter of the budget
-# or so, two acquisitions out of one read.
+# or so, two acquisitions out of one read (`ReadAhead`)...
 READ_RECORDS_FACTOR = 3
+# ...as long as it is no larger than this, the most a share partition's rest holds on to;
+# a larger read covers twice the budget's bytes, and its rest is not kept.
+READ_AHEAD_MAX_BYTES = 1024 * 1024
 
 
 def read_bytes(sp: SharePartition, budget: int, max_bytes: int) -> int:
     """How much of the log one acquisition reads: about what `budget` records take (three
     times the average size seen: whole batches are acquired, and what is left over serves
-    the next acquisition, `ReadAhead`), within the request's MaxBytes. Kafka's broker reads MaxBytes,
+    the next acquisition, `ReadAhead`; twice past READ_AHEAD_MAX_BYTES), within the
+    request's MaxBytes. Kafka's broker reads MaxBytes,
     which costs it nothing (zero-copy file reads); a broker in Python copies and parses what
     it reads, and reading the whole log behind a window that takes a few thousand records
     made each ShareFetch cost as much as the log is long."""
     per_record = sp.record_bytes_hint or FIRST_READ_RECORD_BYTES
-    return max(1, min(max_bytes, max(MIN_READ_BYTES, READ_RECORDS_FACTOR * budget * per_record)))
+    want = READ_RECORDS_FACTOR * budget * per_record
+    if want > READ_AHEAD_MAX_BYTES:
+        want = 2 * budget * per_record
+    return max(1, min(max_bytes, max(MIN_READ_BYTES, want)))
 
 
 def learn_record_size(sp: SharePartition, read: LogRead) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from broker.share_support import (
     FIRST_READ_RECORD_BYTES,
     MIN_READ_BYTES,
+    READ_AHEAD_MAX_BYTES,
     ReadAhead,
     deliverable,
     learn_record_size,
@@ -73,7 +74,9 @@ def test_an_empty_read_covers_nothing() -> None:
 def test_a_read_is_sized_for_the_budget_by_the_records_seen() -> None:
     sp = SharePartition(ManualClock(), 0)
     # Nothing read yet: records taken as 1 KiB; never below 64 KiB, never above MaxBytes.
-    assert read_bytes(sp, 500, 50 * 1024 * 1024) == 3 * 500 * FIRST_READ_RECORD_BYTES
+    # Three times the budget's bytes (the rest serves the next acquisition) up to 1 MiB, then twice.
+    assert read_bytes(sp, 300, 50 * 1024 * 1024) == 3 * 300 * FIRST_READ_RECORD_BYTES
+    assert read_bytes(sp, 500, 50 * 1024 * 1024) == 2 * 500 * FIRST_READ_RECORD_BYTES
     assert read_bytes(sp, 1, 50 * 1024 * 1024) == MIN_READ_BYTES
     assert read_bytes(sp, 500, 1000) == 1000
     assert read_bytes(sp, 500, 0) == 1
@@ -81,7 +84,8 @@ def test_a_read_is_sized_for_the_budget_by_the_records_seen() -> None:
     learn_record_size(sp, read)
     size = sum(len(b) for _, _, b in read.batches) // 8  # 8 records in the data batches
     assert sp.record_bytes_hint == size
-    assert read_bytes(sp, 100_000, 50 * 1024 * 1024) == 3 * 100_000 * size
+    assert read_bytes(sp, 100_000, 50 * 1024 * 1024) == 2 * 100_000 * size
+    assert read_bytes(sp, 500, 50 * 1024 * 1024) == max(MIN_READ_BYTES, 3 * 500 * size)
     learn_record_size(sp, deliverable(b"", READ_UNCOMMITTED, None))  # an empty read teaches nothing
     assert sp.record_bytes_hint == size
 
@@ -109,6 +113,17 @@ def test_the_rest_of_a_read_serves_the_next_acquisition_once() -> None:
     sp.acknowledge("a", [Acknowledgement(0, 1, (AcknowledgeType.RELEASE,))])
     assert sp.next_fetch_offset == 0
     assert ahead.take(sp, READ_COMMITTED, 1) is None
+
+
+def test_the_rest_of_a_large_read_is_not_kept() -> None:
+    sp = SharePartition(ManualClock(), 0)
+    ahead = ReadAhead()
+    big = _data(0, 1) + _data(1, 1) + bytes(READ_AHEAD_MAX_BYTES)  # zeros past the batches end the walk
+    read = deliverable(big, READ_UNCOMMITTED, None)
+    assert read.ranges == [(0, 0), (1, 1)]
+    assert sp.acquire("a", read.ranges, 1, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 0, 1)]
+    ahead.keep(sp, READ_UNCOMMITTED, read)
+    assert ahead.take(sp, READ_UNCOMMITTED, 1) is None
 
 
 def test_a_batch_split_by_a_record_limit_stays_in_the_rest() -> None:
