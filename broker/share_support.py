@@ -5,6 +5,7 @@ records to deliver."""
 from __future__ import annotations
 
 import uuid
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -126,6 +127,23 @@ class LogRead:
     positions: list[int] = field(default_factory=list)
     data: memoryview = field(default_factory=lambda: memoryview(b""))
 
+    @property
+    def record_count(self) -> int:
+        return sum(last - first + 1 for first, last in self.ranges)
+
+    def after(self, offset: int) -> LogRead:
+        """The same read from `offset` on: its batches that hold `offset` or later ones (a
+        read's rest, for the next acquisition, `ReadAhead`; a batch split by a RECORD_LIMIT
+        acquisition stays, as a fresh read from `offset` would return it)."""
+        keep = [i for i, (_, last, _) in enumerate(self.batches) if last >= offset]
+        return LogRead(
+            [self.ranges[i] for i in keep],
+            self.read_until,
+            [self.batches[i] for i in keep],
+            [self.positions[i] for i in keep],
+            self.data,
+        )
+
 
 def deliverable(
     records: bytes | memoryview,
@@ -180,21 +198,77 @@ def records_for(read: LogRead, acquired: Sequence[AcquiredRecords]) -> RecordsDa
     return read.data[start:end]
 
 
+@dataclass(frozen=True)
+class _Ahead:
+    start: int
+    isolation_level: int
+    read: LogRead
+
+
+class ReadAhead:
+    """What a share partition's last log read held past the records it acquired: the next
+    acquisition starts there (the window's next offset) and takes it instead of reading the
+    same batches again, as long as nothing moved the next fetch offset meanwhile (a release,
+    a lock timeout, another acquisition). Kept once: the first acquisition that looks takes
+    it or drops it, so that a newer log start offset or state is seen at the next read.
+    The batches lie below the high watermark (or the last stable offset), which never
+    change. Keyed weakly by the share partition: gone with it (a leader change drops the
+    share partition, `ShareCoordinator.forget_partition`, so a log truncated meanwhile is
+    read again)."""
+
+    def __init__(self) -> None:
+        self._by_partition: weakref.WeakKeyDictionary[SharePartition, _Ahead] = weakref.WeakKeyDictionary()
+
+    def take(self, sp: SharePartition, isolation_level: int, budget: int) -> LogRead | None:
+        """The read's rest when it starts at the partition's next fetch offset and holds
+        `budget` records or more (else None: a fresh read serves the budget whole)."""
+        ahead = self._by_partition.pop(sp, None)
+        if (
+            ahead is None
+            or ahead.isolation_level != isolation_level
+            or ahead.start != sp.next_fetch_offset
+            or ahead.read.record_count < budget
+        ):
+            return None
+        return ahead.read
+
+    def keep(self, sp: SharePartition, isolation_level: int, read: LogRead) -> None:
+        """After an acquisition out of `read`: its batches past what was acquired (not when
+        the read is larger than READ_AHEAD_MAX_BYTES: the rest holds on to all of it)."""
+        start = sp.next_fetch_offset
+        rest = read.after(start) if len(read.data) <= READ_AHEAD_MAX_BYTES else None
+        if rest is not None and rest.batches:
+            self._by_partition[sp] = _Ahead(start, isolation_level, rest)
+        else:
+            self._by_partition.pop(sp, None)
+
+
 # The first read of a share partition sizes itself for records of this size; later reads
 # for the records of the reads before (`read_bytes`).
 FIRST_READ_RECORD_BYTES = 1024
 # Never less than this is read: small records come in batches of many.
 MIN_READ_BYTES = 64 * 1024
+# A read covers this many times the budget's bytes: with batches of a quarter of the budget
+# or so, two acquisitions out of one read (`ReadAhead`)...
+READ_RECORDS_FACTOR = 3
+# ...as long as it is no larger than this, the most a share partition's rest holds on to;
+# a larger read covers twice the budget's bytes, and its rest is not kept.
+READ_AHEAD_MAX_BYTES = 1024 * 1024
 
 
 def read_bytes(sp: SharePartition, budget: int, max_bytes: int) -> int:
-    """How much of the log one acquisition reads: about what `budget` records take (twice
-    the average size seen), within the request's MaxBytes. Kafka's broker reads MaxBytes,
+    """How much of the log one acquisition reads: about what `budget` records take (three
+    times the average size seen: whole batches are acquired, and what is left over serves
+    the next acquisition, `ReadAhead`; twice past READ_AHEAD_MAX_BYTES), within the
+    request's MaxBytes. Kafka's broker reads MaxBytes,
     which costs it nothing (zero-copy file reads); a broker in Python copies and parses what
     it reads, and reading the whole log behind a window that takes a few thousand records
     made each ShareFetch cost as much as the log is long."""
     per_record = sp.record_bytes_hint or FIRST_READ_RECORD_BYTES
-    return max(1, min(max_bytes, max(MIN_READ_BYTES, 2 * budget * per_record)))
+    want = READ_RECORDS_FACTOR * budget * per_record
+    if want > READ_AHEAD_MAX_BYTES:
+        want = 2 * budget * per_record
+    return max(1, min(max_bytes, max(MIN_READ_BYTES, want)))
 
 
 def learn_record_size(sp: SharePartition, read: LogRead) -> None:

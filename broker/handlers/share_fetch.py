@@ -20,6 +20,8 @@ from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
 from broker.share_support import (
     InvalidAcknowledgementError,
+    ReadAhead,
+    ShareGroupSettings,
     acknowledgements,
     deliverable,
     group_settings,
@@ -55,6 +57,8 @@ from storage.engine import TopicInfo
 API_KEY = 78
 # ShareFetch v1 has no MaxRecords limit of its own: Kafka's default for it.
 DEFAULT_MAX_RECORDS = 500
+# The rest of each share partition's last log read (weakly keyed by the share partition).
+_READ_AHEAD = ReadAhead()
 
 
 @dataclass
@@ -145,6 +149,7 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
         part.ack_error = await share.acknowledge(key, member_id, acks)
 
     fetching = epoch != FINAL_EPOCH and not request.is_renew_ack
+    settings = group_settings(ctx, group_id)
     if fetching and not any(_releases(acks) for _, _, acks in acks_to_apply):
         # Kafka's KafkaApis handles a ShareFetch's acknowledgements and its fetch side by
         # side: the acquisition does not wait for the acknowledgements' state write (their
@@ -155,7 +160,8 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             a[0].acknowledging = asyncio.ensure_future(acknowledge(*a))
             pending.append(a[0].acknowledging)
         try:
-            await _acquire(ctx, request, group_id, member_id, [p for p in parts.values() if p.error is ErrorCode.NONE])
+            await _acquire(ctx, request, group_id, member_id, settings,
+                           [p for p in parts.values() if p.error is ErrorCode.NONE])
         finally:
             if pending:
                 await asyncio.gather(*pending)
@@ -167,9 +173,9 @@ async def handle(ctx: RequestContext, request: ShareFetchRequest) -> ShareFetchR
             share.sessions.close(group_id, member_id)
             await share.release_member(group_id, member_id)
         elif fetching:
-            await _acquire(ctx, request, group_id, member_id, [p for p in parts.values() if p.error is ErrorCode.NONE])
+            await _acquire(ctx, request, group_id, member_id, settings,
+                           [p for p in parts.values() if p.error is ErrorCode.NONE])
 
-    settings = group_settings(ctx, group_id)
     topics: dict[uuid.UUID, ShareFetchableTopicResponse] = {}
     for part in parts.values():
         if not (part.requested or part.acquired or part.error is not ErrorCode.NONE):
@@ -195,12 +201,16 @@ def _releases(acks: list[Acknowledgement]) -> bool:
 
 
 async def _acquire(
-    ctx: RequestContext, request: ShareFetchRequest, group_id: str, member_id: str, parts: list[_Partition]
+    ctx: RequestContext,
+    request: ShareFetchRequest,
+    group_id: str,
+    member_id: str,
+    settings: ShareGroupSettings,
+    parts: list[_Partition],
 ) -> None:
     if not parts:
         return
     share = ctx.share
-    settings = group_settings(ctx, group_id)
     max_records = request.max_records if request.max_records > 0 else DEFAULT_MAX_RECORDS
     mode = AcquireMode.RECORD_LIMIT if ctx.api_version >= 2 and request.share_acquire_mode == 1 \
         else AcquireMode.BATCH_OPTIMIZED
@@ -273,26 +283,29 @@ async def _acquire_one(
         if sp is None or not sp.can_acquire():
             return []
         offset = sp.next_fetch_offset
-        size = read_bytes(sp, budget, max_bytes)
-        [answer] = await ctx.data_plane.fetch(
-            [FetchTarget(part.info, part.index, offset, size)],
-            by_id=True, isolation_level=isolation_level, max_bytes=size, min_bytes=0, max_wait_ms=0,
-        )
-        if answer.error == ErrorCode.OFFSET_OUT_OF_RANGE and answer.log_start_offset > offset:
-            sp.update_log_start_offset(answer.log_start_offset)
-            return []
-        if answer.error != ErrorCode.NONE:
-            part.error = ErrorCode(answer.error)
-            return []
-        if answer.log_start_offset > sp.start_offset:
-            sp.update_log_start_offset(answer.log_start_offset)
-        read = deliverable(answer.records, isolation_level, answer.aborted_transactions)
-        learn_record_size(sp, read)
+        read = _READ_AHEAD.take(sp, isolation_level, budget)
+        if read is None:
+            size = read_bytes(sp, budget, max_bytes)
+            [answer] = await ctx.data_plane.fetch(
+                [FetchTarget(part.info, part.index, offset, size)],
+                by_id=True, isolation_level=isolation_level, max_bytes=size, min_bytes=0, max_wait_ms=0,
+            )
+            if answer.error == ErrorCode.OFFSET_OUT_OF_RANGE and answer.log_start_offset > offset:
+                sp.update_log_start_offset(answer.log_start_offset)
+                return []
+            if answer.error != ErrorCode.NONE:
+                part.error = ErrorCode(answer.error)
+                return []
+            if answer.log_start_offset > sp.start_offset:
+                sp.update_log_start_offset(answer.log_start_offset)
+            read = deliverable(answer.records, isolation_level, answer.aborted_transactions)
+            learn_record_size(sp, read)
         if read.read_until is None:
             return []
         # Records released while the read was under way lie below `offset`: not skipped.
         got = await share.acquire(key, member_id, read.ranges, budget, mode, read.read_until, offset)
         if got:
+            _READ_AHEAD.keep(sp, isolation_level, read)
             part.acquired.extend(got)
             chunk = records_for(read, got)
             # One acquisition per partition and request is the rule: no copy then.

@@ -7,12 +7,15 @@ from __future__ import annotations
 from broker.share_support import (
     FIRST_READ_RECORD_BYTES,
     MIN_READ_BYTES,
+    READ_AHEAD_MAX_BYTES,
+    ReadAhead,
     deliverable,
     learn_record_size,
     read_bytes,
     records_for,
 )
-from coordinator.share.partition import AcquiredRecords, SharePartition
+from coordinator.share.partition import Acknowledgement, AcquiredRecords, AcquireMode, SharePartition
+from coordinator.share.record_state import AcknowledgeType
 from protocol import record_batch as rb
 from storage.clock import ManualClock
 from storage.engine import READ_COMMITTED, READ_UNCOMMITTED, AbortedTransaction
@@ -71,6 +74,8 @@ def test_an_empty_read_covers_nothing() -> None:
 def test_a_read_is_sized_for_the_budget_by_the_records_seen() -> None:
     sp = SharePartition(ManualClock(), 0)
     # Nothing read yet: records taken as 1 KiB; never below 64 KiB, never above MaxBytes.
+    # Three times the budget's bytes (the rest serves the next acquisition) up to 1 MiB, then twice.
+    assert read_bytes(sp, 300, 50 * 1024 * 1024) == 3 * 300 * FIRST_READ_RECORD_BYTES
     assert read_bytes(sp, 500, 50 * 1024 * 1024) == 2 * 500 * FIRST_READ_RECORD_BYTES
     assert read_bytes(sp, 1, 50 * 1024 * 1024) == MIN_READ_BYTES
     assert read_bytes(sp, 500, 1000) == 1000
@@ -80,5 +85,55 @@ def test_a_read_is_sized_for_the_budget_by_the_records_seen() -> None:
     size = sum(len(b) for _, _, b in read.batches) // 8  # 8 records in the data batches
     assert sp.record_bytes_hint == size
     assert read_bytes(sp, 100_000, 50 * 1024 * 1024) == 2 * 100_000 * size
+    assert read_bytes(sp, 500, 50 * 1024 * 1024) == max(MIN_READ_BYTES, 3 * 500 * size)
     learn_record_size(sp, deliverable(b"", READ_UNCOMMITTED, None))  # an empty read teaches nothing
     assert sp.record_bytes_hint == size
+
+
+def test_the_rest_of_a_read_serves_the_next_acquisition_once() -> None:
+    sp = SharePartition(ManualClock(), 0)
+    ahead = ReadAhead()
+    read = deliverable(LOG, READ_COMMITTED, ABORTED)
+    assert sp.acquire("a", read.ranges, 2, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 1, 1)]
+    ahead.keep(sp, READ_COMMITTED, read)
+    # Another isolation level, or a budget the rest cannot fill: a fresh read (and the rest is gone).
+    assert ahead.take(sp, READ_UNCOMMITTED, 1) is None
+    assert ahead.take(sp, READ_COMMITTED, 1) is None
+    ahead.keep(sp, READ_COMMITTED, read)
+    assert ahead.take(sp, READ_COMMITTED, 4) is None
+    ahead.keep(sp, READ_COMMITTED, read)
+    rest = ahead.take(sp, READ_COMMITTED, 3)
+    assert rest is not None and (rest.ranges, rest.read_until) == ([(6, 7), (9, 9)], 10)
+    assert ahead.take(sp, READ_COMMITTED, 3) is None  # taken once
+    # Out of the rest, as out of a fresh read from 2: the aborted 2-5 archived, 6-7 acquired.
+    assert sp.acquire("b", rest.ranges, 2, read_until=rest.read_until, read_from=2) == [AcquiredRecords(6, 7, 1)]
+    assert bytes(records_for(rest, [AcquiredRecords(6, 7, 1)])) == _data(6, 2, pid=8)
+    ahead.keep(sp, READ_COMMITTED, rest)
+    # Something made available again moves the next fetch offset below the rest: not taken.
+    sp.acknowledge("a", [Acknowledgement(0, 1, (AcknowledgeType.RELEASE,))])
+    assert sp.next_fetch_offset == 0
+    assert ahead.take(sp, READ_COMMITTED, 1) is None
+
+
+def test_the_rest_of_a_large_read_is_not_kept() -> None:
+    sp = SharePartition(ManualClock(), 0)
+    ahead = ReadAhead()
+    big = _data(0, 1) + _data(1, 1) + bytes(READ_AHEAD_MAX_BYTES)  # zeros past the batches end the walk
+    read = deliverable(big, READ_UNCOMMITTED, None)
+    assert read.ranges == [(0, 0), (1, 1)]
+    assert sp.acquire("a", read.ranges, 1, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 0, 1)]
+    ahead.keep(sp, READ_UNCOMMITTED, read)
+    assert ahead.take(sp, READ_UNCOMMITTED, 1) is None
+
+
+def test_a_batch_split_by_a_record_limit_stays_in_the_rest() -> None:
+    sp = SharePartition(ManualClock(), 0)
+    ahead = ReadAhead()
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    got = sp.acquire("a", read.ranges, 3, AcquireMode.RECORD_LIMIT, read_until=read.read_until, read_from=0)
+    assert got == [AcquiredRecords(0, 2, 1)]
+    ahead.keep(sp, READ_UNCOMMITTED, read)
+    rest = ahead.take(sp, READ_UNCOMMITTED, 3)
+    assert rest is not None and rest.ranges == [(2, 4), (6, 7), (9, 9)]
+    got = sp.acquire("b", rest.ranges, 2, AcquireMode.RECORD_LIMIT, read_until=rest.read_until, read_from=3)
+    assert got == [AcquiredRecords(3, 4, 1)]
