@@ -340,15 +340,21 @@ class ConsumerHeartbeatHandler:
 
     def remove(self, group: ConsumerGroup, member_id: str) -> None:
         """A member leaves or is fenced; a group left with classic members only may become
-        classic again."""
-        if group.remove(member_id) is not None:
-            group.bump_epoch()
+        classic again. As Kafka's consumerGroupFenceMember, the conversion takes the place
+        of the epoch bump: the classic group's generation is the epoch its classic members
+        hold, so their next heartbeat answers REBALANCE_IN_PROGRESS (they give their
+        partitions up and rejoin) and not ILLEGAL_GENERATION (they would count them lost)."""
+        removed = group.remove(member_id) is not None
+        if removed:
             self._outbox.extend(consumer_records.member_tombstones(group.group_id, member_id))
-            self._outbox.append(consumer_records.epoch_record(group))
         self.rt.cancel(consumer_session_key(group.group_id, member_id))
         self.rt.cancel(consumer_revocation_key(group.group_id, member_id))
-        if group.classic_only() and self.downgrade is not None:
-            self._outbox.extend(self.downgrade(group))
+        converted = self.downgrade(group) if group.classic_only() and self.downgrade is not None else []
+        if converted:
+            self._outbox.extend(converted)
+        elif removed:
+            group.bump_epoch()
+            self._outbox.append(consumer_records.epoch_record(group))
 
     def _expire(self, group: ConsumerGroup, member_id: str, why: str, key: Hashable,
                 due: Callable[[ConsumerMember], bool] = lambda _: True) -> None:

@@ -233,6 +233,32 @@ def txn_state(bootstrap: str, tid: str) -> str:
     return str(resp.transaction_states[0].transaction_state)
 
 
+def read_back_diagnosis(cluster: OdradekCluster, survivors: set[int], topic: str, tid: str) -> str:
+    """For the message of a failed read after a coordinator's kill: each partition's leader,
+    high watermark and last stable offset, and the transaction's state at its coordinator
+    now. A last stable offset below the high watermark is a transaction still open at the
+    partition (its marker missing); equal ones are a reader that did not get there."""
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
+    lines = []
+    try:
+        lines.append(f"leaders {leaders(AdminClient({'bootstrap.servers': bootstrap}), topic)}")
+        for isolation in ("read_uncommitted", "read_committed"):
+            probe = Consumer({"bootstrap.servers": bootstrap, "group.id": unique("probe"),
+                              "isolation.level": isolation})
+            try:
+                ends = [probe.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in range(3)]
+            finally:
+                probe.close()
+            lines.append(f"{'high watermarks' if isolation == 'read_uncommitted' else 'last stable offsets'} {ends}")
+        with WireClient(next(iter(cluster.broker(n).bootstrap for n in sorted(survivors))), timeout=30) as c:
+            found: Any = c.call(10, 4, FindCoordinatorRequest(key_type=1, coordinator_keys=[tid]))
+        node = found.coordinators[0].node_id
+        lines.append(f"coordinator {node}: {txn_state(cluster.broker(node).bootstrap, tid)}")
+    except Exception as exc:  # a diagnosis, not a check: what it could not learn, said
+        lines.append(f"diagnosis stopped: {exc!r}")
+    return "; ".join(lines)
+
+
 def hold_markers_then_kill_coordinator(
     cluster: OdradekCluster, tid: str, coordinator: int, stalled: int, commit: Callable[[], None]
 ) -> set[int]:
@@ -274,7 +300,7 @@ def test_tv1_kill_9_of_the_coordinator_between_prepare_commit_and_the_markers(tx
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
     # The new coordinator completes the transaction: every record visible, once.
     got = consume_all(bootstrap, topic, 3, len(values))
-    assert got == expected(values)
+    assert got == expected(values), read_back_diagnosis(cluster, survivors, topic, tid)
     # The same transactional id carries on at the new coordinator.
     again = txn_producer(bootstrap, tid)
     again.init_transactions(60)
@@ -320,7 +346,7 @@ def test_tv2_kill_9_of_the_coordinator_between_prepare_commit_and_the_markers(tx
             client.close()
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in survivors)
     got = consume_all(bootstrap, topic, 3, 3 * 2)
-    assert got == {p: [b"v0", b"v1"] for p in range(3)}
+    assert got == {p: [b"v0", b"v1"] for p in range(3)}, read_back_diagnosis(cluster, survivors, topic, tid)
 
 
 def test_markers_follow_a_data_partition_to_its_new_leader(txn_cluster: OdradekCluster) -> None:

@@ -20,7 +20,7 @@ from tests.broker_process import BrokerProcess, own_broker
 from tests.integration.groups.aiokafka_members import Member as AioMember
 from tests.integration.groups.aiokafka_members import make_topic as aio_make_topic
 from tests.integration.groups.aiokafka_members import produce, wait_for
-from tests.integration.groups.consumer_members import assigned, consumer, poll_until
+from tests.integration.groups.consumer_members import assigned, consumer, poll_until, poll_until_positioned
 from tests.integration.groups.group_settings import GROUP_OVERRIDES
 from tests.integration.groups.other_clients import make_topic, rdkafka_consumer
 from tests.kafka_wire import WireClient
@@ -36,16 +36,19 @@ def group_type(bs: str, group: str) -> ConsumerGroupType:
 def test_classic_and_consumer_members_share_a_group(group_broker: BrokerProcess) -> None:
     bs, topic, group = group_broker.bootstrap, unique("t"), unique("g")
     make_topic(bs, topic, 4, 0)
-    classic = rdkafka_consumer(bs, group)
+    classic = rdkafka_consumer(bs, group, **{"enable.partition.eof": True})
     new = consumer(bs, group)
     seen: dict[int, list[int]] = {0: [], 1: []}
     try:
         classic.subscribe([topic])
-        poll_until([classic], lambda: len(assigned(classic)) == 4)
+        # All 4 partitions fetched at their position before the rebalance to come: none
+        # still being looked up (see poll_until_positioned).
+        poll_until_positioned(classic, 4)
         assert group_type(bs, group) == ConsumerGroupType.CLASSIC
         # The new protocol's member joins: the group is upgraded, the classic member stays.
         new.subscribe([topic])
         both = [classic, new]
+        poll_until_positioned(classic, 2, others=(new,))
         poll_until(both, lambda: len(assigned(classic)) == 2 and len(assigned(new)) == 2)
         assert not assigned(classic) & assigned(new)
         producer = Producer({"bootstrap.servers": bs})

@@ -238,6 +238,11 @@ async def test_an_empty_consumer_group_becomes_classic_on_join_and_deletes_durab
     # The last member of the new protocol leaves: the group is classic again, and rebalances.
     await beat(h, "a", -1)
     assert "g" not in h.coord.rt.consumer_groups and h.coord.groups["g"].has(joined.member_id)
+    # At the generation its classic member holds (no epoch bump, as Kafka's
+    # consumerGroupFenceMember): told to rejoin, not fenced with ILLEGAL_GENERATION.
+    assert h.coord.groups["g"].generation_id == joined.generation_id
+    assert h.coord.heartbeat(MemberHeartbeat("g", joined.generation_id, joined.member_id, None)) \
+        is ErrorCode.REBALANCE_IN_PROGRESS
     assert (await h.coord.leave_group("g", [LeavingMember(joined.member_id, None)])) == (ErrorCode.NONE, [ErrorCode.NONE])
     await h.settle()
     assert (await h.coord.delete_groups(["g"])) == [("g", ErrorCode.NONE)]
