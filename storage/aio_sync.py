@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -32,6 +33,11 @@ try:
     from caio import linux_aio
 except ImportError:  # not Linux, or a kernel without AIO fsync
     linux_aio = None
+linux_uring: ModuleType | None
+try:
+    from caio import linux_uring
+except ImportError:  # not Linux, or a kernel without io_uring
+    linux_uring = None
 
 
 class AioSyncable(Protocol):
@@ -60,22 +66,30 @@ MAX_IN_FLIGHT = 1024
 class AioDatasync:
     """One AIO context of an event loop, its eventfd watched by the loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, context: Context) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, module: ModuleType, context: Context) -> None:
         self._loop = loop
+        self._module = module
         self._context = context
+        # io_uring takes submissions into its ring and needs them flushed (io_uring_enter).
+        self._uring = module is linux_uring
         self._in_flight = 0
+        # Completions read by `process_events`, handled once it has returned: a round's end
+        # may start the lane's next round, whose submission must not run inside it.
+        self._completed: list[tuple[Callable[[int], None], int]] = []
         loop.add_reader(self._fileno, self._on_ready)
 
     @classmethod
-    def open(cls, loop: asyncio.AbstractEventLoop) -> AioDatasync | None:
-        """An AIO context on `loop`, or None where Linux AIO cannot be had."""
-        if linux_aio is None:
+    def open(cls, loop: asyncio.AbstractEventLoop, kind: str = "aio") -> AioDatasync | None:
+        """A context of `kind` (`aio`: Linux AIO, `io_uring`) on `loop`, or None where it
+        cannot be had."""
+        module = linux_uring if kind == "io_uring" else linux_aio
+        if module is None:
             return None
         try:
-            context = linux_aio.Context(MAX_IN_FLIGHT)
+            context = module.Context(MAX_IN_FLIGHT)
         except (OSError, SystemError, RuntimeError):  # io_setup refused (aio-max-nr reached)
             return None
-        return cls(loop, context)
+        return cls(loop, module, context)
 
     @property
     def _fileno(self) -> int:
@@ -95,6 +109,20 @@ class AioDatasync:
             context.poll()
         while context.process_events():
             pass
+        completed = self._completed[:]  # the list the operations' callbacks append to stays
+        self._completed.clear()
+        for done, result in completed:
+            done(result)
+
+    def _flush(self) -> None:
+        """Hand io_uring's queued submissions to the kernel (again shortly, should it fail)."""
+        try:
+            self._context.flush()  # type: ignore[attr-defined]
+        except (OSError, SystemError, RuntimeError):  # the ring busy: they stay queued
+            self._loop.call_later(0.001, self._flush)
+            return
+        # What completed within the flush is in the ring, not told by the eventfd.
+        self._loop.call_soon(self._on_ready)
 
     def run_round(self, targets: list[object], finished: Finished, on_threads: OnThreads) -> bool:
         """Make `targets` durable: the ones that say how (`begin_datasync`) by AIO, the others
@@ -112,7 +140,7 @@ class AioDatasync:
                 direct.append((target, plan[0], plan[1]))  # type: ignore[arg-type]
         if not direct or self._in_flight + len(direct) > MAX_IN_FLIGHT:
             return False
-        assert linux_aio is not None
+        module = self._module
         started = time.perf_counter()
         errors: list[BaseException] = []
         # The AIO operations accepted, plus one for the threads' part if any.
@@ -134,9 +162,10 @@ class AioDatasync:
             return done
 
         ops = []
+        completed = self._completed
         for target, fd, size in direct:
-            op = linux_aio.Operation.fdsync(fd)
-            op.set_callback(completion(target, size))
+            op = module.Operation.fdsync(fd)
+            op.set_callback(functools.partial(_defer, completed, completion(target, size)))
             ops.append(op)
         try:
             accepted = self._context.submit(*ops)
@@ -146,6 +175,8 @@ class AioDatasync:
         if accepted == 0:
             return False
         self._in_flight += accepted
+        if self._uring:
+            self._flush()
         pending = accepted
         # The ones the kernel did not take: their sync() does the same fdatasync.
         rest.extend(target for target, _fd, _size in direct[accepted:])
@@ -158,3 +189,7 @@ class AioDatasync:
 
             on_threads(rest, threads_done)
         return True
+
+
+def _defer(completed: list[tuple[Callable[[int], None], int]], done: Callable[[int], None], result: int) -> None:
+    completed.append((done, result))

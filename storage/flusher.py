@@ -81,7 +81,7 @@ MAX_SYNC_THREADS = 8
 # How the file engine's rounds fdatasync (`fsync.method`, docs/operations.md): `aio` by
 # Linux native AIO from the event loop where the kernel has it (else threads), `threads`
 # on the fsync threads always.
-FSYNC_METHODS = ("aio", "threads")
+FSYNC_METHODS = ("aio", "io_uring", "threads")
 
 _WAKE = object()  # wakes an idle thread to look for zeros to write (`_SyncPool.extend`)
 
@@ -487,7 +487,7 @@ class PartitionedFlusher(GroupCommitFlusher):
 
     def _aio_for_round(self) -> AioDatasync | None:
         """The loop's AIO context for a round starting now (None: the threads)."""
-        if self.fsync_method != "aio" or self._aio_missing:
+        if self.fsync_method == "threads" or self._aio_missing:
             return None
         loop = asyncio.get_running_loop()
         aio = self._aio_context
@@ -496,7 +496,7 @@ class PartitionedFlusher(GroupCommitFlusher):
         if aio is not None:
             with contextlib.suppress(RuntimeError):  # its loop is closed
                 aio.close()
-        aio = self._aio_context = AioDatasync.open(loop)
+        aio = self._aio_context = AioDatasync.open(loop, self.fsync_method)
         self._aio_missing = aio is None
         return aio
 
