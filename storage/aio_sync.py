@@ -157,6 +157,11 @@ class AioDatasync:
         def completion(target: AioSyncable, size: int) -> Callable[[int], None]:
             def done(result: int) -> None:
                 self._in_flight -= 1
+                if result >= 1 << 63:
+                    # caio's linux_aio hands the io_event's res over as unsigned: -EIO comes
+                    # as 2**64 - 5, and read as a success it would acknowledge what no
+                    # fdatasync made durable (the fault campaign's io-error found it).
+                    result -= 1 << 64
                 error = OSError(-result, os.strerror(-result)) if result < 0 else None
                 part_done(target.datasync_done(size, error))
             return done
