@@ -20,7 +20,6 @@ from broker.cpu_affinity import parse_cpus
 from broker.security_settings import DEFAULTS as SECURITY_DEFAULTS
 from broker.security_settings import SecuritySettings, is_security_setting
 from storage.files import write_atomically
-from storage.flusher import FSYNC_METHODS
 
 
 class ConfigError(ValueError):
@@ -46,13 +45,6 @@ def _migration_policy(text: str) -> str:
     if policy not in ("disabled", "upgrade", "downgrade", "bidirectional"):
         raise ValueError(f"not a migration policy: {text!r}")
     return policy
-
-
-def _fsync_method(text: str) -> str:
-    method = text.strip().lower()
-    if method not in FSYNC_METHODS:
-        raise ValueError(f"not an fsync method: {text!r} (one of {', '.join(FSYNC_METHODS)})")
-    return method
 
 
 @dataclass(frozen=True)
@@ -250,10 +242,6 @@ _SETTINGS = [
     Setting("metrics.port", int, -1, "Port of the Prometheus /metrics, /healthz and /readyz endpoint; -1 is off, 0 any free port.",
             kafka=False),
     Setting("metrics.host", str, "127.0.0.1", "Address the metrics endpoint binds.", kafka=False),
-    Setting("fsync.method", _fsync_method, "aio",
-            "How the file engine's fsync rounds fdatasync: `aio` by Linux native AIO from the event loop "
-            "where the kernel has it (else threads), `threads` on the broker's fsync threads. See "
-            "storage/aio_sync.py.", kafka=False),
     Setting("cpu.affinity", _cpus, "", "CPUs the broker process runs on (`0`, `0,2-3`); empty: all. See "
             "broker/cpu_affinity.py.", kafka=False),
     Setting("log.format", str, "console", "Log lines as `console` (readable) or `json`.", kafka=False),

@@ -36,12 +36,10 @@ async def open_storage(
     if config.get("cluster.enable") and not is_postgres_url(engine):
         raise ConfigError("cluster.enable: a cluster needs a postgresql:// URL as storage.engine")
     if engine == "file":
-        files = await FileStorage.open(
+        return await FileStorage.open(
             config.data_dir, clock=clock, broker_defaults=broker_defaults,
             producer_id_expiration_ms=producer_id_expiration_ms, internal_segment_bytes=internal_segment_bytes,
         )
-        files.flusher.fsync_method = config.get_str("fsync.method")
-        return files
     if not is_postgres_url(engine):
         raise ConfigError("storage.engine: expected `file` or a postgresql://user@host:port/db URL")
     from storage.postgres.cluster.membership import application_name, new_incarnation

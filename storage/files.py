@@ -215,42 +215,6 @@ class FileStore:
             return
         size = self._size
         self._flush(fd)
-        self._synced(size)
-
-    def begin_datasync(self) -> tuple[int, int] | None:
-        """(descriptor, size) for a round to fdatasync itself (storage.aio_sync), then tell
-        `datasync_done`; None when only sync() will do: nothing to sync, a directory entry
-        to sync too, an earlier failure to report."""
-        fd = self._fd
-        if self._closed or fd is None or self._dir_unsynced or self._sync_failed is not None:
-            return None
-        return fd, self._size
-
-    def datasync_done(self, size: int, error: OSError | None) -> OSError | None:
-        """The fdatasync begun at `size` (`begin_datasync`) ended; the error the round reports."""
-        if error is None and self._sync_failed is not None:
-            # `extend_ahead`'s fdatasync on a thread may have been told of a failed writeback
-            # of this round's data (Linux tells it once per open file).
-            failed = self._sync_failed
-            error = OSError(failed.errno, f"an earlier fsync of {self.path} failed: {failed.strerror}")
-        if error is not None:
-            return None if self._closed else error  # closed by the loop meanwhile: as `_flush`
-        self._synced(size)
-        return None
-
-    def zeros_due(self) -> bool:
-        """Whether `extend_ahead` would write zeros now (its own checks, but the disk's room):
-        a round that ran without a thread hands the store to one only then."""
-        if not self._limit:
-            return False
-        if self._target > self._written:
-            return True
-        if self._written - self._size >= self._step // 2 or self._round_bytes > ZERO_ROUND_MAX:
-            return False
-        step = self._step if self._target == 0 else min(self._step * 2, ZERO_STEP_MAX)
-        return min(self._size + step, self._limit) > self._written
-
-    def _synced(self, size: int) -> None:
         if size > self._synced_size:  # what a round writes, on average (for `extend_ahead`)
             self._round_bytes = (3 * self._round_bytes + size - self._synced_size) // 4
         self._synced_size = size

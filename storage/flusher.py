@@ -22,12 +22,6 @@ for the running round and then for a round covering every file dirtied meanwhile
 The threads are fed by a queue and report back with one `call_soon_threadsafe`: an
 `asyncio.to_thread` per round (context copy, executor bookkeeping, a chained future and
 a task) cost about as much event-loop time as a small durable append itself.
-
-Where Linux native AIO is at hand the file engine's rounds skip the threads altogether
-(`PartitionedFlusher.fsync_method`, storage.aio_sync): the event loop submits each file's
-fdatasync to the kernel and ends the round when the completion is read, with no GIL
-handoff either way; directory entries and files that need more than an fdatasync still
-go to a thread, and the threads still write the zeros ahead of the data between rounds.
 """
 
 from __future__ import annotations
@@ -41,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from .aio_sync import AioDatasync
 from .errors import KafkaStorageError
 
 
@@ -78,13 +71,6 @@ WaitObserver = Callable[[float], None]
 # own while they block in the kernel.
 MAX_SYNC_THREADS = 8
 
-# How the file engine's rounds fdatasync (`fsync.method`, docs/operations.md): `aio` by
-# Linux native AIO from the event loop where the kernel has it (else threads), `threads`
-# on the fsync threads always.
-FSYNC_METHODS = ("aio", "io_uring", "threads")
-
-_WAKE = object()  # wakes an idle thread to look for zeros to write (`_SyncPool.extend`)
-
 
 class _SyncPool:
     """Daemon threads that run the rounds handed to them: each round on one thread, rounds
@@ -96,9 +82,7 @@ class _SyncPool:
 
     def __init__(self, max_threads: int = 1) -> None:
         self._max = max_threads
-        self._queue: queue.SimpleQueue[tuple[list[Syncable], RoundDone] | Callable[[], None] | object | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[tuple[list[Syncable], RoundDone] | Callable[[], None] | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads: list[threading.Thread] = []
         self._outstanding = 0  # rounds handed over and not finished
@@ -116,26 +100,6 @@ class _SyncPool:
                 self._threads.append(thread)
                 thread.start()
         self._queue.put((targets, done))
-
-    def extend(self, targets: list[Syncable]) -> None:
-        """After a round that ran without a thread (storage.aio_sync): the stores among
-        `targets` due zeros ahead of their data (`zeros_due`) get them from a thread, as
-        after a round on one; a thread is woken only for those."""
-        due = False
-        with self._lock:
-            for target in targets:
-                zeros_due = getattr(target, "zeros_due", None)
-                if zeros_due is None or id(target) in self._extending_now or not zeros_due():
-                    continue
-                self._extending[id(target)] = target.extend_ahead  # type: ignore[attr-defined]
-                due = True
-            if not due:
-                return
-            if not self._threads:
-                thread = threading.Thread(target=self._work, name="odradek-fsync", daemon=True)
-                self._threads.append(thread)
-                thread.start()
-        self._queue.put(_WAKE)
 
     def settle(self, done: Callable[[], None]) -> None:
         """`done` is called once every extension due so far is finished."""
@@ -160,12 +124,10 @@ class _SyncPool:
                 item = self._queue.get()
             if item is None:
                 return
-            if item is _WAKE:
-                continue
             if callable(item):
                 self._settle(item)
                 continue
-            self._run(*item)  # type: ignore[misc]
+            self._run(*item)
 
     def _run(self, targets: list[Syncable], done: RoundDone) -> None:
         error: BaseException | None = None
@@ -249,8 +211,6 @@ class GroupCommitFlusher:
         self._resumers: dict[asyncio.Future[None], list[asyncio.Future[None]]] = {}
         # Told of every failed round (the broker halts, as Kafka does on a log dir failure).
         self.failure_listeners: list[Callable[[KafkaStorageError], None]] = []
-        # The AIO context rounds use instead of the threads, if any (PartitionedFlusher).
-        self._aio: Callable[[], AioDatasync | None] | None = None
 
     def mark_dirty(self, target: Syncable) -> None:
         self._dirty[id(target)] = target
@@ -363,18 +323,6 @@ class GroupCommitFlusher:
         def done(error: BaseException | None, fsync_seconds: float) -> None:
             call_soon_threadsafe(self._finish_round, future, targets, error, started, fsync_seconds)
 
-        aio = self._aio() if self._aio is not None else None
-        if aio is not None:
-            pool = self._thread
-            assert pool is not None  # a PartitionedFlusher's
-
-            def finished(error: BaseException | None, fsync_seconds: float) -> None:
-                # On the loop, as the kernel's completion is read: no thread handoff.
-                self._finish_round(future, targets, error, started, fsync_seconds)
-                pool.extend(targets)
-
-            if aio.run_round(targets, finished, pool.submit):  # type: ignore[arg-type]
-                return
         self._submit(targets, done)
 
     def _submit(self, targets: list[Syncable], done: RoundDone) -> None:
@@ -470,35 +418,11 @@ class PartitionedFlusher(GroupCommitFlusher):
     coordinators' writes that must follow earlier data, transaction markers). Targets
     marked on the flusher itself (not on a lane) form a lane of their own."""
 
-    def __init__(self, max_threads: int = MAX_SYNC_THREADS, fsync_method: str = "aio") -> None:
+    def __init__(self, max_threads: int = MAX_SYNC_THREADS) -> None:
         self._pool = _SyncPool(max_threads)
         super().__init__(self._pool)
         self._owns_pool = True
         self._lanes: dict[str, GroupCommitFlusher] = {}
-        self.fsync_method = fsync_method
-        self._aio_context: AioDatasync | None = None
-        self._aio_missing = False  # Linux AIO was tried and cannot be had here
-        self._aio = self._aio_for_round
-
-    @property
-    def uses_aio(self) -> bool:
-        """Whether rounds fdatasync by Linux AIO (known once the first round ran)."""
-        return self._aio_context is not None
-
-    def _aio_for_round(self) -> AioDatasync | None:
-        """The loop's AIO context for a round starting now (None: the threads)."""
-        if self.fsync_method == "threads" or self._aio_missing:
-            return None
-        loop = asyncio.get_running_loop()
-        aio = self._aio_context
-        if aio is not None and aio.loop is loop:
-            return aio
-        if aio is not None:
-            with contextlib.suppress(RuntimeError):  # its loop is closed
-                aio.close()
-        aio = self._aio_context = AioDatasync.open(loop, self.fsync_method)
-        self._aio_missing = aio is None
-        return aio
 
     def lane(self, key: str) -> GroupCommitFlusher:
         """The lane of `key` (a partition's directory), made on first use; it shares this
@@ -506,7 +430,6 @@ class PartitionedFlusher(GroupCommitFlusher):
         lane = self._lanes.get(key)
         if lane is None:
             lane = self._lanes[key] = GroupCommitFlusher(self._pool, totals=self)
-            lane._aio = self._aio_for_round
             lane.round_observers = self.round_observers
             lane.wait_observers = self.wait_observers
             lane.failure_listeners = self.failure_listeners
@@ -538,10 +461,6 @@ class PartitionedFlusher(GroupCommitFlusher):
         for lane in list(self._lanes.values()):
             await lane.close()
         await super().close()
-        if self._aio_context is not None:
-            with contextlib.suppress(RuntimeError):  # its loop is closed
-                self._aio_context.close()
-            self._aio_context = None
 
 
 def _sync_all(targets: list[Syncable]) -> None:
