@@ -160,13 +160,17 @@ async def test_roll_by_time(harness: Harness) -> None:
     assert s is not None
     await s.create_topic("t", 1, {"segment.ms": "1000"})
     log = s.log("t", 0)
-    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)  # max timestamp T+1
     harness.clock.advance(999)
     await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
     assert log.segment_base_offsets() == [0]
     harness.clock.advance(1)
+    # 1000 ms past the first batch's max timestamp: Kafka rolls only beyond segment.ms.
     await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
-    assert log.segment_base_offsets() == [0, 4]
+    assert log.segment_base_offsets() == [0]
+    harness.clock.advance(1)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
+    assert log.segment_base_offsets() == [0, 6]
 
 
 async def test_retention_by_time(harness: Harness) -> None:
@@ -176,10 +180,10 @@ async def test_retention_by_time(harness: Harness) -> None:
     log = s.log("t", 0)
     for _ in range(4):
         await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
-        harness.clock.advance(1000)
+        harness.clock.advance(1001)  # each batch's max timestamp 1001 ms past the last: a roll
     assert log.segment_base_offsets() == [0, 2, 4, 6]
     assert await s.enforce_retention() == 0
-    harness.clock.advance(2500)  # now = T+6500: segments with max ts T+1, T+1001 are past 5000 ms
+    harness.clock.advance(2500)  # now = T+6504: segments with max ts T+1, T+1002 are past 5000 ms
     assert await s.enforce_retention() == 2
     assert log.segment_base_offsets() == [4, 6]
     assert log.log_start_offset == 4
