@@ -42,6 +42,7 @@ from .log_loader import (
 )
 from .log_manager import LogManager
 from .producer_state import FileSnapshotStore, ProducerStateManager
+from .random_source import RandomSource
 from .segment import (
     CLEANED_SUFFIX,
     INDEX_SUFFIX,
@@ -134,9 +135,10 @@ class FileStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        random: RandomSource | None = None,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
-                         internal_segment_bytes=internal_segment_bytes)
+                         internal_segment_bytes=internal_segment_bytes, random=random)
         # A lane of fsync rounds per partition (storage.flusher.PartitionedFlusher).
         self.flusher: PartitionedFlusher = PartitionedFlusher()
         self.producer_id_expiration_ms = producer_id_expiration_ms
@@ -155,12 +157,13 @@ class FileStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        random: RandomSource | None = None,
     ) -> FileStorage:
         """Load the catalog and every partition (recovering after an unclean shutdown)."""
         storage = cls(log_dir, clock=clock, broker_defaults=broker_defaults,
                       segment_bytes_override=segment_bytes_override,
                       producer_id_expiration_ms=producer_id_expiration_ms,
-                      internal_segment_bytes=internal_segment_bytes)
+                      internal_segment_bytes=internal_segment_bytes, random=random)
         await asyncio.to_thread(storage._load)
         return storage
 
@@ -259,6 +262,7 @@ class FileStorage(LogManager):
             info.config,
             segments,
             clock=self.clock,
+            random=self.random,
             flusher=self.flusher.lane(directory),
             storage_flusher=self.flusher,
             persistence=_FilePersistence(self, directory),

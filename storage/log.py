@@ -43,6 +43,7 @@ from .errors import (
 from .flusher import GroupCommitFlusher
 from .log_loader import rebuild_producer_state
 from .producer_state import ProducerInfo, ProducerStateManager
+from .random_source import SYSTEM_RANDOM, RandomSource
 from .record_validation import TimestampBounds, check_records, header_timestamps_allowed
 from .segment import LogSegment
 from .topic_config import TopicConfig
@@ -128,12 +129,14 @@ class Log:
         writes_need_sync: bool = True,
         cold: ColdReads | None = None,
         segment_bytes_cap: int | None = None,
+        random: RandomSource = SYSTEM_RANDOM,
     ) -> None:
         """`new`: a partition just created, with nothing on disk to rebuild state from.
         `writes_need_sync`: a write is durable only once an fsync round covers it (False:
         durable when written, as in memory). `flusher`: the rounds of this log's files;
         `storage_flusher`: those of every log of the storage (the same by default; the file
-        engine gives each partition a lane of its own, storage.flusher.PartitionedFlusher)."""
+        engine gives each partition a lane of its own, storage.flusher.PartitionedFlusher).
+        `random`: where its segments' roll jitters are drawn from."""
         assert segments, "a log always has an active segment"
         self._topic = topic
         self._partition = partition
@@ -141,6 +144,7 @@ class Log:
         self._segments = segments
         self._bases = [s.base_offset for s in segments]
         self._clock = clock
+        self._random = random
         self._flusher = flusher
         self._storage_flusher = storage_flusher or flusher
         self._persistence = persistence
@@ -423,13 +427,18 @@ class Log:
                           compacted=compacted, now=now, bounds=bounds)
 
     def _maybe_roll(self, header: BatchHeader, now: int) -> LogSegment:
+        """Kafka's UnifiedLog.maybeRoll and LogSegment.shouldRoll: a segment holding data
+        rolls when the batch would not fit, when the batch's max timestamp is segment.ms
+        (less the segment's jitter) past the first batch's (an older batch never rolls
+        it), when an index is full, or when the batch's offsets are too far from its base
+        for the indexes' 32-bit deltas."""
         segment = self._segments[-1]
         if segment.is_empty:
-            segment.roll_base_ms = now
             return segment
         if (
             segment.size + header.size > self.segment_bytes
-            or now - segment.roll_base_ms >= self.config.segment_ms
+            or segment.time_waited_for_roll(now, header.max_timestamp)
+            > self.config.max_segment_ms - segment.roll_jitter_ms
             or segment.is_index_full
             or header.last_offset - segment.base_offset > INT32_MAX
         ):
@@ -446,7 +455,7 @@ class Log:
         # acknowledges the new segment's first write syncs it too.
         self._flusher.mark_dirty(active.store)
         segment = self._persistence.new_segment(self._next_offset, self.config)
-        segment.roll_base_ms = self._clock.now_ms() if now is None else now
+        segment.created_ms = self._clock.now_ms() if now is None else now
         self._segments.append(segment)
         self._bases.append(segment.base_offset)
         self._persistence.segment_created(segment)
@@ -456,8 +465,11 @@ class Log:
         return segment
 
     def _activate(self, segment: LogSegment) -> None:
-        """The segment appends go to: with `preallocate`, zeros are kept ahead of its data,
-        up to the size it rolls at (storage.files.FileStore)."""
+        """The segment appends go to: its roll jitter is drawn (Kafka draws one for each
+        segment it creates or loads; only the active one's is ever used), and with
+        `preallocate`, zeros are kept ahead of its data, up to the size it rolls at
+        (storage.files.FileStore)."""
+        segment.roll_jitter_ms = self.config.random_segment_jitter(self._random)
         if self.config.get("preallocate"):
             segment.store.preallocate(self.segment_bytes)
 

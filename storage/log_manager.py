@@ -23,6 +23,7 @@ from .errors import (
 )
 from .flusher import GroupCommitFlusher
 from .log import Log
+from .random_source import SYSTEM_RANDOM, RandomSource
 from .topic_config import INTERNAL_TOPIC_DEFAULTS, ConfigEntry, TopicConfig, validate_configs
 
 logger = logging.getLogger(__name__)
@@ -39,8 +40,11 @@ class LogManager:
         broker_defaults: Mapping[str, str] | None = None,
         segment_bytes_override: int | None = None,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        random: RandomSource | None = None,
     ) -> None:
         self.clock: Clock = clock or SystemClock()
+        # Where the logs draw their segments' roll jitters (segment.jitter.ms).
+        self.random: RandomSource = random or SYSTEM_RANDOM
         # Segment size of each internal topic (offsets.topic.segment.bytes,
         # transaction.state.log.segment.bytes): a segment.bytes override of the topic when
         # created; below the topic config's minimum (tests) it applies to the logs only.

@@ -16,6 +16,7 @@ from .engine import TopicInfo
 from .log import Log
 from .log_manager import LogManager
 from .producer_state import MemorySnapshotStore, ProducerStateManager
+from .random_source import RandomSource
 from .segment import LogSegment
 from .topic_config import TopicConfig
 
@@ -71,9 +72,10 @@ class MemoryStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        random: RandomSource | None = None,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
-                         internal_segment_bytes=internal_segment_bytes)
+                         internal_segment_bytes=internal_segment_bytes, random=random)
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.state = state or MemoryState()
         for record in list(self.state.catalog.values()):
@@ -98,6 +100,7 @@ class MemoryStorage(LogManager):
             info.config,
             segments,
             clock=self.clock,
+            random=self.random,
             flusher=self.flusher,
             persistence=persistence,
             log_start_offset=self.state.log_start.get(key, 0),

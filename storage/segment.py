@@ -54,7 +54,13 @@ class LogSegment:
         self.next_offset = base_offset  # one past the last offset written
         self.max_timestamp = -1
         self.offset_of_max_timestamp = -1  # base offset of the batch holding max_timestamp
-        self.roll_base_ms = created_ms  # segment.ms counts from here
+        # The segment's age when its first batch has no timestamp (Kafka's LogSegment.created).
+        self.created_ms = created_ms
+        # Subtracted from segment.ms, drawn by the log when the segment becomes active.
+        self.roll_jitter_ms = 0
+        # The first batch's max timestamp (Kafka's rollingBasedTimestamp); None: not known,
+        # read from the segment when asked (a segment loaded from its indexes).
+        self._first_batch_timestamp: int | None = None
         self._bytes_since_index = 0
 
     # --- construction -----------------------------------------------------------------
@@ -111,6 +117,26 @@ class LogSegment:
     def is_index_full(self) -> bool:
         return self.offset_index.is_full or self.time_index.is_full
 
+    def time_waited_for_roll(self, now: int, batch_max_timestamp: int) -> int:
+        """How far past its start a batch of max timestamp `batch_max_timestamp` appended at
+        `now` would be, for segment.ms (Kafka's LogSegment.timeWaitedForRoll): from the
+        first batch's max timestamp, or from the segment's creation where that has none."""
+        first = self._first_batch_timestamp
+        if first is None:
+            first = self._load_first_batch_timestamp()
+        if first >= 0:
+            return batch_max_timestamp - first
+        return now - self.created_ms
+
+    def _load_first_batch_timestamp(self) -> int:
+        """Kafka's loadFirstBatchTimestamp: once the segment holds a batch, its first
+        batch's max timestamp is kept (-1 while empty)."""
+        if self.store.size < HEADER_SIZE:
+            return -1
+        first = BatchHeader.parse(self.store.read(0, HEADER_SIZE)).max_timestamp
+        self._first_batch_timestamp = first
+        return first
+
     # --- writes -----------------------------------------------------------------------
 
     def append(self, header: BatchHeader, data: bytes | bytearray | memoryview) -> int:
@@ -121,6 +147,8 @@ class LogSegment:
         return position
 
     def _track(self, header: BatchHeader, position: int) -> None:
+        if position == 0:
+            self._first_batch_timestamp = header.max_timestamp
         if header.max_timestamp > self.max_timestamp:
             self.max_timestamp = header.max_timestamp
             self.offset_of_max_timestamp = header.base_offset
@@ -263,6 +291,7 @@ class LogSegment:
         self.next_offset = self.base_offset
         self.max_timestamp = -1
         self.offset_of_max_timestamp = -1
+        self._first_batch_timestamp = None
         self._bytes_since_index = 0
 
     def recover(self, expected_next: int | None, allow_gaps: bool) -> int:

@@ -15,6 +15,7 @@ from typing import Any
 from protocol.limits import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN
 
 from .errors import ConfigError
+from .random_source import RandomSource
 
 
 class ConfigType(IntEnum):
@@ -45,6 +46,8 @@ class ConfigSource(IntEnum):
     CLIENT_METRICS_CONFIG = 7
     GROUP_CONFIG = 8
 
+
+_JITTER_DRAWS = 1 << 31  # the values of Utils.abs(Random.nextInt())
 
 Validator = Callable[[Any], str | None]  # returns an error message or None
 
@@ -315,6 +318,23 @@ class TopicConfig:
     @property
     def segment_ms(self) -> int:
         return int(self.get("segment.ms"))
+
+    @property
+    def max_segment_ms(self) -> int:
+        """The age at which a segment rolls (Kafka's LogConfig.maxSegmentMs): a compacted
+        topic's segments roll by max.compaction.lag.ms too, so the cleaner may take them."""
+        segment_ms = self.segment_ms
+        if self.compact:
+            return min(int(self.get("max.compaction.lag.ms")), segment_ms)
+        return segment_ms
+
+    def random_segment_jitter(self, random: RandomSource) -> int:
+        """A new segment's roll jitter, in [0, min(segment.jitter.ms, segment.ms)) as Kafka's
+        LogConfig.randomSegmentJitter draws it: from Utils.abs(nextInt()), below 2**31."""
+        jitter = int(self.get("segment.jitter.ms"))
+        if jitter == 0:
+            return 0
+        return random.randrange(_JITTER_DRAWS) % min(jitter, self.segment_ms)
 
     @property
     def segment_index_bytes(self) -> int:

@@ -38,6 +38,7 @@ from ..errors import KafkaStorageError
 from ..log import Log
 from ..log_manager import LogManager
 from ..producer_state import MemorySnapshotStore, ProducerStateManager
+from ..random_source import RandomSource
 from ..segment import LogSegment
 from ..topic_config import TopicConfig
 from . import pieces
@@ -221,11 +222,12 @@ class PostgresStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        random: RandomSource | None = None,
         application_name: str | None = None,
         tail_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         super().__init__(clock=clock, broker_defaults=broker_defaults, segment_bytes_override=segment_bytes_override,
-                         internal_segment_bytes=internal_segment_bytes)
+                         internal_segment_bytes=internal_segment_bytes, random=random)
         self.producer_id_expiration_ms = producer_id_expiration_ms
         self.url = url
         self.address = address_of(url)
@@ -298,6 +300,7 @@ class PostgresStorage(LogManager):
         segment_bytes_override: int | None = None,
         producer_id_expiration_ms: int,
         internal_segment_bytes: Mapping[str, int] | None = None,
+        random: RandomSource | None = None,
         application_name: str | None = None,
         tail_cache_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> PostgresStorage:
@@ -305,7 +308,8 @@ class PostgresStorage(LogManager):
         storage = cls(url, password=password, clock=clock, broker_defaults=broker_defaults,
                       segment_bytes_override=segment_bytes_override,
                       producer_id_expiration_ms=producer_id_expiration_ms,
-                      internal_segment_bytes=internal_segment_bytes, application_name=application_name, tail_cache_bytes=tail_cache_bytes)
+                      internal_segment_bytes=internal_segment_bytes, application_name=application_name,
+                      tail_cache_bytes=tail_cache_bytes, random=random)
         try:
             conn = await storage._connector.get()
         except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
@@ -472,6 +476,7 @@ class PostgresStorage(LogManager):
             info.config,
             segments,
             clock=self.clock,
+            random=self.random,
             flusher=self.flusher,
             persistence=persistence,
             log_start_offset=log_start,

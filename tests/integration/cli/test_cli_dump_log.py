@@ -15,6 +15,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 
 from odradek.__main__ import main
 from odradek.testing import OdradekBroker
+from protocol.limits import INT64_MAX
 from tests.integration.cli.cli_helpers import Run, cli_process
 from tests.polling import wait_until
 
@@ -38,8 +39,10 @@ def written(fresh_broker: OdradekBroker, capsys: pytest.CaptureFixture[str]) -> 
     """The broker's data directory after: a committed transaction (offsets 0-1), an aborted
     one (2-3), a group's offset commit; and the producer id."""
     bootstrap = fresh_broker.bootstrap
+    # One segment: Kafka rolls when a batch's timestamp is segment.ms past the first batch's,
+    # and the markers carry the broker's clock, years past STAMP.
     assert main(["--bootstrap-server", bootstrap, "topics", "create", TOPIC, "--partitions", "1",
-                 "--config", "index.interval.bytes=1"]) == 0
+                 "--config", "index.interval.bytes=1", "--config", f"segment.ms={INT64_MAX}"]) == 0
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": TXN_ID})
     producer.init_transactions(10)
     producer.begin_transaction()

@@ -13,6 +13,7 @@ from storage.file_storage import FileStorage
 from storage.log_manager import LogManager
 from storage.memory import MemoryState, MemoryStorage
 from storage.postgres.engine import PostgresStorage
+from storage.random_source import RandomSource
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 
 
@@ -26,25 +27,26 @@ class Harness:
     broker_defaults: Mapping[str, str] | None = None
     storage: LogManager | None = None
     postgres_url: str | None = None  # the database of kind "postgres"
+    random: RandomSource | None = None  # the engine's source of segment roll jitters
 
     async def open(self) -> LogManager:
         if self.kind == "file":
             self.storage = await FileStorage.open(
                 self.path, clock=self.clock, segment_bytes_override=self.segment_bytes,
-                broker_defaults=self.broker_defaults,
+                broker_defaults=self.broker_defaults, random=self.random,
                 producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
             )
         elif self.kind == "postgres":
             assert self.postgres_url is not None
             self.storage = await PostgresStorage.open(
                 self.postgres_url, clock=self.clock, segment_bytes_override=self.segment_bytes,
-                broker_defaults=self.broker_defaults,
+                broker_defaults=self.broker_defaults, random=self.random,
                 producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
             )
         else:
             self.storage = MemoryStorage(
                 self.state, clock=self.clock, segment_bytes_override=self.segment_bytes,
-                broker_defaults=self.broker_defaults,
+                broker_defaults=self.broker_defaults, random=self.random,
                 producer_id_expiration_ms=PRODUCER_ID_EXPIRATION_MS,
             )
         return self.storage
@@ -57,6 +59,20 @@ class Harness:
     async def close(self) -> None:
         if self.storage is not None:
             await self.storage.close()
+
+
+class Draws:
+    """A random source (storage.random_source) answering the given values in turn."""
+
+    def __init__(self, *values: int) -> None:
+        self.values = list(values)
+        self.stops: list[int] = []
+
+    def randrange(self, stop: int, /) -> int:
+        self.stops.append(stop)
+        value = self.values.pop(0)
+        assert 0 <= value < stop
+        return value
 
 
 def make_batch(

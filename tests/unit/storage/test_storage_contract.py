@@ -19,7 +19,7 @@ from storage.engine import (
     PartitionLog,
     StorageEngine,
 )
-from tests.unit.storage.storage_helpers import Harness, make_batch
+from tests.unit.storage.storage_helpers import Draws, Harness, make_batch
 
 T0 = 1_700_000_000_000
 
@@ -160,13 +160,143 @@ async def test_roll_by_time(harness: Harness) -> None:
     assert s is not None
     await s.create_topic("t", 1, {"segment.ms": "1000"})
     log = s.log("t", 0)
-    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)  # max timestamp T+1
     harness.clock.advance(999)
     await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
     assert log.segment_base_offsets() == [0]
     harness.clock.advance(1)
+    # 1000 ms past the first batch's max timestamp: Kafka rolls only beyond segment.ms.
     await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
+    assert log.segment_base_offsets() == [0]
+    harness.clock.advance(1)
+    await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
+    assert log.segment_base_offsets() == [0, 6]
+
+
+async def test_roll_by_time_counts_batch_timestamps(harness: Harness) -> None:
+    # Kafka's LogSegment.timeWaitedForRoll: a CreateTime batch's max timestamp against the
+    # segment's first batch's, whatever the clock says.
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000"})
+    log = s.log("t", 0)
+    await log.append(make_batch(2, ts=T0), durable=True)  # max timestamp T0+1
+    harness.clock.advance(50_000)
+    await log.append(make_batch(2, ts=T0 + 1000), durable=True)  # max 1000 ms past: no roll
+    await log.append(make_batch(2, ts=T0 - 60_000), durable=True)  # older than the first: no roll
+    assert log.segment_base_offsets() == [0]
+    await log.append(make_batch(2, ts=T0 + 1001), durable=True)  # max T0+1002, 1001 ms past
+    assert log.segment_base_offsets() == [0, 6]
+    # The new segment counts from its first batch: the one that rolled the last.
+    await log.append(make_batch(1, ts=T0 + 2002), durable=True)
+    assert log.segment_base_offsets() == [0, 6]
+    await log.append(make_batch(1, ts=T0 + 2003), durable=True)
+    assert log.segment_base_offsets() == [0, 6, 9]
+
+
+async def test_roll_by_time_log_append_time(harness: Harness) -> None:
+    # LogAppendTime: the batches' timestamps are the broker's clock when appended.
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000", "message.timestamp.type": "LogAppendTime"})
+    log = s.log("t", 0)
+    start = harness.clock.now_ms()
+    await log.append(make_batch(2, ts=start - 5000), durable=True)
+    harness.clock.advance(1000)
+    await log.append(make_batch(2, ts=start + 50_000), durable=True)
+    assert log.segment_base_offsets() == [0]
+    harness.clock.advance(1)
+    await log.append(make_batch(2, ts=start - 5000), durable=True)
     assert log.segment_base_offsets() == [0, 4]
+    out = await log.read(4, 1 << 20)
+    assert rb.BatchHeader.parse(out.records).max_timestamp == start + 1001
+
+
+async def test_roll_by_time_without_timestamps(harness: Harness) -> None:
+    # A first batch with no timestamp (-1): the segment's age counts from its creation, not
+    # from its first append.
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000"})
+    log = s.log("t", 0)
+    harness.clock.advance(600)
+    await log.append(make_batch(1, ts=-1), durable=True)
+    harness.clock.advance(400)
+    await log.append(make_batch(1, ts=-1), durable=True)
+    assert log.segment_base_offsets() == [0]
+    harness.clock.advance(1)
+    await log.append(make_batch(1, ts=T0), durable=True)
+    assert log.segment_base_offsets() == [0, 2]
+
+
+async def test_empty_segment_never_rolls_by_time(harness: Harness) -> None:
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000"})
+    log = s.log("t", 0)
+    harness.clock.advance(1_000_000)
+    await log.append(make_batch(1, ts=T0 - 1_000_000), durable=True)
+    assert log.segment_base_offsets() == [0]
+    await log.append(make_batch(1, ts=T0 + 1000), durable=True)  # rolls: 1001 ms past the first
+    harness.clock.advance(1_000_000)
+    await log.append(make_batch(1, ts=T0 + 1000), durable=True)  # the new segment's first batch
+    assert log.segment_base_offsets() == [0, 1]
+
+
+async def test_roll_jitter(harness: Harness) -> None:
+    # Each segment draws its jitter when it becomes active (Kafka: when created or
+    # loaded), as LogConfig.randomSegmentJitter: abs(nextInt()) % min(segment.jitter.ms,
+    # segment.ms); it rolls once segment.ms less the jitter is exceeded.
+    draws = Draws(1_000_000_450, 1_999_999_900, 3)
+    harness.random = draws
+    s = await harness.reopen()
+    await s.create_topic("t", 1, {"segment.ms": "1000", "segment.jitter.ms": "300"})
+    log = s.log("t", 0)
+    assert draws.stops == [1 << 31] and draws.values == [1_999_999_900, 3]
+    await log.append(make_batch(1, ts=T0), durable=True)
+    # Jitter 1_000_000_450 % 300 = 250: 750 ms is not past 1000 - 250.
+    await log.append(make_batch(1, ts=T0 + 750), durable=True)
+    assert log.segment_base_offsets() == [0]
+    await log.append(make_batch(1, ts=T0 + 751), durable=True)
+    assert log.segment_base_offsets() == [0, 2]
+    # The new segment drew 1_999_999_900 % 300 = 100.
+    assert draws.values == [3]
+    await log.append(make_batch(1, ts=T0 + 751 + 900), durable=True)
+    assert log.segment_base_offsets() == [0, 2]
+    await log.append(make_batch(1, ts=T0 + 751 + 901), durable=True)
+    assert log.segment_base_offsets() == [0, 2, 4]
+    assert draws.values == []
+
+
+async def test_roll_by_time_after_restart(harness: Harness) -> None:
+    # A reload reads the active segment's first batch timestamp back (Kafka reads it
+    # lazily); the clock has not moved, so only that timestamp can roll the segment.
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "1000"})
+    log = s.log("t", 0)
+    await log.append(make_batch(2, ts=T0), durable=True)  # max timestamp T0+1
+    await log.append(make_batch(2, ts=T0 + 500), durable=True)
+    s = await harness.reopen()
+    log = s.log("t", 0)
+    await log.append(make_batch(1, ts=T0 + 1001), durable=True)  # 1000 ms past
+    assert log.segment_base_offsets() == [0]
+    await log.append(make_batch(1, ts=T0 + 1002), durable=True)
+    assert log.segment_base_offsets() == [0, 5]
+
+
+async def test_compacted_segments_roll_by_max_compaction_lag(harness: Harness) -> None:
+    # Kafka's LogConfig.maxSegmentMs: a compacted topic's segment rolls by
+    # max.compaction.lag.ms when that is below segment.ms.
+    s = harness.storage
+    assert s is not None
+    await s.create_topic("t", 1, {"segment.ms": "5000", "cleanup.policy": "compact", "max.compaction.lag.ms": "1000"})
+    await s.create_topic("d", 1, {"segment.ms": "5000", "max.compaction.lag.ms": "1000"})
+    for name, rolled in (("t", [0, 1]), ("d", [0])):
+        log = s.log(name, 0)
+        await log.append(make_batch(1, ts=T0), durable=True)
+        await log.append(make_batch(1, ts=T0 + 1001), durable=True)
+        assert log.segment_base_offsets() == rolled
 
 
 async def test_retention_by_time(harness: Harness) -> None:
@@ -176,10 +306,10 @@ async def test_retention_by_time(harness: Harness) -> None:
     log = s.log("t", 0)
     for _ in range(4):
         await log.append(make_batch(2, ts=harness.clock.now_ms()), durable=True)
-        harness.clock.advance(1000)
+        harness.clock.advance(1001)  # each batch's max timestamp 1001 ms past the last: a roll
     assert log.segment_base_offsets() == [0, 2, 4, 6]
     assert await s.enforce_retention() == 0
-    harness.clock.advance(2500)  # now = T+6500: segments with max ts T+1, T+1001 are past 5000 ms
+    harness.clock.advance(2500)  # now = T+6504: segments with max ts T+1, T+1002 are past 5000 ms
     assert await s.enforce_retention() == 2
     assert log.segment_base_offsets() == [4, 6]
     assert log.log_start_offset == 4

@@ -112,6 +112,23 @@ async def test_zero_filled_tail(tmp_path: Path) -> None:
     await s.close()
 
 
+async def test_roll_by_time_after_recovery(tmp_path: Path) -> None:
+    # The recovered active segment's first batch timestamp counts for segment.ms (Kafka's
+    # LogSegment.timeWaitedForRoll); the new clock stands where the old one did.
+    root = tmp_path / "d"
+    t0 = ManualClock().now_ms()
+    await build_log(root, [make_batch(2, ts=t0), make_batch(1, ts=t0 + 500)], clean=False,
+                    configs={"segment.ms": "1000"})
+    s, offsets = await reopen_offsets(root)
+    assert offsets == list(range(3)) and s.recovery[("t", 0)].truncated_bytes == 0
+    log = s.log("t", 0)
+    await log.append(make_batch(1, ts=t0 + 1001))  # 1000 ms past the first batch's max
+    assert log.segment_base_offsets() == [0]
+    await log.append(make_batch(1, ts=t0 + 1002))
+    assert log.segment_base_offsets() == [0, 4]
+    await s.close()
+
+
 @pytest.mark.parametrize("clean", [True, False])
 async def test_index_deleted(tmp_path: Path, clean: bool) -> None:
     root = tmp_path / "d"

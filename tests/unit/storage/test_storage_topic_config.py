@@ -16,6 +16,22 @@ from storage.topic_config import (
     validate_configs,
 )
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.unit.storage.storage_helpers import Draws
+
+
+def test_segment_roll_age_and_jitter() -> None:
+    # Kafka's LogConfig.maxSegmentMs and randomSegmentJitter.
+    assert TopicConfig().max_segment_ms == 604800000
+    assert TopicConfig({"segment.ms": "5000", "max.compaction.lag.ms": "1000"}).max_segment_ms == 5000
+    compacted = {"segment.ms": "5000", "cleanup.policy": "compact", "max.compaction.lag.ms": "1000"}
+    assert TopicConfig(compacted).max_segment_ms == 1000
+    assert TopicConfig({**compacted, "max.compaction.lag.ms": "9000"}).max_segment_ms == 5000
+    draws = Draws(2_147_483_647)
+    assert TopicConfig().random_segment_jitter(draws) == 0 and draws.stops == []  # no draw
+    # The bound is the smaller of segment.jitter.ms and segment.ms; the draw is below 2**31.
+    config = TopicConfig({"segment.ms": "1000", "segment.jitter.ms": "5000"})
+    assert config.random_segment_jitter(draws) == 647 and draws.stops == [1 << 31]
+    assert TopicConfig({"segment.jitter.ms": "5000"}).random_segment_jitter(Draws(123_456)) == 3456
 
 
 def test_defaults() -> None:
