@@ -219,15 +219,19 @@ class ReadAhead:
     def __init__(self) -> None:
         self._by_partition: weakref.WeakKeyDictionary[SharePartition, _Ahead] = weakref.WeakKeyDictionary()
 
-    def take(self, sp: SharePartition, isolation_level: int, budget: int) -> LogRead | None:
+    def take(self, sp: SharePartition, isolation_level: int, budget: int, log_start_offset: int) -> LogRead | None:
         """The read's rest when it starts at the partition's next fetch offset and holds
-        `budget` records or more (else None: a fresh read serves the budget whole)."""
+        `budget` records or more (else None: a fresh read serves the budget whole). Not when
+        the log's start offset (`log_start_offset`, as the log has it now) passed the share
+        partition's start: records were deleted (DeleteRecords, retention) since the read,
+        which a fresh read archives, as Kafka's share partition does on its next fetch."""
         ahead = self._by_partition.pop(sp, None)
         if (
             ahead is None
             or ahead.isolation_level != isolation_level
             or ahead.start != sp.next_fetch_offset
             or ahead.read.record_count < budget
+            or log_start_offset > sp.start_offset
         ):
             return None
         return ahead.read
