@@ -39,6 +39,7 @@ from typing import NamedTuple
 from broker.config import Config
 from protocol import metadata_version
 from protocol.errors import ErrorCode
+from storage.errors import KafkaStorageError
 from storage.files import write_atomically
 
 TRANSACTION_VERSION = "transaction.version"
@@ -198,6 +199,9 @@ class FileFeatures(Features):
     def __init__(self, finalized: dict[str, int], epoch: int, path: Path | None) -> None:
         super().__init__(finalized, epoch)
         self.path = path
+        # One change at a time, checked against the one before it: two writes at once would
+        # share the temporary file, and could land out of order.
+        self._lock = asyncio.Lock()
 
     @classmethod
     def load(cls, data_dir: Path | None, initial: dict[str, int]) -> FileFeatures:
@@ -210,20 +214,33 @@ class FileFeatures(Features):
     async def change(
         self, updates: Sequence[FeatureUpdate], controller: int, validate_only: bool
     ) -> tuple[int, str | None]:
-        code, message, levels = evaluate(self.finalized, updates, controller)
-        if code == ErrorCode.NONE and levels and not validate_only:
-            await self.update(levels)
+        """KafkaStorageError when the file cannot be written: nothing changed."""
+        async with self._lock:
+            code, message, levels = evaluate(self.finalized, updates, controller)
+            if code == ErrorCode.NONE and levels and not validate_only:
+                await self._commit(levels)
         return code, message
 
     async def update(self, levels: dict[str, int]) -> None:
-        """Apply checked updates together: memory first (no suspension before it), then the
-        file, written in a task of its own so a cancelled request leaves both agreeing."""
-        self.finalized = applied(self.finalized, levels)
-        self.epoch += 1
+        """Apply checked updates together (KafkaStorageError: nothing changed)."""
+        async with self._lock:
+            await self._commit(levels)
+
+    async def _commit(self, levels: dict[str, int]) -> None:
+        # The file first, then memory, in a task of its own: a cancelled request still leaves
+        # both agreeing, and a failed write leaves both as they were.
+        finalized, epoch = applied(self.finalized, levels), self.epoch + 1
+        await asyncio.shield(asyncio.ensure_future(self._store(finalized, epoch)))
+
+    async def _store(self, finalized: dict[str, int], epoch: int) -> None:
         if self.path is not None:
-            doc = {"epoch": self.epoch, "finalized": self.finalized, "known": sorted(SUPPORTED)}
+            doc = {"epoch": epoch, "finalized": finalized, "known": sorted(SUPPORTED)}
             data = json.dumps(doc, sort_keys=True).encode()
-            await asyncio.shield(asyncio.to_thread(write_atomically, os.fspath(self.path), data))
+            try:
+                await asyncio.to_thread(write_atomically, os.fspath(self.path), data)
+            except OSError as exc:
+                raise KafkaStorageError(f"cannot write {self.path}: {exc}") from exc
+        self.finalized, self.epoch = finalized, epoch
 
 
 def read_file(path: Path, initial: Mapping[str, int]) -> tuple[dict[str, int], int] | None:
