@@ -31,10 +31,10 @@ import asyncio
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from broker.config import Config
 from protocol import metadata_version
@@ -53,6 +53,7 @@ KRAFT_VERSION = "kraft.version"
 # As a quorum formatted with `kafka-storage format --standalone` (Kafka 4.0's quickstart).
 KRAFT_VERSION_LEVEL = 1
 FEATURES_FILE = "finalized-features.json"
+T = TypeVar("T")
 
 # name -> (min, max) level this broker supports.
 SUPPORTED: dict[str, tuple[int, int]] = {
@@ -215,24 +216,31 @@ class FileFeatures(Features):
         self, updates: Sequence[FeatureUpdate], controller: int, validate_only: bool
     ) -> tuple[int, str | None]:
         """KafkaStorageError when the file cannot be written: nothing changed."""
-        async with self._lock:
+
+        async def checked() -> tuple[int, str | None]:
             code, message, levels = evaluate(self.finalized, updates, controller)
             if code == ErrorCode.NONE and levels and not validate_only:
-                await self._commit(levels)
-        return code, message
+                await self._store(levels)
+            return code, message
+
+        return await self._locked(checked)
 
     async def update(self, levels: dict[str, int]) -> None:
         """Apply checked updates together (KafkaStorageError: nothing changed)."""
-        async with self._lock:
-            await self._commit(levels)
+        await self._locked(lambda: self._store(levels))
 
-    async def _commit(self, levels: dict[str, int]) -> None:
-        # The file first, then memory, in a task of its own: a cancelled request still leaves
-        # both agreeing, and a failed write leaves both as they were.
+    async def _locked(self, step: Callable[[], Awaitable[T]]) -> T:
+        # In a task of its own, the lock held throughout: a cancelled request neither leaves
+        # file and memory apart nor lets the next change start beside its write.
+        async def run() -> T:
+            async with self._lock:
+                return await step()
+
+        return await asyncio.shield(asyncio.ensure_future(run()))
+
+    async def _store(self, levels: dict[str, int]) -> None:
+        # The file first, then memory: a failed write leaves both as they were.
         finalized, epoch = applied(self.finalized, levels), self.epoch + 1
-        await asyncio.shield(asyncio.ensure_future(self._store(finalized, epoch)))
-
-    async def _store(self, finalized: dict[str, int], epoch: int) -> None:
         if self.path is not None:
             doc = {"epoch": epoch, "finalized": finalized, "known": sorted(SUPPORTED)}
             data = json.dumps(doc, sort_keys=True).encode()
