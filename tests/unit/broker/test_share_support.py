@@ -128,6 +128,22 @@ def test_the_rest_is_not_taken_once_the_log_start_passed_the_share_partitions_st
     assert ahead.take(sp, READ_UNCOMMITTED, 1, 0) is not None
 
 
+def test_the_rests_of_all_partitions_hold_at_most_the_total_the_oldest_giving_way() -> None:
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    ahead = ReadAhead(total_bytes=2 * len(read.data))
+    sps = [SharePartition(ManualClock(), 0) for _ in range(3)]
+    for i, sp in enumerate(sps):
+        assert sp.acquire("a", read.ranges, 2, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 1, 1)]
+        ahead.keep(sp, READ_UNCOMMITTED, read)
+        if i == 1:
+            ahead.keep(sps[0], READ_UNCOMMITTED, read)  # kept again: now the newest
+    assert [ahead.take(sp, READ_UNCOMMITTED, 1, 0) is not None for sp in sps] == [True, False, True]
+    # Taken, they hold nothing: room for two again.
+    for sp in sps[1:]:
+        ahead.keep(sp, READ_UNCOMMITTED, read)
+    assert [ahead.take(sp, READ_UNCOMMITTED, 1, 0) is not None for sp in sps] == [False, True, True]
+
+
 def test_the_rest_of_a_large_read_is_not_kept() -> None:
     sp = SharePartition(ManualClock(), 0)
     ahead = ReadAhead()
