@@ -31,14 +31,15 @@ import asyncio
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from broker.config import Config
 from protocol import metadata_version
 from protocol.errors import ErrorCode
+from storage.errors import KafkaStorageError
 from storage.files import write_atomically
 
 TRANSACTION_VERSION = "transaction.version"
@@ -52,6 +53,7 @@ KRAFT_VERSION = "kraft.version"
 # As a quorum formatted with `kafka-storage format --standalone` (Kafka 4.0's quickstart).
 KRAFT_VERSION_LEVEL = 1
 FEATURES_FILE = "finalized-features.json"
+T = TypeVar("T")
 
 # name -> (min, max) level this broker supports.
 SUPPORTED: dict[str, tuple[int, int]] = {
@@ -198,6 +200,9 @@ class FileFeatures(Features):
     def __init__(self, finalized: dict[str, int], epoch: int, path: Path | None) -> None:
         super().__init__(finalized, epoch)
         self.path = path
+        # One change at a time, checked against the one before it: two writes at once would
+        # share the temporary file, and could land out of order.
+        self._lock = asyncio.Lock()
 
     @classmethod
     def load(cls, data_dir: Path | None, initial: dict[str, int]) -> FileFeatures:
@@ -210,20 +215,40 @@ class FileFeatures(Features):
     async def change(
         self, updates: Sequence[FeatureUpdate], controller: int, validate_only: bool
     ) -> tuple[int, str | None]:
-        code, message, levels = evaluate(self.finalized, updates, controller)
-        if code == ErrorCode.NONE and levels and not validate_only:
-            await self.update(levels)
-        return code, message
+        """KafkaStorageError when the file cannot be written: nothing changed."""
+
+        async def checked() -> tuple[int, str | None]:
+            code, message, levels = evaluate(self.finalized, updates, controller)
+            if code == ErrorCode.NONE and levels and not validate_only:
+                await self._store(levels)
+            return code, message
+
+        return await self._locked(checked)
 
     async def update(self, levels: dict[str, int]) -> None:
-        """Apply checked updates together: memory first (no suspension before it), then the
-        file, written in a task of its own so a cancelled request leaves both agreeing."""
-        self.finalized = applied(self.finalized, levels)
-        self.epoch += 1
+        """Apply checked updates together (KafkaStorageError: nothing changed)."""
+        await self._locked(lambda: self._store(levels))
+
+    async def _locked(self, step: Callable[[], Awaitable[T]]) -> T:
+        # In a task of its own, the lock held throughout: a cancelled request neither leaves
+        # file and memory apart nor lets the next change start beside its write.
+        async def run() -> T:
+            async with self._lock:
+                return await step()
+
+        return await asyncio.shield(asyncio.ensure_future(run()))
+
+    async def _store(self, levels: dict[str, int]) -> None:
+        # The file first, then memory: a failed write leaves both as they were.
+        finalized, epoch = applied(self.finalized, levels), self.epoch + 1
         if self.path is not None:
-            doc = {"epoch": self.epoch, "finalized": self.finalized, "known": sorted(SUPPORTED)}
+            doc = {"epoch": epoch, "finalized": finalized, "known": sorted(SUPPORTED)}
             data = json.dumps(doc, sort_keys=True).encode()
-            await asyncio.shield(asyncio.to_thread(write_atomically, os.fspath(self.path), data))
+            try:
+                await asyncio.to_thread(write_atomically, os.fspath(self.path), data)
+            except OSError as exc:
+                raise KafkaStorageError(f"cannot write {self.path}: {exc}") from exc
+        self.finalized, self.epoch = finalized, epoch
 
 
 def read_file(path: Path, initial: Mapping[str, int]) -> tuple[dict[str, int], int] | None:

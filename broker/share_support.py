@@ -198,6 +198,10 @@ def records_for(read: LogRead, acquired: Sequence[AcquiredRecords]) -> RecordsDa
     return read.data[start:end]
 
 
+# The most the rests of all share partitions hold together (`ReadAhead`).
+READ_AHEAD_TOTAL_BYTES = 64 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class _Ahead:
     start: int
@@ -214,20 +218,37 @@ class ReadAhead:
     The batches lie below the high watermark (or the last stable offset), which never
     change. Keyed weakly by the share partition: gone with it (a leader change drops the
     share partition, `ShareCoordinator.forget_partition`, so a log truncated meanwhile is
-    read again)."""
+    read again). At most `total_bytes` of reads are held for all share partitions together
+    (each rest keeps its whole read): past that the oldest rests give way, so share groups
+    that stop fetching do not hold a read per partition for ever."""
 
-    def __init__(self) -> None:
+    def __init__(self, total_bytes: int = READ_AHEAD_TOTAL_BYTES) -> None:
+        # In the order kept (a dict's): the oldest first.
         self._by_partition: weakref.WeakKeyDictionary[SharePartition, _Ahead] = weakref.WeakKeyDictionary()
+        self._total_bytes = total_bytes
+        # What the rests hold, at most: those gone with their share partition still count
+        # until the next recount.
+        self._held = 0
 
-    def take(self, sp: SharePartition, isolation_level: int, budget: int) -> LogRead | None:
-        """The read's rest when it starts at the partition's next fetch offset and holds
-        `budget` records or more (else None: a fresh read serves the budget whole)."""
+    def _drop(self, sp: SharePartition) -> _Ahead | None:
         ahead = self._by_partition.pop(sp, None)
+        if ahead is not None:
+            self._held -= len(ahead.read.data)
+        return ahead
+
+    def take(self, sp: SharePartition, isolation_level: int, budget: int, log_start_offset: int) -> LogRead | None:
+        """The read's rest when it starts at the partition's next fetch offset and holds
+        `budget` records or more (else None: a fresh read serves the budget whole). Not when
+        the log's start offset (`log_start_offset`, as the log has it now) passed the share
+        partition's start: records were deleted (DeleteRecords, retention) since the read,
+        which a fresh read archives, as Kafka's share partition does on its next fetch."""
+        ahead = self._drop(sp)
         if (
             ahead is None
             or ahead.isolation_level != isolation_level
             or ahead.start != sp.next_fetch_offset
             or ahead.read.record_count < budget
+            or log_start_offset > sp.start_offset
         ):
             return None
         return ahead.read
@@ -235,12 +256,22 @@ class ReadAhead:
     def keep(self, sp: SharePartition, isolation_level: int, read: LogRead) -> None:
         """After an acquisition out of `read`: its batches past what was acquired (not when
         the read is larger than READ_AHEAD_MAX_BYTES: the rest holds on to all of it)."""
+        self._drop(sp)
         start = sp.next_fetch_offset
-        rest = read.after(start) if len(read.data) <= READ_AHEAD_MAX_BYTES else None
-        if rest is not None and rest.batches:
-            self._by_partition[sp] = _Ahead(start, isolation_level, rest)
-        else:
-            self._by_partition.pop(sp, None)
+        size = len(read.data)
+        if size > READ_AHEAD_MAX_BYTES or size > self._total_bytes:
+            return
+        rest = read.after(start)
+        if not rest.batches:
+            return
+        if self._held + size > self._total_bytes:
+            self._held = sum(len(a.read.data) for a in self._by_partition.values())
+            for oldest in list(self._by_partition.keys()):
+                if self._held + size <= self._total_bytes:
+                    break
+                self._drop(oldest)
+        self._by_partition[sp] = _Ahead(start, isolation_level, rest)
+        self._held += size
 
 
 # The first read of a share partition sizes itself for records of this size; later reads

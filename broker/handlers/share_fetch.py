@@ -53,6 +53,7 @@ from protocol.messages.share_fetch_response import (
     ShareFetchResponse,
 )
 from storage.engine import TopicInfo
+from storage.errors import StorageError
 
 API_KEY = 78
 # ShareFetch v1 has no MaxRecords limit of its own: Kafka's default for it.
@@ -283,7 +284,8 @@ async def _acquire_one(
         if sp is None or not sp.can_acquire():
             return []
         offset = sp.next_fetch_offset
-        read = _READ_AHEAD.take(sp, isolation_level, budget)
+        log_start = _log_start_offset(ctx, part)
+        read = None if log_start is None else _READ_AHEAD.take(sp, isolation_level, budget, log_start)
         if read is None:
             size = read_bytes(sp, budget, max_bytes)
             [answer] = await ctx.data_plane.fetch(
@@ -311,6 +313,16 @@ async def _acquire_one(
             # One acquisition per partition and request is the rule: no copy then.
             part.records = chunk if not part.records else bytes(part.records) + bytes(chunk)
         return got
+
+
+def _log_start_offset(ctx: RequestContext, part: _Partition) -> int | None:
+    """The partition's log start offset now (None when it cannot be told: a fresh read
+    reports why)."""
+    assert part.info is not None
+    try:
+        return ctx.topics.log(part.info.name, part.index).log_start_offset
+    except StorageError:
+        return None
 
 
 async def _wait(

@@ -17,6 +17,11 @@ from protocol.messages.alter_share_group_offsets_request import (
 from protocol.messages.api_versions_request import ApiVersionsRequest
 from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.delete_groups_request import DeleteGroupsRequest
+from protocol.messages.delete_records_request import (
+    DeleteRecordsPartition,
+    DeleteRecordsRequest,
+    DeleteRecordsTopic,
+)
 from protocol.messages.delete_share_group_offsets_request import (
     DeleteShareGroupOffsetsRequest,
     DeleteShareGroupOffsetsRequestTopic,
@@ -303,3 +308,45 @@ def test_a_share_groups_id_in_the_classic_group_and_offset_apis(share_broker: Od
         assert group not in _listed(c, ["consumer", "classic"])
         again: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m1", member_epoch=1))
         assert (again.error_code, again.member_epoch) == (E.NONE, 1)
+
+
+def test_an_acquisition_after_delete_records_starts_at_the_new_log_start(share_broker: OdradekBroker) -> None:
+    """The rest of the last read kept for the next acquisition (broker/share_support.py
+    ReadAhead) holds records that DeleteRecords removed meanwhile: as Kafka's share partition,
+    which reads the log again and moves to its new start, they are not delivered."""
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    produce(bs, topic, [str(i) for i in range(8)], batch=1)
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        alter = AlterShareGroupOffsetsRequest(group_id=group, topics=[AlterShareGroupOffsetsRequestTopic(
+            topic_name=topic, partitions=[AlterShareGroupOffsetsRequestPartition(partition_index=0, start_offset=0)])])
+        assert c.call(91, 0, alter).error_code == E.NONE
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        topic_id = joined.assignment.topic_partitions[0].topic_id
+        topics = [FetchTopic(topic_id=topic_id, partitions=[FetchPartition(partition_index=0)])]
+        first: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=0,
+                                                     max_records=2, topics=topics))
+        assert [(a.first_offset, a.last_offset) for t in first.responses for p in t.partitions
+                for a in p.acquired_records] == [(0, 1)]
+        acked: Any = c.call(79, 1, ShareAcknowledgeRequest(
+            group_id=group, member_id="m", share_session_epoch=1,
+            topics=[AckTopic(topic_id=topic_id, partitions=[AckPartition(
+                partition_index=0, acknowledgement_batches=[AckBatch(0, 1, [1])])])]))
+        assert (acked.error_code, acked.responses[0].partitions[0].error_code) == (E.NONE, E.NONE)
+        deleted: Any = c.call(21, 2, DeleteRecordsRequest(timeout_ms=10_000, topics=[
+            DeleteRecordsTopic(name=topic, partitions=[DeleteRecordsPartition(partition_index=0, offset=5)])]))
+        assert [(p.error_code, p.low_watermark) for t in deleted.topics for p in t.partitions] == [(E.NONE, 5)]
+
+        def acquired(epoch: int) -> list[tuple[int, int]]:
+            fetched: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=epoch,
+                                                           max_records=2, topics=[]))
+            assert fetched.error_code == E.NONE
+            return [(a.first_offset, a.last_offset) for t in fetched.responses for p in t.partitions
+                    for a in p.acquired_records]
+
+        # Kafka's ShareFetchUtils: the read out of range moves the share partition to the log's
+        # start and answers no records; the next fetch acquires from there.
+        assert acquired(2) == []
+        assert acquired(3) == [(5, 6)]

@@ -8,8 +8,11 @@ import asyncio
 import json
 from pathlib import Path
 
-from broker.features import FEATURES_FILE, FileFeatures, UpgradeType
+import pytest
+
+from broker.features import FEATURES_FILE, FeatureUpdate, FileFeatures, UpgradeType
 from protocol.errors import ErrorCode
+from storage.errors import KafkaStorageError
 
 INITIAL = {"transaction.version": 2, "share.version": 1, "group.version": 1}
 
@@ -76,3 +79,33 @@ def test_metadata_and_kraft_version_checks_as_kafka_4_0(tmp_path: Path) -> None:
     asyncio.run(features.update({"metadata.version": 24, "kraft.version": 0}))
     again = FileFeatures.load(tmp_path, {**INITIAL, "metadata.version": 25})
     assert (again.reported(), again.epoch) == ({**INITIAL, "metadata.version": 24, "kraft.version": 1}, 1)
+
+
+def test_a_failed_write_changes_nothing_and_is_a_storage_error(tmp_path: Path) -> None:
+    """As every other state: changed once stored. The file cannot be written (here a directory
+    in its place's temporary name): KafkaStorageError, and the levels and epoch stay."""
+    features = FileFeatures.load(tmp_path, INITIAL)
+    (tmp_path / (FEATURES_FILE + ".tmp")).mkdir()
+    update = [FeatureUpdate("group.version", 0, UpgradeType.SAFE_DOWNGRADE)]
+    with pytest.raises(KafkaStorageError):
+        asyncio.run(features.change(update, 1, validate_only=False))
+    assert (features.finalized, features.epoch) == (INITIAL, 0)
+    (tmp_path / (FEATURES_FILE + ".tmp")).rmdir()
+    assert asyncio.run(features.change(update, 1, validate_only=False)) == (ErrorCode.NONE, None)
+    assert (features.finalized, features.epoch) == ({"transaction.version": 2, "share.version": 1}, 1)
+
+
+def test_concurrent_updates_are_stored_in_their_order(tmp_path: Path) -> None:
+    """Each checked against the one before, and the file ends with the last one's levels."""
+    features = FileFeatures.load(tmp_path, INITIAL)
+
+    async def both() -> list[tuple[int, str | None]]:
+        return list(await asyncio.gather(
+            features.change([FeatureUpdate("group.version", 0, UpgradeType.SAFE_DOWNGRADE)], 1, False),
+            features.change([FeatureUpdate("share.version", 0, UpgradeType.SAFE_DOWNGRADE)], 1, False),
+        ))
+
+    assert asyncio.run(both()) == [(ErrorCode.NONE, None)] * 2
+    again = FileFeatures.load(tmp_path, INITIAL)
+    assert (features.finalized, features.epoch) == ({"transaction.version": 2}, 2)
+    assert (again.finalized, again.epoch) == (features.finalized, features.epoch)

@@ -97,14 +97,14 @@ def test_the_rest_of_a_read_serves_the_next_acquisition_once() -> None:
     assert sp.acquire("a", read.ranges, 2, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 1, 1)]
     ahead.keep(sp, READ_COMMITTED, read)
     # Another isolation level, or a budget the rest cannot fill: a fresh read (and the rest is gone).
-    assert ahead.take(sp, READ_UNCOMMITTED, 1) is None
-    assert ahead.take(sp, READ_COMMITTED, 1) is None
+    assert ahead.take(sp, READ_UNCOMMITTED, 1, 0) is None
+    assert ahead.take(sp, READ_COMMITTED, 1, 0) is None
     ahead.keep(sp, READ_COMMITTED, read)
-    assert ahead.take(sp, READ_COMMITTED, 4) is None
+    assert ahead.take(sp, READ_COMMITTED, 4, 0) is None
     ahead.keep(sp, READ_COMMITTED, read)
-    rest = ahead.take(sp, READ_COMMITTED, 3)
+    rest = ahead.take(sp, READ_COMMITTED, 3, 0)
     assert rest is not None and (rest.ranges, rest.read_until) == ([(6, 7), (9, 9)], 10)
-    assert ahead.take(sp, READ_COMMITTED, 3) is None  # taken once
+    assert ahead.take(sp, READ_COMMITTED, 3, 0) is None  # taken once
     # Out of the rest, as out of a fresh read from 2: the aborted 2-5 archived, 6-7 acquired.
     assert sp.acquire("b", rest.ranges, 2, read_until=rest.read_until, read_from=2) == [AcquiredRecords(6, 7, 1)]
     assert bytes(records_for(rest, [AcquiredRecords(6, 7, 1)])) == _data(6, 2, pid=8)
@@ -112,7 +112,36 @@ def test_the_rest_of_a_read_serves_the_next_acquisition_once() -> None:
     # Something made available again moves the next fetch offset below the rest: not taken.
     sp.acknowledge("a", [Acknowledgement(0, 1, (AcknowledgeType.RELEASE,))])
     assert sp.next_fetch_offset == 0
-    assert ahead.take(sp, READ_COMMITTED, 1) is None
+    assert ahead.take(sp, READ_COMMITTED, 1, 0) is None
+
+
+def test_the_rest_is_not_taken_once_the_log_start_passed_the_share_partitions_start() -> None:
+    sp = SharePartition(ManualClock(), 0)
+    ahead = ReadAhead()
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    assert sp.acquire("a", read.ranges, 2, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 1, 1)]
+    ahead.keep(sp, READ_UNCOMMITTED, read)
+    assert sp.start_offset == 0
+    # DeleteRecords moved the log's start: a fresh read archives what it deleted.
+    assert ahead.take(sp, READ_UNCOMMITTED, 1, 1) is None
+    ahead.keep(sp, READ_UNCOMMITTED, read)
+    assert ahead.take(sp, READ_UNCOMMITTED, 1, 0) is not None
+
+
+def test_the_rests_of_all_partitions_hold_at_most_the_total_the_oldest_giving_way() -> None:
+    read = deliverable(LOG, READ_UNCOMMITTED, None)
+    ahead = ReadAhead(total_bytes=2 * len(read.data))
+    sps = [SharePartition(ManualClock(), 0) for _ in range(3)]
+    for i, sp in enumerate(sps):
+        assert sp.acquire("a", read.ranges, 2, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 1, 1)]
+        ahead.keep(sp, READ_UNCOMMITTED, read)
+        if i == 1:
+            ahead.keep(sps[0], READ_UNCOMMITTED, read)  # kept again: now the newest
+    assert [ahead.take(sp, READ_UNCOMMITTED, 1, 0) is not None for sp in sps] == [True, False, True]
+    # Taken, they hold nothing: room for two again.
+    for sp in sps[1:]:
+        ahead.keep(sp, READ_UNCOMMITTED, read)
+    assert [ahead.take(sp, READ_UNCOMMITTED, 1, 0) is not None for sp in sps] == [False, True, True]
 
 
 def test_the_rest_of_a_large_read_is_not_kept() -> None:
@@ -123,7 +152,7 @@ def test_the_rest_of_a_large_read_is_not_kept() -> None:
     assert read.ranges == [(0, 0), (1, 1)]
     assert sp.acquire("a", read.ranges, 1, read_until=read.read_until, read_from=0) == [AcquiredRecords(0, 0, 1)]
     ahead.keep(sp, READ_UNCOMMITTED, read)
-    assert ahead.take(sp, READ_UNCOMMITTED, 1) is None
+    assert ahead.take(sp, READ_UNCOMMITTED, 1, 0) is None
 
 
 def test_a_batch_split_by_a_record_limit_stays_in_the_rest() -> None:
@@ -133,7 +162,7 @@ def test_a_batch_split_by_a_record_limit_stays_in_the_rest() -> None:
     got = sp.acquire("a", read.ranges, 3, AcquireMode.RECORD_LIMIT, read_until=read.read_until, read_from=0)
     assert got == [AcquiredRecords(0, 2, 1)]
     ahead.keep(sp, READ_UNCOMMITTED, read)
-    rest = ahead.take(sp, READ_UNCOMMITTED, 3)
+    rest = ahead.take(sp, READ_UNCOMMITTED, 3, 0)
     assert rest is not None and rest.ranges == [(2, 4), (6, 7), (9, 9)]
     got = sp.acquire("b", rest.ranges, 2, AcquireMode.RECORD_LIMIT, read_until=rest.read_until, read_from=3)
     assert got == [AcquiredRecords(3, 4, 1)]
