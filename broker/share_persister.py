@@ -3,7 +3,10 @@ partition lives on its data partition's leader, its state with the share coordin
 leader of the `__share_group_state` partition its key hashes to
 (coordinator/share/state_store.py). When that leader is this broker the store is called
 directly; otherwise ReadShareGroupState, WriteShareGroupState or DeleteShareGroupState goes
-to it over the inter-broker client (broker/handlers/share_group_state.py serves them).
+to it over the inter-broker client (broker/handlers/share_group_state.py serves them). The
+share group admin APIs (broker/handlers/share_group_offsets.py, on the group coordinator)
+reach it the same way with ReadShareGroupStateSummary, InitializeShareGroupState and
+DeleteShareGroupState, as Kafka's GroupCoordinatorService calls its persister.
 
 An answer NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, no leader yet, or a leader that
 cannot be reached is retried after a backoff, the leader looked up again each time (as
@@ -25,19 +28,24 @@ from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from broker.share_state_wire import from_wire, to_wire
 from coordinator.log import CoordinatorLogError
 from coordinator.share.partition import PersistedBatch
+from coordinator.share.persister import initialized
 from coordinator.share.records import SHARE_GROUP_STATE_TOPIC, SharePartitionKey
-from coordinator.share.state_store import NO_LEADER_EPOCH, ShareState, ShareStateStore
+from coordinator.share.state_store import NO_LEADER_EPOCH, ShareState, ShareStateStore, ShareSummary, summary
 from protocol.errors import ErrorCode
 from protocol.messages import delete_share_group_state_request as delete_rq
+from protocol.messages import initialize_share_group_state_request as init_rq
 from protocol.messages import read_share_group_state_request as read_rq
+from protocol.messages import read_share_group_state_summary_request as summary_rq
 from protocol.messages import write_share_group_state_request as write_rq
 from storage.errors import StorageError
 
 log = structlog.get_logger("odradek.share")
 
+INITIALIZE_KEY, INITIALIZE_VERSION = 83, 0
 READ_KEY, READ_VERSION = 84, 0
 WRITE_KEY, WRITE_VERSION = 85, 0
 DELETE_KEY, DELETE_VERSION = 86, 0
+SUMMARY_KEY, SUMMARY_VERSION = 87, 1
 RETRY_BACKOFF_S = 0.1
 MAX_BACKOFF_S = 1.0
 # What sends the request to the state partition's leader elsewhere.
@@ -91,7 +99,10 @@ class ClusterSharePersister:
                 return None
             return ShareState(part.start_offset, from_wire(part.state_batches), 0, part.state_epoch, 0, 0)
 
-        return await self._run(key, lambda: self.store.read_for_leader(key, epoch), remote)
+        async def local() -> ShareState | None:
+            return initialized(await self.store.read_for_leader(key, epoch))
+
+        return await self._run(key, local, remote)
 
     async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
         epoch = self._epochs.get(key, NO_LEADER_EPOCH)
@@ -114,6 +125,35 @@ class ClusterSharePersister:
             _check(part.error_code, part.error_message)
 
         await self._run(key, lambda: self.store.delete(key), remote)
+
+    async def read_summary(self, key: SharePartitionKey) -> ShareSummary | None:
+        async def remote(leader: int) -> ShareSummary | None:
+            request = summary_rq.ReadShareGroupStateSummaryRequest(
+                group_id=key.group_id, topics=[summary_rq.ReadStateSummaryData(
+                    topic_id=key.topic_id, partitions=[summary_rq.PartitionData(
+                        partition=key.partition, leader_epoch=NO_LEADER_EPOCH)])])
+            part = _only(await self._call(leader, SUMMARY_KEY, SUMMARY_VERSION, request))
+            _check(part.error_code, part.error_message)
+            if part.start_offset < 0 and part.state_epoch <= 0:
+                return None  # no state (Kafka's UNINITIALIZED_START_OFFSET, DEFAULT_STATE_EPOCH)
+            return ShareSummary(part.state_epoch, part.leader_epoch, part.start_offset, part.delivery_complete_count)
+
+        async def local() -> ShareSummary | None:
+            state = self.store.read(key)
+            return None if state is None else summary(state)
+
+        return await self._run(key, local, remote)
+
+    async def initialize(self, key: SharePartitionKey, state_epoch: int, start_offset: int) -> None:
+        async def remote(leader: int) -> None:
+            request = init_rq.InitializeShareGroupStateRequest(
+                group_id=key.group_id, topics=[init_rq.InitializeStateData(
+                    topic_id=key.topic_id, partitions=[init_rq.PartitionData(
+                        partition=key.partition, state_epoch=state_epoch, start_offset=start_offset)])])
+            part = _only(await self._call(leader, INITIALIZE_KEY, INITIALIZE_VERSION, request))
+            _check(part.error_code, part.error_message)
+
+        await self._run(key, lambda: self.store.initialize(key, state_epoch, start_offset), remote)
 
     # --- finding the share coordinator, and retrying -----------------------------------------
 

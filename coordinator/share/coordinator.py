@@ -225,6 +225,19 @@ class ShareCoordinator:
                 pass  # the share partition was reset or deleted meanwhile: nothing to release
         if released:
             self.notify()
+        if self.sessions.take_emptied(group_id):
+            await self._group_empty(group_id)
+
+    async def _group_empty(self, group_id: str) -> None:
+        """The group's last share session on this broker closed (Kafka's SharePartitionManager
+        `onGroupEmpty`): its share partitions here are dropped, their state durable, and read
+        again when a member comes back, so that an AlterShareGroupOffsets or
+        DeleteShareGroupOffsets of the empty group, served by its share coordinator wherever
+        that is, is what the next member starts from."""
+        for key in [k for k in self.partitions.partitions if k.group_id == group_id]:
+            async with self.partitions.lock(key):
+                if not self.sessions.has_group(group_id):
+                    self.partitions.forget(key)
 
     # --- groups, for the admin APIs ---------------------------------------------------------
 
