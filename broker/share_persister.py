@@ -34,6 +34,7 @@ from coordinator.share.state_store import NO_LEADER_EPOCH, ShareState, ShareStat
 from protocol.errors import ErrorCode
 from protocol.messages import delete_share_group_state_request as delete_rq
 from protocol.messages import initialize_share_group_state_request as init_rq
+from protocol.messages import list_offsets_request as offsets_rq
 from protocol.messages import read_share_group_state_request as read_rq
 from protocol.messages import read_share_group_state_summary_request as summary_rq
 from protocol.messages import write_share_group_state_request as write_rq
@@ -46,6 +47,8 @@ READ_KEY, READ_VERSION = 84, 0
 WRITE_KEY, WRITE_VERSION = 85, 0
 DELETE_KEY, DELETE_VERSION = 86, 0
 SUMMARY_KEY, SUMMARY_VERSION = 87, 1
+LIST_OFFSETS_KEY, LIST_OFFSETS_VERSION = 2, 7
+LATEST_TIMESTAMP = -1
 RETRY_BACKOFF_S = 0.1
 MAX_BACKOFF_S = 1.0
 # What sends the request to the state partition's leader elsewhere.
@@ -154,6 +157,26 @@ class ClusterSharePersister:
             _check(part.error_code, part.error_message)
 
         await self._run(key, lambda: self.store.initialize(key, state_epoch, start_offset), remote)
+
+    async def latest_offset(self, topic: str, topic_id: uuid.UUID, partition: int) -> int | None:
+        """The high watermark of a data partition led by another broker (ListOffsets to its
+        leader, as Kafka's group coordinator asks its PartitionMetadataClient for the lag of
+        DescribeShareGroupOffsets v1); None when it cannot be had."""
+        leader, _ = self.leader_of((topic_id, partition))
+        if leader is None or leader < 0:
+            return None
+        request = offsets_rq.ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+            offsets_rq.ListOffsetsTopic(name=topic, partitions=[
+                offsets_rq.ListOffsetsPartition(partition_index=partition, timestamp=LATEST_TIMESTAMP)])])
+        try:
+            answer = await self.client.call(leader, LIST_OFFSETS_KEY, LIST_OFFSETS_VERSION, request)
+        except PeerUnavailable:
+            return None
+        for t in answer.topics:
+            for part in t.partitions:
+                if part.error_code == ErrorCode.NONE and part.offset >= 0:
+                    return int(part.offset)
+        return None
 
     # --- finding the share coordinator, and retrying -----------------------------------------
 

@@ -14,6 +14,7 @@ import uuid
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
+from broker.share_persister import ClusterSharePersister
 from broker.share_support import LATEST_TIMESTAMP, share_groups_enabled, share_key
 from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
@@ -60,6 +61,9 @@ async def describe(ctx: RequestContext, request: DescribeShareGroupOffsetsReques
             out.error_code = ErrorCode.GROUP_AUTHORIZATION_FAILED
             continue
         share = ctx.share
+        if (status := share.group_status(g.group_id)) is not None:  # another broker coordinates it
+            out.error_code = status
+            continue
         if not share.is_share_group(g.group_id):
             out.error_code = ErrorCode.GROUP_ID_NOT_FOUND
             out.error_message = f"Group {g.group_id} is not a share group."
@@ -101,9 +105,22 @@ async def _fill(
     part.start_offset = found.start_offset
     part.leader_epoch = found.leader_epoch
     if ctx.api_version >= LAG_MIN_VERSION and found.start_offset >= 0:
-        end, _ = await ctx.data_plane.offset_for_timestamp(topic, part.partition_index, LATEST_TIMESTAMP, None)
+        end = await _latest_offset(ctx, topic, part.partition_index)
         if end is not None:
-            part.lag = max(end.offset - found.start_offset - max(found.delivery_complete_count, 0), 0)
+            part.lag = max(end - found.start_offset - max(found.delivery_complete_count, 0), 0)
+
+
+async def _latest_offset(ctx: RequestContext, topic: str, partition: int) -> int | None:
+    """The partition's high watermark: this broker's log, else (a cluster) its leader's."""
+    found, error = await ctx.data_plane.offset_for_timestamp(topic, partition, LATEST_TIMESTAMP, None)
+    if found is not None:
+        return found.offset
+    persister = ctx.share.partitions.persister
+    if error == ErrorCode.NOT_LEADER_OR_FOLLOWER and isinstance(persister, ClusterSharePersister):
+        info = TopicResolver(ctx).find(topic)
+        if info is not None:
+            return await persister.latest_offset(topic, info.topic_id, partition)
+    return None
 
 
 async def _described_all(ctx: RequestContext, group_id: str) -> list[DescribeShareGroupOffsetsResponseTopic]:
@@ -142,6 +159,8 @@ async def alter(ctx: RequestContext, request: AlterShareGroupOffsetsRequest) -> 
     if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
         return AlterShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     share = ctx.share
+    if (status := share.group_status(request.group_id)) is not None:
+        return AlterShareGroupOffsetsResponse(error_code=status)
     if request.group_id in ctx.groups.rt.groups or request.group_id in ctx.groups.rt.consumer_groups:
         return AlterShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND,
                                               error_message=f"Group {request.group_id} is not a share group.")
@@ -179,6 +198,8 @@ async def delete(ctx: RequestContext, request: DeleteShareGroupOffsetsRequest) -
     if not allowed(ctx, AclOperation.DELETE, ResourceType.GROUP, request.group_id):
         return DeleteShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     share = ctx.share
+    if (status := share.group_status(request.group_id)) is not None:
+        return DeleteShareGroupOffsetsResponse(error_code=status)
     if not share.is_share_group(request.group_id):
         return DeleteShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND,
                                                error_message=f"Group {request.group_id} is not a share group.")
