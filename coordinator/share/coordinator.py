@@ -243,13 +243,18 @@ class ShareCoordinator:
 
     def group_ids(self) -> list[str]:
         """Share groups with members, or with share-partition state (a group whose members
-        have not re-joined since a restart)."""
+        have not re-joined since a restart). In a cluster the state kept here is that of the
+        state partitions this broker leads, whatever broker coordinates its group: only the
+        groups coordinated here are named (a member-less group is in `membership`, read
+        back from `__consumer_offsets`)."""
         ids = dict.fromkeys(self.membership.groups)
-        ids.update(dict.fromkeys(k.group_id for k in self.store.states))
+        stated = dict.fromkeys(k.group_id for k in self.store.states)
+        ids.update(dict.fromkeys(g for g in stated if self.group_status(g) is None))
         return list(ids)
 
     def is_share_group(self, group_id: str) -> bool:
-        return group_id in self.membership.groups or any(k.group_id == group_id for k in self.store.states)
+        return group_id in self.membership.groups or (
+            self.group_status(group_id) is None and any(k.group_id == group_id for k in self.store.states))
 
     def group_state(self, group_id: str) -> ShareGroupState:
         group = self.membership.groups.get(group_id)
