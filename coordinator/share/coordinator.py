@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -260,15 +260,18 @@ class ShareCoordinator:
         group = self.membership.groups.get(group_id)
         return group.state if group is not None else ShareGroupState.EMPTY
 
-    async def delete_group(self, group_id: str) -> ErrorCode:
-        """DeleteGroups of a share group: only an empty one; its share-partition state goes too."""
+    async def delete_group(self, group_id: str, elsewhere: Iterable[SharePartitionKey] = ()) -> ErrorCode:
+        """DeleteGroups of a share group: only an empty one; its share-partition state goes too,
+        that kept here and that of the `elsewhere` share partitions (in a cluster, those whose
+        state may be with another broker's share coordinator: the persister reaches it)."""
         group = self.membership.groups.get(group_id)
         if group is not None and group.members:
             return ErrorCode.NON_EMPTY_GROUP
         keys = {k for k in self.store.states if k.group_id == group_id}
         keys |= {k for k in self.partitions.partitions if k.group_id == group_id}
+        keys |= {k for k in elsewhere if k.group_id == group_id}
         try:
-            for key in keys:
+            for key in sorted(keys, key=lambda k: (str(k.topic_id), k.partition)):
                 await self.partitions.delete(key)
             async with self.membership_store.lock(group_id):
                 await self.membership_store.write(group_id, None)

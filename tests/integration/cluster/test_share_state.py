@@ -24,6 +24,7 @@ from protocol.messages.alter_share_group_offsets_request import (
     AlterShareGroupOffsetsRequestPartition,
     AlterShareGroupOffsetsRequestTopic,
 )
+from protocol.messages.delete_groups_request import DeleteGroupsRequest
 from protocol.messages.delete_share_group_offsets_request import (
     DeleteShareGroupOffsetsRequest,
     DeleteShareGroupOffsetsRequestTopic,
@@ -188,6 +189,14 @@ def _described(bootstrap: str, group: str) -> Any:
     return g
 
 
+def _summary(bootstrap: str, group: str, topic_id: uuid.UUID, partition: int) -> Any:
+    with WireClient(bootstrap) as c:
+        answer: Any = c.call(87, 1, ReadShareGroupStateSummaryRequest(group_id=group, topics=[ReadStateSummaryData(
+            topic_id=topic_id, partitions=[SummaryPartition(partition=partition, leader_epoch=0)])]))
+    [[part]] = [t.partitions for t in answer.results]
+    return part
+
+
 def _start_offsets(group: Any) -> dict[int, tuple[int, int, int]]:
     return {p.partition_index: (p.error_code, p.start_offset, p.lag) for t in group.topics for p in t.partitions}
 
@@ -211,7 +220,8 @@ def _offsets_admin_reaches_every_share_coordinator(cluster: OdradekCluster, live
     coordinator of a share group whose share partitions keep their state with several brokers:
     each reaches every share partition's share coordinator (ReadShareGroupStateSummary,
     InitializeShareGroupState, DeleteShareGroupState), and a member joining after the alter
-    starts at the altered offsets, wherever its share partitions' leaders are."""
+    starts at the altered offsets, wherever its share partitions' leaders are. DeleteGroups
+    deletes the group's state on every share coordinator too."""
     bootstrap = ",".join(cluster.broker(n).bootstrap for n in sorted(live))
     admin = AdminClient({"bootstrap.servers": bootstrap})
     topic = f"share-admin-{uuid.uuid4().hex[:8]}"
@@ -251,17 +261,10 @@ def _offsets_admin_reaches_every_share_coordinator(cluster: OdradekCluster, live
                what="every share partition described at its log end")
     # The share coordinator itself answers the summary; another broker NOT_COORDINATOR.
     for p, node in share_coordinators.items():
-        with WireClient(cluster.broker(node).bootstrap) as c:
-            [[summary]] = [t.partitions for t in c.call(87, 1, ReadShareGroupStateSummaryRequest(
-                group_id=group, topics=[ReadStateSummaryData(topic_id=topic_id, partitions=[
-                    SummaryPartition(partition=p, leader_epoch=0)])])).results]
+        summary = _summary(cluster.broker(node).bootstrap, group, topic_id, p)
         assert (summary.error_code, summary.start_offset) == (E.NONE, ADMIN_RECORDS)
         elsewhere = next(n for n in live if n != node)
-        with WireClient(cluster.broker(elsewhere).bootstrap) as c:
-            [[refused]] = [t.partitions for t in c.call(87, 1, ReadShareGroupStateSummaryRequest(
-                group_id=group, topics=[ReadStateSummaryData(topic_id=topic_id, partitions=[
-                    SummaryPartition(partition=p, leader_epoch=0)])])).results]
-        assert refused.error_code == E.NOT_COORDINATOR
+        assert _summary(cluster.broker(elsewhere).bootstrap, group, topic_id, p).error_code == E.NOT_COORDINATOR
 
     # The group is empty: every share partition back to offset 1.
     with WireClient(coordinator) as c:
@@ -288,6 +291,21 @@ def _offsets_admin_reaches_every_share_coordinator(cluster: OdradekCluster, live
             DeleteShareGroupOffsetsRequestTopic(topic_name=topic)]))
     assert (deleted.error_code, [t.error_code for t in deleted.responses]) == (E.NONE, [E.NONE])
     assert _described(coordinator, group).topics == []
+
+    # Read from the earliest offset again, then DeleteGroups: the state goes on every share
+    # coordinator.
+    third = consumer(bootstrap, group, topic, explicit=True)
+    try:
+        assert {(m.partition(), m.offset()) for m in _poll_all(third, len(everything))} == everything
+    finally:
+        third.close()
+    wait_until(lambda: _start_offsets(_described(coordinator, group)) == done, timeout=30,
+               what="every share partition acknowledged a third time")
+    with WireClient(coordinator) as c:
+        gone: Any = c.call(42, 2, DeleteGroupsRequest(groups_names=[group]))
+    assert [(r.group_id, r.error_code) for r in gone.results] == [(group, E.NONE)]
+    for p, node in share_coordinators.items():
+        assert _summary(cluster.broker(node).bootstrap, group, topic_id, p).start_offset == -1
 
 
 
