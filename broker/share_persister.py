@@ -30,7 +30,14 @@ from coordinator.log import CoordinatorLogError
 from coordinator.share.partition import PersistedBatch
 from coordinator.share.persister import initialized
 from coordinator.share.records import SHARE_GROUP_STATE_TOPIC, SharePartitionKey
-from coordinator.share.state_store import NO_LEADER_EPOCH, ShareState, ShareStateStore, ShareSummary, summary
+from coordinator.share.state_store import (
+    NO_LEADER_EPOCH,
+    NO_STATE_EPOCH,
+    ShareState,
+    ShareStateStore,
+    ShareSummary,
+    summary,
+)
 from protocol.errors import ErrorCode
 from protocol.messages import delete_share_group_state_request as delete_rq
 from protocol.messages import initialize_share_group_state_request as init_rq
@@ -87,6 +94,10 @@ class ClusterSharePersister:
         # The data partition's leader epoch each share partition was read at: its writes
         # carry it, and the share coordinator fences them once a newer leader has read.
         self._epochs: dict[SharePartitionKey, int] = {}
+        # The state epoch each share partition was read at: its writes carry it, and the
+        # share coordinator fences them once the share partition was initialized again
+        # (AlterShareGroupOffsets: FENCED_STATE_EPOCH, then it is read again).
+        self._state_epochs: dict[SharePartitionKey, int] = {}
 
     async def read(self, key: SharePartitionKey) -> ShareState | None:
         _, epoch = self.leader_of((key.topic_id, key.partition))
@@ -98,27 +109,31 @@ class ClusterSharePersister:
             answer = await self._call(leader, READ_KEY, READ_VERSION, request)
             part = _only(answer)
             _check(part.error_code, part.error_message)
+            self._state_epochs[key] = max(part.state_epoch, 0)
             if part.start_offset < 0:
                 return None
             return ShareState(part.start_offset, from_wire(part.state_batches), 0, part.state_epoch, 0, 0)
 
         async def local() -> ShareState | None:
-            return initialized(await self.store.read_for_leader(key, epoch))
+            state = await self.store.read_for_leader(key, epoch)
+            self._state_epochs[key] = 0 if state is None else state.state_epoch
+            return initialized(state)
 
         return await self._run(key, local, remote)
 
     async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
         epoch = self._epochs.get(key, NO_LEADER_EPOCH)
+        state_epoch = self._state_epochs.get(key, NO_STATE_EPOCH)
 
         async def remote(leader: int) -> None:
             request = write_rq.WriteShareGroupStateRequest(group_id=key.group_id, topics=[write_rq.WriteStateData(
                 topic_id=key.topic_id, partitions=[write_rq.PartitionData(
-                    partition=key.partition, leader_epoch=epoch, start_offset=start_offset,
+                    partition=key.partition, state_epoch=state_epoch, leader_epoch=epoch, start_offset=start_offset,
                     state_batches=to_wire(batches, write_rq.StateBatch))])])
             part = _only(await self._call(leader, WRITE_KEY, WRITE_VERSION, request))
             _check(part.error_code, part.error_message)
 
-        await self._run(key, lambda: self.store.write(key, start_offset, batches, epoch), remote)
+        await self._run(key, lambda: self.store.write(key, start_offset, batches, epoch, state_epoch), remote)
 
     async def delete(self, key: SharePartitionKey) -> None:
         async def remote(leader: int) -> None:

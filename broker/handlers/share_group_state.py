@@ -98,7 +98,7 @@ async def write(ctx: RequestContext, request: WriteShareGroupStateRequest) -> wr
             if start < 0:  # not being written: the state's own
                 old = store.read(key)
                 start = old.start_offset if old is not None else 0
-            await store.write(key, start, batches, p.leader_epoch)
+            await store.write(key, start, batches, p.leader_epoch, p.state_epoch)
         except ValueError as exc:
             part.error_code, part.error_message = ErrorCode.INVALID_REQUEST, str(exc)
         except CoordinatorLogError as exc:

@@ -36,6 +36,8 @@ DEFAULT_STATE_TOPIC_PARTITIONS = 50
 DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT = 500
 # A read or write that carries no leader epoch: nothing fenced, nothing recorded.
 NO_LEADER_EPOCH = -1
+# A write that carries no state epoch (this broker's own share partitions): nothing fenced.
+NO_STATE_EPOCH = -1
 
 
 @dataclass(frozen=True)
@@ -289,16 +291,24 @@ class ShareStateStore:
         start_offset: int,
         batches: Sequence[PersistedBatch],
         leader_epoch: int = NO_LEADER_EPOCH,
+        state_epoch: int = NO_STATE_EPOCH,
     ) -> None:
         """Make (start offset, batches) the durable state of the share partition; raises
         CoordinatorLogError, and then nothing changed. The batches are the whole window, so
         an update replaces every offset it names. A write of a leader epoch older than the
-        state's is refused (FENCED_LEADER_EPOCH): its data partition has a newer leader."""
+        state's is refused (FENCED_LEADER_EPOCH): its data partition has a newer leader; one
+        of a state epoch older than the state's too (FENCED_STATE_EPOCH): the share partition
+        was initialized again since its leader read it (AlterShareGroupOffsets)."""
         partition = self.partition_for(key)
         async with self._lock(partition):
             owned = self._held(partition)
             old = self.states.get(key)
             self._fence(old, leader_epoch)
+            if old is not None and state_epoch != NO_STATE_EPOCH and state_epoch < old.state_epoch:
+                raise CoordinatorLogError(
+                    ErrorCode.FENCED_STATE_EPOCH,
+                    f"state epoch {state_epoch} is older than the share partition's {old.state_epoch}",
+                )
             now = self.clock.now_ms()
             batches = tuple(batches)
             epoch = leader_epoch if leader_epoch != NO_LEADER_EPOCH else 0 if old is None else old.leader_epoch

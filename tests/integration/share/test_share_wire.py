@@ -73,6 +73,8 @@ from protocol.messages.txn_offset_commit_request import (
     TxnOffsetCommitRequestPartition,
     TxnOffsetCommitRequestTopic,
 )
+from protocol.messages.write_share_group_state_request import PartitionData as WritePartition
+from protocol.messages.write_share_group_state_request import WriteShareGroupStateRequest, WriteStateData
 from tests.broker_process import own_broker
 from tests.integration.share.share_clients import create_topic, new_name, produce
 from tests.kafka_wire import WireClient
@@ -326,6 +328,14 @@ def _initialize(c: WireClient, group: str, topic_id: uuid.UUID, partition: int, 
     return part
 
 
+def _write(c: WireClient, group: str, topic_id: uuid.UUID, state_epoch: int, start_offset: int) -> Any:
+    answer: Any = c.call(85, 0, WriteShareGroupStateRequest(group_id=group, topics=[WriteStateData(
+        topic_id=topic_id, partitions=[WritePartition(partition=0, state_epoch=state_epoch, leader_epoch=0,
+                                                      start_offset=start_offset)])]))
+    [[part]] = [t.partitions for t in answer.results]
+    return part
+
+
 def _summary(c: WireClient, group: str, topic_id: uuid.UUID, partition: int, version: int = 1) -> Any:
     answer: Any = c.call(87, version, ReadShareGroupStateSummaryRequest(group_id=group, topics=[ReadStateSummaryData(
         topic_id=topic_id, partitions=[SummaryPartition(partition=partition, leader_epoch=0)])]))
@@ -336,7 +346,8 @@ def _summary(c: WireClient, group: str, topic_id: uuid.UUID, partition: int, ver
 def test_initialize_and_read_summary_of_share_group_state(share_broker: OdradekBroker) -> None:
     """InitializeShareGroupState and ReadShareGroupStateSummary as Kafka's ShareCoordinatorShard
     serves them: a share partition without state reads start offset -1, state epoch 0; an
-    initialization writes a new state epoch and start offset (an older epoch is fenced); a
+    initialization writes a new state epoch and start offset (an older epoch is fenced, a
+    WriteShareGroupState of an older one too); a
     partition the metadata does not hold is UNKNOWN_TOPIC_OR_PARTITION, a negative one
     INVALID_REQUEST. The group's next member starts at the initialized offset."""
     bs = share_broker.bootstrap
@@ -357,6 +368,10 @@ def test_initialize_and_read_summary_of_share_group_state(share_broker: OdradekB
         v0 = _summary(c, group, topic_id, 0, version=0)
         assert (v0.start_offset, v0.state_epoch, v0.delivery_complete_count) == (2, 3, -1)
         assert _initialize(c, group, topic_id, 0, 2, 0).error_code == E.FENCED_STATE_EPOCH
+        assert _summary(c, group, topic_id, 0).start_offset == 2
+        # A share partition's leader that read the state before it was initialized again.
+        assert _write(c, group, topic_id, state_epoch=2, start_offset=0).error_code == E.FENCED_STATE_EPOCH
+        assert _write(c, group, topic_id, state_epoch=3, start_offset=2).error_code == E.NONE
         assert _summary(c, group, topic_id, 0).start_offset == 2
 
         assert _initialize(c, group, topic_id, 1, 0, 0).error_code == E.UNKNOWN_TOPIC_OR_PARTITION
