@@ -47,6 +47,7 @@ DELETE_API_KEY = 92
 # v1 reports the lag (KIP-1226).
 LAG_MIN_VERSION = 1
 UNKNOWN = -1
+SUMMARIES_AT_ONCE = 16
 
 
 async def describe(ctx: RequestContext, request: DescribeShareGroupOffsetsRequest) -> DescribeShareGroupOffsetsResponse:
@@ -126,11 +127,18 @@ async def _latest_offset(ctx: RequestContext, topic: str, partition: int) -> int
 async def _described_all(ctx: RequestContext, group_id: str) -> list[DescribeShareGroupOffsetsResponseTopic]:
     """Every share partition of the group that has state, wherever its share coordinator is:
     each partition of each topic is asked (Kafka's group coordinator asks those of the
-    topics it initialized for the group, which it records and odradek does not), all at once."""
+    topics it initialized for the group, which it records and odradek does not)."""
     persister = ctx.share.partitions.persister
     topics = sorted((t for t in ctx.topics.list_topics() if not t.internal), key=lambda t: str(t.topic_id))
     keys = [(t, share_key(group_id, t.topic_id, i)) for t in topics for i in range(t.num_partitions)]
-    found = await asyncio.gather(*(persister.read_summary(k) for _, k in keys), return_exceptions=True)
+    # A few at a time: each may be a request to another broker, on a connection of its own.
+    room = asyncio.Semaphore(SUMMARIES_AT_ONCE)
+
+    async def read(key: SharePartitionKey) -> ShareSummary | None:
+        async with room:
+            return await persister.read_summary(key)
+
+    found = await asyncio.gather(*(read(k) for _, k in keys), return_exceptions=True)
     out: dict[uuid.UUID, DescribeShareGroupOffsetsResponseTopic] = {}
     for (info, key), summary in zip(keys, found, strict=True):
         if summary is None:
