@@ -3,7 +3,10 @@ partition lives on its data partition's leader, its state with the share coordin
 leader of the `__share_group_state` partition its key hashes to
 (coordinator/share/state_store.py). When that leader is this broker the store is called
 directly; otherwise ReadShareGroupState, WriteShareGroupState or DeleteShareGroupState goes
-to it over the inter-broker client (broker/handlers/share_group_state.py serves them).
+to it over the inter-broker client (broker/handlers/share_group_state.py serves them). The
+share group admin APIs (broker/handlers/share_group_offsets.py, on the group coordinator)
+reach it the same way with ReadShareGroupStateSummary, InitializeShareGroupState and
+DeleteShareGroupState, as Kafka's GroupCoordinatorService calls its persister.
 
 An answer NOT_COORDINATOR or COORDINATOR_LOAD_IN_PROGRESS, no leader yet, or a leader that
 cannot be reached is retried after a backoff, the leader looked up again each time (as
@@ -25,19 +28,34 @@ from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from broker.share_state_wire import from_wire, to_wire
 from coordinator.log import CoordinatorLogError
 from coordinator.share.partition import PersistedBatch
+from coordinator.share.persister import initialized
 from coordinator.share.records import SHARE_GROUP_STATE_TOPIC, SharePartitionKey
-from coordinator.share.state_store import NO_LEADER_EPOCH, ShareState, ShareStateStore
+from coordinator.share.state_store import (
+    NO_LEADER_EPOCH,
+    NO_STATE_EPOCH,
+    ShareState,
+    ShareStateStore,
+    ShareSummary,
+    summary,
+)
 from protocol.errors import ErrorCode
 from protocol.messages import delete_share_group_state_request as delete_rq
+from protocol.messages import initialize_share_group_state_request as init_rq
+from protocol.messages import list_offsets_request as offsets_rq
 from protocol.messages import read_share_group_state_request as read_rq
+from protocol.messages import read_share_group_state_summary_request as summary_rq
 from protocol.messages import write_share_group_state_request as write_rq
 from storage.errors import StorageError
 
 log = structlog.get_logger("odradek.share")
 
+INITIALIZE_KEY, INITIALIZE_VERSION = 83, 0
 READ_KEY, READ_VERSION = 84, 0
 WRITE_KEY, WRITE_VERSION = 85, 0
 DELETE_KEY, DELETE_VERSION = 86, 0
+SUMMARY_KEY, SUMMARY_VERSION = 87, 1
+LIST_OFFSETS_KEY, LIST_OFFSETS_VERSION = 2, 7
+LATEST_TIMESTAMP = -1
 RETRY_BACKOFF_S = 0.1
 MAX_BACKOFF_S = 1.0
 # What sends the request to the state partition's leader elsewhere.
@@ -76,6 +94,10 @@ class ClusterSharePersister:
         # The data partition's leader epoch each share partition was read at: its writes
         # carry it, and the share coordinator fences them once a newer leader has read.
         self._epochs: dict[SharePartitionKey, int] = {}
+        # The state epoch each share partition was read at: its writes carry it, and the
+        # share coordinator fences them once the share partition was initialized again
+        # (AlterShareGroupOffsets: FENCED_STATE_EPOCH, then it is read again).
+        self._state_epochs: dict[SharePartitionKey, int] = {}
 
     async def read(self, key: SharePartitionKey) -> ShareState | None:
         _, epoch = self.leader_of((key.topic_id, key.partition))
@@ -87,24 +109,31 @@ class ClusterSharePersister:
             answer = await self._call(leader, READ_KEY, READ_VERSION, request)
             part = _only(answer)
             _check(part.error_code, part.error_message)
+            self._state_epochs[key] = max(part.state_epoch, 0)
             if part.start_offset < 0:
                 return None
             return ShareState(part.start_offset, from_wire(part.state_batches), 0, part.state_epoch, 0, 0)
 
-        return await self._run(key, lambda: self.store.read_for_leader(key, epoch), remote)
+        async def local() -> ShareState | None:
+            state = await self.store.read_for_leader(key, epoch)
+            self._state_epochs[key] = 0 if state is None else state.state_epoch
+            return initialized(state)
+
+        return await self._run(key, local, remote)
 
     async def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> None:
         epoch = self._epochs.get(key, NO_LEADER_EPOCH)
+        state_epoch = self._state_epochs.get(key, NO_STATE_EPOCH)
 
         async def remote(leader: int) -> None:
             request = write_rq.WriteShareGroupStateRequest(group_id=key.group_id, topics=[write_rq.WriteStateData(
                 topic_id=key.topic_id, partitions=[write_rq.PartitionData(
-                    partition=key.partition, leader_epoch=epoch, start_offset=start_offset,
+                    partition=key.partition, state_epoch=state_epoch, leader_epoch=epoch, start_offset=start_offset,
                     state_batches=to_wire(batches, write_rq.StateBatch))])])
             part = _only(await self._call(leader, WRITE_KEY, WRITE_VERSION, request))
             _check(part.error_code, part.error_message)
 
-        await self._run(key, lambda: self.store.write(key, start_offset, batches, epoch), remote)
+        await self._run(key, lambda: self.store.write(key, start_offset, batches, epoch, state_epoch), remote)
 
     async def delete(self, key: SharePartitionKey) -> None:
         async def remote(leader: int) -> None:
@@ -114,6 +143,55 @@ class ClusterSharePersister:
             _check(part.error_code, part.error_message)
 
         await self._run(key, lambda: self.store.delete(key), remote)
+
+    async def read_summary(self, key: SharePartitionKey) -> ShareSummary | None:
+        async def remote(leader: int) -> ShareSummary | None:
+            request = summary_rq.ReadShareGroupStateSummaryRequest(
+                group_id=key.group_id, topics=[summary_rq.ReadStateSummaryData(
+                    topic_id=key.topic_id, partitions=[summary_rq.PartitionData(
+                        partition=key.partition, leader_epoch=NO_LEADER_EPOCH)])])
+            part = _only(await self._call(leader, SUMMARY_KEY, SUMMARY_VERSION, request))
+            _check(part.error_code, part.error_message)
+            if part.start_offset < 0 and part.state_epoch <= 0:
+                return None  # no state (Kafka's UNINITIALIZED_START_OFFSET, DEFAULT_STATE_EPOCH)
+            return ShareSummary(part.state_epoch, part.leader_epoch, part.start_offset, part.delivery_complete_count)
+
+        async def local() -> ShareSummary | None:
+            state = self.store.read(key)
+            return None if state is None else summary(state)
+
+        return await self._run(key, local, remote)
+
+    async def initialize(self, key: SharePartitionKey, state_epoch: int, start_offset: int) -> None:
+        async def remote(leader: int) -> None:
+            request = init_rq.InitializeShareGroupStateRequest(
+                group_id=key.group_id, topics=[init_rq.InitializeStateData(
+                    topic_id=key.topic_id, partitions=[init_rq.PartitionData(
+                        partition=key.partition, state_epoch=state_epoch, start_offset=start_offset)])])
+            part = _only(await self._call(leader, INITIALIZE_KEY, INITIALIZE_VERSION, request))
+            _check(part.error_code, part.error_message)
+
+        await self._run(key, lambda: self.store.initialize(key, state_epoch, start_offset), remote)
+
+    async def latest_offset(self, topic: str, topic_id: uuid.UUID, partition: int) -> int | None:
+        """The high watermark of a data partition led by another broker (ListOffsets to its
+        leader, as Kafka's group coordinator asks its PartitionMetadataClient for the lag of
+        DescribeShareGroupOffsets v1); None when it cannot be had."""
+        leader, _ = self.leader_of((topic_id, partition))
+        if leader is None or leader < 0:
+            return None
+        request = offsets_rq.ListOffsetsRequest(replica_id=-1, isolation_level=0, topics=[
+            offsets_rq.ListOffsetsTopic(name=topic, partitions=[
+                offsets_rq.ListOffsetsPartition(partition_index=partition, timestamp=LATEST_TIMESTAMP)])])
+        try:
+            answer = await self.client.call(leader, LIST_OFFSETS_KEY, LIST_OFFSETS_VERSION, request)
+        except PeerUnavailable:
+            return None
+        for t in answer.topics:
+            for part in t.partitions:
+                if part.error_code == ErrorCode.NONE and part.offset >= 0:
+                    return int(part.offset)
+        return None
 
     # --- finding the share coordinator, and retrying -----------------------------------------
 

@@ -127,9 +127,11 @@ def build_router() -> Router:
     router.add(share_group_offsets.ALTER_API_KEY, share_group_offsets.alter)
     router.add(share_group_offsets.DELETE_API_KEY, share_group_offsets.delete)
     # The share coordinator's persister requests, between brokers.
+    router.add(share_group_state.INITIALIZE_API_KEY, share_group_state.initialize)
     router.add(share_group_state.READ_API_KEY, share_group_state.read)
     router.add(share_group_state.WRITE_API_KEY, share_group_state.write)
     router.add(share_group_state.DELETE_API_KEY, share_group_state.delete)
+    router.add(share_group_state.SUMMARY_API_KEY, share_group_state.read_summary)
     # Topic and config administration.
     router.add(create_topics.API_KEY, create_topics.handle)
     router.add(delete_topics.API_KEY, delete_topics.handle)

@@ -1,19 +1,26 @@
 """DescribeShareGroupOffsets, AlterShareGroupOffsets and DeleteShareGroupOffsets (KIP-932):
 the start offsets of a share group's share partitions, as `__share_group_state` holds them;
-altered or deleted only while the group has no members, as Kafka allows."""
+altered or deleted only while the group has no members, as Kafka allows. Each share
+partition's state is with its share coordinator (the leader of the `__share_group_state`
+partition its key hashes to), reached through the persister, local or over the wire
+(ReadShareGroupStateSummary, InitializeShareGroupState, DeleteShareGroupState:
+broker/share_persister.py), as Kafka's group coordinator calls its Persister."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
+from broker.share_persister import ClusterSharePersister
 from broker.share_support import LATEST_TIMESTAMP, share_groups_enabled, share_key
 from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
 from coordinator.share.coordinator import SHARE_STATE
-from coordinator.share.record_state import RecordState
+from coordinator.share.records import SharePartitionKey
+from coordinator.share.state_store import ShareSummary
 from protocol.errors import ErrorCode
 from protocol.messages.alter_share_group_offsets_request import AlterShareGroupOffsetsRequest
 from protocol.messages.alter_share_group_offsets_response import (
@@ -40,6 +47,7 @@ DELETE_API_KEY = 92
 # v1 reports the lag (KIP-1226).
 LAG_MIN_VERSION = 1
 UNKNOWN = -1
+SUMMARIES_AT_ONCE = 16
 
 
 async def describe(ctx: RequestContext, request: DescribeShareGroupOffsetsRequest) -> DescribeShareGroupOffsetsResponse:
@@ -54,31 +62,25 @@ async def describe(ctx: RequestContext, request: DescribeShareGroupOffsetsReques
             out.error_code = ErrorCode.GROUP_AUTHORIZATION_FAILED
             continue
         share = ctx.share
+        if (status := share.group_status(g.group_id)) is not None:  # another broker coordinates it
+            out.error_code = status
+            continue
         if not share.is_share_group(g.group_id):
             out.error_code = ErrorCode.GROUP_ID_NOT_FOUND
             out.error_message = f"Group {g.group_id} is not a share group."
             continue
         resolver = TopicResolver(ctx)
-        wanted: list[tuple[str, list[int]]]
+        persister = share.partitions.persister
         if g.topics is None:
-            # Every topic the group has state for.
-            by_topic: dict[uuid.UUID, list[int]] = {}
-            for key in sorted(share.store.states, key=lambda k: (str(k.topic_id), k.partition)):
-                if key.group_id == g.group_id:
-                    by_topic.setdefault(key.topic_id, []).append(key.partition)
-            wanted = []
-            for tid, ps in by_topic.items():
-                info = resolver.find_by_id(tid)
-                if info is not None:
-                    wanted.append((info.name, ps))
-        else:
-            wanted = [(t.topic_name, list(t.partitions)) for t in g.topics]
-        for name, partitions in wanted:
+            out.topics = await _described_all(ctx, g.group_id)
+            continue
+        for t in g.topics:
+            name = t.topic_name
             info = resolver.find(name)
             topic = DescribeShareGroupOffsetsResponseTopic(topic_name=name,
                                                            topic_id=info.topic_id if info else uuid.UUID(int=0))
             out.topics.append(topic)
-            for index in partitions:
+            for index in t.partitions:
                 part = DescribeShareGroupOffsetsResponsePartition(partition_index=index, start_offset=UNKNOWN,
                                                                   leader_epoch=UNKNOWN, lag=UNKNOWN)
                 topic.partitions.append(part)
@@ -88,18 +90,75 @@ async def describe(ctx: RequestContext, request: DescribeShareGroupOffsetsReques
                 if info is None or not 0 <= index < info.num_partitions:
                     part.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
                     continue
-                state = share.store.states.get(share_key(g.group_id, info.topic_id, index))
-                if state is None:
+                try:
+                    found = await persister.read_summary(share_key(g.group_id, info.topic_id, index))
+                except CoordinatorLogError as exc:
+                    part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
                     continue
-                part.start_offset = state.start_offset
-                part.leader_epoch = state.leader_epoch
-                if ctx.api_version >= LAG_MIN_VERSION:
-                    found, _ = await ctx.data_plane.offset_for_timestamp(name, index, LATEST_TIMESTAMP, None)
-                    if found is not None:
-                        done = sum(b.last_offset - b.first_offset + 1 for b in state.batches
-                                   if b.state in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED))
-                        part.lag = max(found.offset - state.start_offset - done, 0)
+                if found is not None:
+                    await _fill(ctx, part, name, found)
     return DescribeShareGroupOffsetsResponse(groups=groups)
+
+
+async def _fill(
+    ctx: RequestContext, part: DescribeShareGroupOffsetsResponsePartition, topic: str, found: ShareSummary
+) -> None:
+    part.start_offset = found.start_offset
+    part.leader_epoch = found.leader_epoch
+    if ctx.api_version >= LAG_MIN_VERSION and found.start_offset >= 0:
+        end = await _latest_offset(ctx, topic, part.partition_index)
+        if end is not None:
+            part.lag = max(end - found.start_offset - max(found.delivery_complete_count, 0), 0)
+
+
+async def _latest_offset(ctx: RequestContext, topic: str, partition: int) -> int | None:
+    """The partition's high watermark: this broker's log, else (a cluster) its leader's."""
+    found, error = await ctx.data_plane.offset_for_timestamp(topic, partition, LATEST_TIMESTAMP, None)
+    if found is not None:
+        return found.offset
+    persister = ctx.share.partitions.persister
+    if error == ErrorCode.NOT_LEADER_OR_FOLLOWER and isinstance(persister, ClusterSharePersister):
+        info = TopicResolver(ctx).find(topic)
+        if info is not None:
+            return await persister.latest_offset(topic, info.topic_id, partition)
+    return None
+
+
+async def _described_all(ctx: RequestContext, group_id: str) -> list[DescribeShareGroupOffsetsResponseTopic]:
+    """Every share partition of the group that has state, wherever its share coordinator is:
+    each partition of each topic is asked (Kafka's group coordinator asks those of the
+    topics it initialized for the group, which it records and odradek does not)."""
+    persister = ctx.share.partitions.persister
+    topics = sorted((t for t in ctx.topics.list_topics() if not t.internal), key=lambda t: str(t.topic_id))
+    keys = [(t, share_key(group_id, t.topic_id, i)) for t in topics for i in range(t.num_partitions)]
+    # A few at a time: each may be a request to another broker, on a connection of its own.
+    room = asyncio.Semaphore(SUMMARIES_AT_ONCE)
+
+    async def read(key: SharePartitionKey) -> ShareSummary | None:
+        async with room:
+            return await persister.read_summary(key)
+
+    found = await asyncio.gather(*(read(k) for _, k in keys), return_exceptions=True)
+    out: dict[uuid.UUID, DescribeShareGroupOffsetsResponseTopic] = {}
+    for (info, key), summary in zip(keys, found, strict=True):
+        if summary is None:
+            continue
+        if isinstance(summary, BaseException) and not isinstance(summary, CoordinatorLogError):
+            raise summary
+        topic = out.get(info.topic_id)
+        if topic is None:
+            topic = out[info.topic_id] = DescribeShareGroupOffsetsResponseTopic(topic_name=info.name,
+                                                                               topic_id=info.topic_id)
+        part = DescribeShareGroupOffsetsResponsePartition(partition_index=key.partition, start_offset=UNKNOWN,
+                                                          leader_epoch=UNKNOWN, lag=UNKNOWN)
+        topic.partitions.append(part)
+        if not allowed(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, info.name):
+            part.error_code = ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        elif isinstance(summary, CoordinatorLogError):
+            part.error_code, part.error_message = summary.client_error(SHARE_STATE), str(summary)
+        else:
+            await _fill(ctx, part, info.name, summary)
+    return list(out.values())
 
 
 async def alter(ctx: RequestContext, request: AlterShareGroupOffsetsRequest) -> AlterShareGroupOffsetsResponse:
@@ -108,6 +167,8 @@ async def alter(ctx: RequestContext, request: AlterShareGroupOffsetsRequest) -> 
     if not allowed(ctx, AclOperation.READ, ResourceType.GROUP, request.group_id):
         return AlterShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     share = ctx.share
+    if (status := share.group_status(request.group_id)) is not None:
+        return AlterShareGroupOffsetsResponse(error_code=status)
     if request.group_id in ctx.groups.rt.groups or request.group_id in ctx.groups.rt.consumer_groups:
         return AlterShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND,
                                               error_message=f"Group {request.group_id} is not a share group.")
@@ -131,8 +192,7 @@ async def alter(ctx: RequestContext, request: AlterShareGroupOffsetsRequest) -> 
                 error = ErrorCode.INVALID_REQUEST
             else:
                 try:
-                    await share.partitions.reset(share_key(request.group_id, info.topic_id, p.partition_index),
-                                                 p.start_offset)
+                    await _reset(ctx, share_key(request.group_id, info.topic_id, p.partition_index), p.start_offset)
                 except CoordinatorLogError as exc:
                     error = exc.client_error(SHARE_STATE)
             topic.partitions.append(AlterShareGroupOffsetsResponsePartition(partition_index=p.partition_index,
@@ -146,6 +206,8 @@ async def delete(ctx: RequestContext, request: DeleteShareGroupOffsetsRequest) -
     if not allowed(ctx, AclOperation.DELETE, ResourceType.GROUP, request.group_id):
         return DeleteShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_AUTHORIZATION_FAILED)
     share = ctx.share
+    if (status := share.group_status(request.group_id)) is not None:
+        return DeleteShareGroupOffsetsResponse(error_code=status)
     if not share.is_share_group(request.group_id):
         return DeleteShareGroupOffsetsResponse(error_code=ErrorCode.GROUP_ID_NOT_FOUND,
                                                error_message=f"Group {request.group_id} is not a share group.")
@@ -165,12 +227,28 @@ async def delete(ctx: RequestContext, request: DeleteShareGroupOffsetsRequest) -
         if info is None:
             out.error_code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             continue
-        keys = {k for k in share.store.states if k.group_id == request.group_id and k.topic_id == info.topic_id}
+        # Every partition of the topic: its state may be with any broker's share coordinator
+        # (a partition without state costs a no-op DeleteShareGroupState).
+        keys = {share_key(request.group_id, info.topic_id, i) for i in range(info.num_partitions)}
         keys |= {k for k in share.partitions.partitions
                  if k.group_id == request.group_id and k.topic_id == info.topic_id}
         try:
-            for key in keys:
+            for key in sorted(keys, key=lambda k: k.partition):
                 await share.partitions.delete(key)
         except CoordinatorLogError as exc:
             out.error_code = exc.client_error(SHARE_STATE)
     return DeleteShareGroupOffsetsResponse(responses=responses)
+
+
+async def _reset(ctx: RequestContext, key: SharePartitionKey, start_offset: int) -> None:
+    """AlterShareGroupOffsets of one share partition, as Kafka's GroupCoordinatorService: its
+    share coordinator initializes it at `start_offset` under the next state epoch. A share
+    partition this broker holds in memory is dropped, to be read again; one held by another
+    broker (its data partition's leader) was dropped there when the group became empty
+    (`ShareCoordinator.release_member`)."""
+    share = ctx.share
+    persister = share.partitions.persister
+    async with share.partitions.lock(key):
+        found = await persister.read_summary(key)
+        await persister.initialize(key, 0 if found is None else found.state_epoch + 1, start_offset)
+        share.partitions.forget(key)

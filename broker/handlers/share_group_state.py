@@ -1,5 +1,7 @@
-"""ReadShareGroupState, WriteShareGroupState and DeleteShareGroupState (KIP-932): the share
-coordinator's side of the persister. A share partition lives on its data partition's leader,
+"""ReadShareGroupState, WriteShareGroupState, DeleteShareGroupState, InitializeShareGroupState
+and ReadShareGroupStateSummary (KIP-932): the share coordinator's side of the persister.
+The last two serve the group coordinator's share group admin APIs
+(broker/handlers/share_group_offsets.py). A share partition lives on its data partition's leader,
 which keeps its durable state with the leader of the `__share_group_state` partition its key
 hashes to (broker/share_persister.py). Brokers only: CLUSTER_ACTION on the cluster, as
 Kafka's KafkaApis checks. The data partition's leader epoch fences a former leader
@@ -17,19 +19,27 @@ from broker.security.acl.model import AclOperation
 from broker.security.authorization import cluster_allowed
 from broker.share_state_wire import UNINITIALIZED_START_OFFSET, from_wire, to_wire
 from broker.share_support import share_key
+from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
 from coordinator.share.coordinator import SHARE_STATE
+from coordinator.share.state_store import summary
 from protocol.errors import ErrorCode
 from protocol.messages import delete_share_group_state_response as delete_rs
+from protocol.messages import initialize_share_group_state_response as init_rs
 from protocol.messages import read_share_group_state_response as read_rs
+from protocol.messages import read_share_group_state_summary_response as summary_rs
 from protocol.messages import write_share_group_state_response as write_rs
 from protocol.messages.delete_share_group_state_request import DeleteShareGroupStateRequest
+from protocol.messages.initialize_share_group_state_request import InitializeShareGroupStateRequest
 from protocol.messages.read_share_group_state_request import ReadShareGroupStateRequest
+from protocol.messages.read_share_group_state_summary_request import ReadShareGroupStateSummaryRequest
 from protocol.messages.write_share_group_state_request import WriteShareGroupStateRequest
 
+INITIALIZE_API_KEY = 83
 READ_API_KEY = 84
 WRITE_API_KEY = 85
 DELETE_API_KEY = 86
+SUMMARY_API_KEY = 87
 
 
 async def _each_partition(
@@ -88,7 +98,7 @@ async def write(ctx: RequestContext, request: WriteShareGroupStateRequest) -> wr
             if start < 0:  # not being written: the state's own
                 old = store.read(key)
                 start = old.start_offset if old is not None else 0
-            await store.write(key, start, batches, p.leader_epoch)
+            await store.write(key, start, batches, p.leader_epoch, p.state_epoch)
         except ValueError as exc:
             part.error_code, part.error_message = ErrorCode.INVALID_REQUEST, str(exc)
         except CoordinatorLogError as exc:
@@ -117,3 +127,67 @@ async def delete(
         lambda n: delete_rs.PartitionResult(partition=n), serve,
     )
     return delete_rs.DeleteShareGroupStateResponse(results=results)
+
+
+def _unknown_partition(ctx: RequestContext, topic_id: Any, partition: int) -> tuple[ErrorCode, str] | None:
+    """Kafka's share coordinator checks (maybeGetInitializeStateError and the like): a negative
+    partition is INVALID_REQUEST, one the metadata does not hold UNKNOWN_TOPIC_OR_PARTITION."""
+    if partition < 0:
+        return ErrorCode.INVALID_REQUEST, "The partition id is negative."
+    info = TopicResolver(ctx).find_by_id(topic_id)
+    if info is None or partition >= info.num_partitions:
+        return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "The topic partition is unknown."
+    return None
+
+
+async def initialize(
+    ctx: RequestContext, request: InitializeShareGroupStateRequest
+) -> init_rs.InitializeShareGroupStateResponse:
+    store = ctx.share.store
+
+    async def serve(t: Any, p: Any, part: init_rs.PartitionResult) -> None:
+        key = share_key(request.group_id, t.topic_id, p.partition)
+        try:
+            # Held here first (NOT_COORDINATOR before anything else, as Kafka's runtime).
+            store.read(key)
+            if (bad := _unknown_partition(ctx, t.topic_id, p.partition)) is not None:
+                part.error_code, part.error_message = bad
+                return
+            await store.initialize(key, p.state_epoch, p.start_offset)
+        except CoordinatorLogError as exc:
+            part.error_code, part.error_message = exc.client_error(SHARE_STATE), str(exc)
+
+    results = await _each_partition(
+        ctx, request.topics, lambda topic_id: init_rs.InitializeStateResult(topic_id=topic_id),
+        lambda n: init_rs.PartitionResult(partition=n), serve,
+    )
+    return init_rs.InitializeShareGroupStateResponse(results=results)
+
+
+async def read_summary(
+    ctx: RequestContext, request: ReadShareGroupStateSummaryRequest
+) -> summary_rs.ReadShareGroupStateSummaryResponse:
+    """No state: start offset -1, state epoch 0 (Kafka's PartitionFactory defaults), no error."""
+    store = ctx.share.store
+
+    async def serve(t: Any, p: Any, part: summary_rs.PartitionResult) -> None:
+        key = share_key(request.group_id, t.topic_id, p.partition)
+        try:
+            state = store.read(key)
+        except CoordinatorLogError as exc:
+            part.error_code, part.error_message = exc.error, str(exc)
+            return
+        if (bad := _unknown_partition(ctx, t.topic_id, p.partition)) is not None:
+            part.error_code, part.error_message = bad
+            return
+        if state is not None:
+            s = summary(state)
+            part.state_epoch, part.leader_epoch = s.state_epoch, s.leader_epoch
+            part.start_offset, part.delivery_complete_count = s.start_offset, s.delivery_complete_count
+
+    results = await _each_partition(
+        ctx, request.topics, lambda topic_id: summary_rs.ReadStateSummaryResult(topic_id=topic_id),
+        lambda n: summary_rs.PartitionResult(partition=n, start_offset=UNINITIALIZED_START_OFFSET, leader_epoch=0),
+        serve,
+    )
+    return summary_rs.ReadShareGroupStateSummaryResponse(results=results)

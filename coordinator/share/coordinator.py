@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any
 
 import structlog
@@ -225,32 +225,53 @@ class ShareCoordinator:
                 pass  # the share partition was reset or deleted meanwhile: nothing to release
         if released:
             self.notify()
+        if self.sessions.take_emptied(group_id):
+            await self._group_empty(group_id)
+
+    async def _group_empty(self, group_id: str) -> None:
+        """The group's last share session on this broker closed (Kafka's SharePartitionManager
+        `onGroupEmpty`): its share partitions here are dropped, their state durable, and read
+        again when a member comes back, so that an AlterShareGroupOffsets or
+        DeleteShareGroupOffsets of the empty group, served by its share coordinator wherever
+        that is, is what the next member starts from."""
+        for key in [k for k in self.partitions.partitions if k.group_id == group_id]:
+            async with self.partitions.lock(key):
+                if not self.sessions.has_group(group_id):
+                    self.partitions.forget(key)
 
     # --- groups, for the admin APIs ---------------------------------------------------------
 
     def group_ids(self) -> list[str]:
         """Share groups with members, or with share-partition state (a group whose members
-        have not re-joined since a restart)."""
+        have not re-joined since a restart). In a cluster the state kept here is that of the
+        state partitions this broker leads, whatever broker coordinates its group: only the
+        groups coordinated here are named (a member-less group is in `membership`, read
+        back from `__consumer_offsets`)."""
         ids = dict.fromkeys(self.membership.groups)
-        ids.update(dict.fromkeys(k.group_id for k in self.store.states))
+        stated = dict.fromkeys(k.group_id for k in self.store.states)
+        ids.update(dict.fromkeys(g for g in stated if self.group_status(g) is None))
         return list(ids)
 
     def is_share_group(self, group_id: str) -> bool:
-        return group_id in self.membership.groups or any(k.group_id == group_id for k in self.store.states)
+        return group_id in self.membership.groups or (
+            self.group_status(group_id) is None and any(k.group_id == group_id for k in self.store.states))
 
     def group_state(self, group_id: str) -> ShareGroupState:
         group = self.membership.groups.get(group_id)
         return group.state if group is not None else ShareGroupState.EMPTY
 
-    async def delete_group(self, group_id: str) -> ErrorCode:
-        """DeleteGroups of a share group: only an empty one; its share-partition state goes too."""
+    async def delete_group(self, group_id: str, elsewhere: Iterable[SharePartitionKey] = ()) -> ErrorCode:
+        """DeleteGroups of a share group: only an empty one; its share-partition state goes too,
+        that kept here and that of the `elsewhere` share partitions (in a cluster, those whose
+        state may be with another broker's share coordinator: the persister reaches it)."""
         group = self.membership.groups.get(group_id)
         if group is not None and group.members:
             return ErrorCode.NON_EMPTY_GROUP
         keys = {k for k in self.store.states if k.group_id == group_id}
         keys |= {k for k in self.partitions.partitions if k.group_id == group_id}
+        keys |= {k for k in elsewhere if k.group_id == group_id}
         try:
-            for key in keys:
+            for key in sorted(keys, key=lambda k: (str(k.topic_id), k.partition)):
                 await self.partitions.delete(key)
             async with self.membership_store.lock(group_id):
                 await self.membership_store.write(group_id, None)

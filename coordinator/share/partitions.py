@@ -34,6 +34,9 @@ _T = TypeVar("_T")
 log = structlog.get_logger("odradek.share")
 
 _Pending = tuple[Callable[[SharePartition], Any], "asyncio.Future[Any]"]
+# A write refused so: the share partition held here is stale (a newer leader of its data
+# partition read it, or it was initialized again: AlterShareGroupOffsets).
+_FENCED = (ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.FENCED_STATE_EPOCH)
 
 
 def _drop_coroutine(coro: Coroutine[Any, Any, None]) -> None:
@@ -181,10 +184,10 @@ class SharePartitions:
                 await self.persister.write(key, state[0], state[1])
             except BaseException as exc:
                 sp.abort_change()
-                if isinstance(exc, CoordinatorLogError) and exc.error is ErrorCode.FENCED_LEADER_EPOCH:
+                if isinstance(exc, CoordinatorLogError) and exc.error in _FENCED:
                     # A newer leader of the data partition read the state since this one
-                    # did (Kafka's SharePartition is fenced and dropped): what it holds is
-                    # stale; it is read again should this broker lead the partition again.
+                    # did, or it was initialized again (Kafka's SharePartition is fenced and
+                    # dropped): what it holds is stale; it is read again on next use.
                     self.forget(key)
                 # A cancelled writer fails the changes it carried, and is cancelled itself.
                 failure = exc if isinstance(exc, Exception) else CoordinatorLogError(

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from coordinator.share.partition import PersistedBatch
 from coordinator.share.records import SharePartitionKey
-from coordinator.share.state_store import ShareState, ShareStateStore
+from coordinator.share.state_store import ShareState, ShareStateStore, ShareSummary, summary
 
 
 class SharePersister(Protocol):
@@ -28,13 +28,23 @@ class SharePersister(Protocol):
         """The share partition's state is gone (DeleteShareGroupState)."""
         ...
 
+    async def read_summary(self, key: SharePartitionKey) -> ShareSummary | None:
+        """The share partition's state for the admin APIs (ReadShareGroupStateSummary):
+        nothing recorded, no leader epoch fenced; None when it has none."""
+        ...
+
+    async def initialize(self, key: SharePartitionKey, state_epoch: int, start_offset: int) -> None:
+        """The share partition starts over at `start_offset` under `state_epoch`
+        (InitializeShareGroupState: AlterShareGroupOffsets)."""
+        ...
+
 
 class LocalPersister:
     def __init__(self, store: ShareStateStore) -> None:
         self.store = store
 
     async def read(self, key: SharePartitionKey) -> ShareState | None:
-        return self.store.read(key)
+        return initialized(self.store.read(key))
 
     def write(self, key: SharePartitionKey, start_offset: int, batches: Sequence[PersistedBatch]) -> Coroutine[Any, Any, None]:
         # The store's coroutine itself: one frame less on every acknowledgement's way.
@@ -42,3 +52,16 @@ class LocalPersister:
 
     async def delete(self, key: SharePartitionKey) -> None:
         await self.store.delete(key)
+
+    async def read_summary(self, key: SharePartitionKey) -> ShareSummary | None:
+        state = self.store.read(key)
+        return None if state is None else summary(state)
+
+    async def initialize(self, key: SharePartitionKey, state_epoch: int, start_offset: int) -> None:
+        await self.store.initialize(key, state_epoch, start_offset)
+
+
+def initialized(state: ShareState | None) -> ShareState | None:
+    """What a share partition's leader starts from: a state initialized without a start
+    offset (-1) is none, the leader's share.auto.offset.reset picks it."""
+    return None if state is None or state.start_offset < 0 else state

@@ -38,6 +38,9 @@ class ShareSessionError(Exception):
 class ShareSessionCache:
     def __init__(self) -> None:
         self.sessions: dict[tuple[str, str], ShareSession] = {}
+        # Groups whose last session here its member closed, until `take_emptied` (Kafka's
+        # SharePartitionManager `onGroupEmpty`: their share partitions here are dropped).
+        self._emptied: set[str] = set()
 
     def open(self, group_id: str, member_id: str) -> ShareSession:
         """Epoch 0: a new session, replacing any the member had."""
@@ -62,7 +65,23 @@ class ShareSessionCache:
         return session
 
     def close(self, group_id: str, member_id: str) -> ShareSession | None:
-        return self.sessions.pop((group_id, member_id), None)
+        session = self.sessions.pop((group_id, member_id), None)
+        if session is not None and not self.has_group(group_id):
+            self._emptied.add(group_id)
+        return session
 
     def close_member(self, group_id: str, member_id: str) -> None:
+        """The member left the group (or its session timed out): not a close of its own,
+        its share partitions here stay (the next fetch or a lock timeout moves them on)."""
         self.sessions.pop((group_id, member_id), None)
+
+    def has_group(self, group_id: str) -> bool:
+        return any(g == group_id for g, _ in self.sessions)
+
+    def take_emptied(self, group_id: str) -> bool:
+        """Whether the group's last session here closed since the last call; a new session
+        of the group cancels it."""
+        if group_id not in self._emptied:
+            return False
+        self._emptied.discard(group_id)
+        return not self.has_group(group_id)

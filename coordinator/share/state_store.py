@@ -24,6 +24,7 @@ from coordinator.ownership import OwnedPartition, Ownership
 from coordinator.partitioning import partition_for
 from coordinator.share import records as rec
 from coordinator.share.partition import PersistedBatch
+from coordinator.share.record_state import RecordState
 from coordinator.share.records import SharePartitionKey, ShareSnapshot, ShareUpdate
 from protocol.errors import ErrorCode
 from storage.clock import Clock
@@ -35,6 +36,8 @@ DEFAULT_STATE_TOPIC_PARTITIONS = 50
 DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT = 500
 # A read or write that carries no leader epoch: nothing fenced, nothing recorded.
 NO_LEADER_EPOCH = -1
+# A write that carries no state epoch (this broker's own share partitions): nothing fenced.
+NO_STATE_EPOCH = -1
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,24 @@ class ShareState:
     state_epoch: int
     leader_epoch: int
     create_timestamp: int
+
+
+@dataclass(frozen=True)
+class ShareSummary:
+    """What ReadShareGroupStateSummary answers of a share partition's state."""
+
+    state_epoch: int
+    leader_epoch: int
+    start_offset: int
+    # KIP-1226: the offsets at or past the start offset whose delivery is over; -1 unknown.
+    delivery_complete_count: int
+
+
+def summary(state: ShareState) -> ShareSummary:
+    done = -1 if state.start_offset < 0 else sum(
+        b.last_offset - b.first_offset + 1 for b in state.batches
+        if b.state in (RecordState.ACKNOWLEDGED, RecordState.ARCHIVED))
+    return ShareSummary(state.state_epoch, state.leader_epoch, state.start_offset, done)
 
 
 def coordinator_key(key: SharePartitionKey) -> str:
@@ -270,16 +291,24 @@ class ShareStateStore:
         start_offset: int,
         batches: Sequence[PersistedBatch],
         leader_epoch: int = NO_LEADER_EPOCH,
+        state_epoch: int = NO_STATE_EPOCH,
     ) -> None:
         """Make (start offset, batches) the durable state of the share partition; raises
         CoordinatorLogError, and then nothing changed. The batches are the whole window, so
         an update replaces every offset it names. A write of a leader epoch older than the
-        state's is refused (FENCED_LEADER_EPOCH): its data partition has a newer leader."""
+        state's is refused (FENCED_LEADER_EPOCH): its data partition has a newer leader; one
+        of a state epoch older than the state's too (FENCED_STATE_EPOCH): the share partition
+        was initialized again since its leader read it (AlterShareGroupOffsets)."""
         partition = self.partition_for(key)
         async with self._lock(partition):
             owned = self._held(partition)
             old = self.states.get(key)
             self._fence(old, leader_epoch)
+            if old is not None and state_epoch != NO_STATE_EPOCH and state_epoch < old.state_epoch:
+                raise CoordinatorLogError(
+                    ErrorCode.FENCED_STATE_EPOCH,
+                    f"state epoch {state_epoch} is older than the share partition's {old.state_epoch}",
+                )
             now = self.clock.now_ms()
             batches = tuple(batches)
             epoch = leader_epoch if leader_epoch != NO_LEADER_EPOCH else 0 if old is None else old.leader_epoch
@@ -309,6 +338,35 @@ class ShareStateStore:
                     self._apply_snapshot(key, change)
                 else:
                     self._apply_update(key, change)
+
+    async def initialize(self, key: SharePartitionKey, state_epoch: int, start_offset: int) -> None:
+        """InitializeShareGroupState (Kafka's ShareCoordinatorShard.initializeState): the
+        share partition starts over at `start_offset` (-1: left to its leader's
+        share.auto.offset.reset) under `state_epoch`, a snapshot with no batches and leader
+        epoch 0. A state epoch older than the state's is refused (FENCED_STATE_EPOCH)."""
+        partition = self.partition_for(key)
+        async with self._lock(partition):
+            owned = self._held(partition)
+            old = self.states.get(key)
+            if old is not None and old.state_epoch > state_epoch:
+                raise CoordinatorLogError(
+                    ErrorCode.FENCED_STATE_EPOCH,
+                    f"state epoch {state_epoch} is older than the share partition's {old.state_epoch}",
+                )
+            now = self.clock.now_ms()
+            snapshot = ShareSnapshot(
+                snapshot_epoch=0 if old is None else old.snapshot_epoch + 1,
+                state_epoch=state_epoch,
+                leader_epoch=0,
+                start_offset=start_offset,
+                batches=(),
+                create_timestamp=now,
+                write_timestamp=now,
+                delivery_complete_count=-1 if start_offset < 0 else 0,
+            )
+            await self._append(partition, [(self._record_key(rec.SNAPSHOT, key), rec.encode_snapshot(snapshot))])
+            if self.ownership.holds(owned):
+                self._apply_snapshot(key, snapshot)
 
     async def delete(self, key: SharePartitionKey) -> None:
         """Tombstones for the share partition's records (DeleteShareGroupOffsets, group deletion)."""

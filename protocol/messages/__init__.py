@@ -94,6 +94,8 @@ from protocol.messages.incremental_alter_configs_request import IncrementalAlter
 from protocol.messages.incremental_alter_configs_response import IncrementalAlterConfigsResponse
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.init_producer_id_response import InitProducerIdResponse
+from protocol.messages.initialize_share_group_state_request import InitializeShareGroupStateRequest
+from protocol.messages.initialize_share_group_state_response import InitializeShareGroupStateResponse
 from protocol.messages.join_group_request import JoinGroupRequest
 from protocol.messages.join_group_response import JoinGroupResponse
 from protocol.messages.leave_group_request import LeaveGroupRequest
@@ -122,6 +124,8 @@ from protocol.messages.produce_request import ProduceRequest
 from protocol.messages.produce_response import ProduceResponse
 from protocol.messages.read_share_group_state_request import ReadShareGroupStateRequest
 from protocol.messages.read_share_group_state_response import ReadShareGroupStateResponse
+from protocol.messages.read_share_group_state_summary_request import ReadShareGroupStateSummaryRequest
+from protocol.messages.read_share_group_state_summary_response import ReadShareGroupStateSummaryResponse
 from protocol.messages.renew_delegation_token_request import RenewDelegationTokenRequest
 from protocol.messages.renew_delegation_token_response import RenewDelegationTokenResponse
 from protocol.messages.request_header import RequestHeader
@@ -248,9 +252,11 @@ API_SPECS: dict[int, ApiSpec] = {
     77: ApiSpec(77, 'ShareGroupDescribe', ShareGroupDescribeRequest, ShareGroupDescribeResponse),
     78: ApiSpec(78, 'ShareFetch', ShareFetchRequest, ShareFetchResponse),
     79: ApiSpec(79, 'ShareAcknowledge', ShareAcknowledgeRequest, ShareAcknowledgeResponse),
+    83: ApiSpec(83, 'InitializeShareGroupState', InitializeShareGroupStateRequest, InitializeShareGroupStateResponse),
     84: ApiSpec(84, 'ReadShareGroupState', ReadShareGroupStateRequest, ReadShareGroupStateResponse),
     85: ApiSpec(85, 'WriteShareGroupState', WriteShareGroupStateRequest, WriteShareGroupStateResponse),
     86: ApiSpec(86, 'DeleteShareGroupState', DeleteShareGroupStateRequest, DeleteShareGroupStateResponse),
+    87: ApiSpec(87, 'ReadShareGroupStateSummary', ReadShareGroupStateSummaryRequest, ReadShareGroupStateSummaryResponse),
     90: ApiSpec(90, 'DescribeShareGroupOffsets', DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse),
     91: ApiSpec(91, 'AlterShareGroupOffsets', AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse),
     92: ApiSpec(92, 'DeleteShareGroupOffsets', DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse),
@@ -357,6 +363,8 @@ __all__ = [
     'IncrementalAlterConfigsResponse',
     'InitProducerIdRequest',
     'InitProducerIdResponse',
+    'InitializeShareGroupStateRequest',
+    'InitializeShareGroupStateResponse',
     'JoinGroupRequest',
     'JoinGroupResponse',
     'LeaveGroupRequest',
@@ -387,6 +395,8 @@ __all__ = [
     'ProduceResponse',
     'ReadShareGroupStateRequest',
     'ReadShareGroupStateResponse',
+    'ReadShareGroupStateSummaryRequest',
+    'ReadShareGroupStateSummaryResponse',
     'RenewDelegationTokenRequest',
     'RenewDelegationTokenResponse',
     'RequestHeader',

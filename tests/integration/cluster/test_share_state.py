@@ -3,7 +3,9 @@ leader and keeps its state with the share coordinator, the leader of the
 `__share_group_state` partition its key hashes to (broker/share_persister.py). Here those
 are two different brokers: every record is received and acknowledged through the other
 broker, and after the share coordinator is killed (SIGKILL) the state partition's new leader
-reads the state back: acknowledged records are not delivered again, the others are."""
+reads the state back: acknowledged records are not delivered again, the others are. The
+share group admin APIs on the group coordinator reach each share partition's share
+coordinator."""
 
 from __future__ import annotations
 
@@ -11,14 +13,28 @@ import time
 import uuid
 from typing import Any
 
-from confluent_kafka import AcknowledgeType, Message, ShareConsumer
+from confluent_kafka import AcknowledgeType, Message, Producer, ShareConsumer
 from confluent_kafka.admin import AdminClient
 
 from faults.campaign import set_group_config_everywhere
 from odradek.testing import OdradekCluster
 from protocol.errors import ErrorCode as E
+from protocol.messages.alter_share_group_offsets_request import (
+    AlterShareGroupOffsetsRequest,
+    AlterShareGroupOffsetsRequestPartition,
+    AlterShareGroupOffsetsRequestTopic,
+)
+from protocol.messages.delete_groups_request import DeleteGroupsRequest
+from protocol.messages.delete_share_group_offsets_request import (
+    DeleteShareGroupOffsetsRequest,
+    DeleteShareGroupOffsetsRequestTopic,
+)
 from protocol.messages.delete_share_group_state_request import DeleteShareGroupStateRequest, DeleteStateData
 from protocol.messages.delete_share_group_state_request import PartitionData as DeletePartition
+from protocol.messages.describe_share_group_offsets_request import (
+    DescribeShareGroupOffsetsRequest,
+    DescribeShareGroupOffsetsRequestGroup,
+)
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.read_share_group_state_request import (
@@ -26,12 +42,18 @@ from protocol.messages.read_share_group_state_request import (
     ReadShareGroupStateRequest,
     ReadStateData,
 )
+from protocol.messages.read_share_group_state_summary_request import PartitionData as SummaryPartition
+from protocol.messages.read_share_group_state_summary_request import (
+    ReadShareGroupStateSummaryRequest,
+    ReadStateSummaryData,
+)
 from tests.integration.cluster.test_failover import create_topic, wait_for_leaders
 from tests.integration.share.share_clients import consumer, poll_records, produce
 from tests.kafka_wire import WireClient
 from tests.polling import wait_until
 
 RECORDS = 20
+ADMIN_PARTITIONS, ADMIN_RECORDS = 4, 3
 
 
 def _topic_id(bootstrap: str, topic: str) -> uuid.UUID:
@@ -145,6 +167,145 @@ def test_share_state_lives_with_the_state_partition_leader_and_survives_its_sigk
     assert (state.error_code, state.start_offset, list(state.state_batches)) == (E.NONE, -1, [])
     other = next(n for n in survivors if n != new_state_leader)
     assert _read_state(cluster.broker(other).bootstrap, group, topic_id).error_code == E.NOT_COORDINATOR
+    _offsets_admin_reaches_every_share_coordinator(cluster, survivors)
+
+
+def _group_coordinator(bootstrap: str, group: str) -> int | None:
+    try:
+        with WireClient(bootstrap) as c:
+            found: Any = c.call(10, 4, FindCoordinatorRequest(key_type=0, coordinator_keys=[group]))
+    except OSError:
+        return None
+    [entry] = found.coordinators
+    return int(entry.node_id) if entry.error_code == E.NONE else None
+
+
+def _described(bootstrap: str, group: str) -> Any:
+    """DescribeShareGroupOffsets v1 of every topic of the group (the admin's listShareGroupOffsets)."""
+    with WireClient(bootstrap) as c:
+        answer: Any = c.call(90, 1, DescribeShareGroupOffsetsRequest(groups=[
+            DescribeShareGroupOffsetsRequestGroup(group_id=group, topics=None)]))
+    [g] = answer.groups
+    return g
+
+
+def _summary(bootstrap: str, group: str, topic_id: uuid.UUID, partition: int) -> Any:
+    with WireClient(bootstrap) as c:
+        answer: Any = c.call(87, 1, ReadShareGroupStateSummaryRequest(group_id=group, topics=[ReadStateSummaryData(
+            topic_id=topic_id, partitions=[SummaryPartition(partition=partition, leader_epoch=0)])]))
+    [[part]] = [t.partitions for t in answer.results]
+    return part
+
+
+def _start_offsets(group: Any) -> dict[int, tuple[int, int, int]]:
+    return {p.partition_index: (p.error_code, p.start_offset, p.lag) for t in group.topics for p in t.partitions}
+
+
+def _poll_all(c: ShareConsumer, want: int) -> list[Message]:
+    """Polls until `want` distinct (partition, offset) arrived, each accepted and committed."""
+    got: list[Message] = []
+    deadline = time.monotonic() + 60
+    while len({(m.partition(), m.offset()) for m in got}) < want and time.monotonic() < deadline:
+        batch = poll_records(c, 0.5)
+        for m in batch:
+            c.acknowledge(m, AcknowledgeType.ACCEPT)
+        if batch:
+            assert all(v is None for v in c.commit_sync().values())
+        got += batch
+    return got
+
+
+def _offsets_admin_reaches_every_share_coordinator(cluster: OdradekCluster, live: set[int]) -> None:
+    """DescribeShareGroupOffsets, AlterShareGroupOffsets and DeleteShareGroupOffsets on the group
+    coordinator of a share group whose share partitions keep their state with several brokers:
+    each reaches every share partition's share coordinator (ReadShareGroupStateSummary,
+    InitializeShareGroupState, DeleteShareGroupState), and a member joining after the alter
+    starts at the altered offsets, wherever its share partitions' leaders are. DeleteGroups
+    deletes the group's state on every share coordinator too."""
+    bootstrap = ",".join(cluster.broker(n).bootstrap for n in sorted(live))
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    topic = f"share-admin-{uuid.uuid4().hex[:8]}"
+    create_topic(admin, topic, ADMIN_PARTITIONS)
+    wait_for_leaders(admin, topic, ADMIN_PARTITIONS, live)
+    some = cluster.broker(min(live)).bootstrap
+    topic_id = _topic_id(some, topic)
+    for _ in range(30):
+        group = f"sg-{uuid.uuid4().hex[:8]}"
+        share_coordinators = {p: _wait_share_coordinator(some, f"{group}:{topic_id}:{p}", live)
+                              for p in range(ADMIN_PARTITIONS)}
+        if len(set(share_coordinators.values())) > 1:
+            break
+    assert len(set(share_coordinators.values())) > 1
+    set_group_config_everywhere(bootstrap, group, "share.auto.offset.reset", "earliest")
+    producer = Producer({"bootstrap.servers": bootstrap})
+    for p in range(ADMIN_PARTITIONS):
+        for i in range(ADMIN_RECORDS):
+            producer.produce(topic, value=f"p{p}-{i}".encode(), partition=p)
+    assert producer.flush(15) == 0
+    everything = {(p, o) for p in range(ADMIN_PARTITIONS) for o in range(ADMIN_RECORDS)}
+
+    first = consumer(bootstrap, group, topic, explicit=True)
+    try:
+        got = _poll_all(first, len(everything))
+    finally:
+        first.close()
+    assert {(m.partition(), m.offset()) for m in got} == everything
+
+    found: list[int] = []
+    wait_until(lambda: (n := _group_coordinator(some, group)) in live and not found.append(n), timeout=30,
+               what=f"the group coordinator of {group}")
+    coordinator = cluster.broker(found[-1]).bootstrap
+    # Every share partition, its state wherever it is: all acknowledged (implicitly, at close).
+    done = dict.fromkeys(range(ADMIN_PARTITIONS), (E.NONE, ADMIN_RECORDS, 0))
+    wait_until(lambda: _start_offsets(_described(coordinator, group)) == done, timeout=30,
+               what="every share partition described at its log end")
+    # The share coordinator itself answers the summary; another broker NOT_COORDINATOR.
+    for p, node in share_coordinators.items():
+        summary = _summary(cluster.broker(node).bootstrap, group, topic_id, p)
+        assert (summary.error_code, summary.start_offset) == (E.NONE, ADMIN_RECORDS)
+        elsewhere = next(n for n in live if n != node)
+        assert _summary(cluster.broker(elsewhere).bootstrap, group, topic_id, p).error_code == E.NOT_COORDINATOR
+
+    # The group is empty: every share partition back to offset 1.
+    with WireClient(coordinator) as c:
+        altered: Any = c.call(91, 0, AlterShareGroupOffsetsRequest(group_id=group, topics=[
+            AlterShareGroupOffsetsRequestTopic(topic_name=topic, partitions=[
+                AlterShareGroupOffsetsRequestPartition(partition_index=p, start_offset=1)
+                for p in range(ADMIN_PARTITIONS)])]))
+    assert altered.error_code == E.NONE
+    assert [(p.partition_index, p.error_code) for t in altered.responses for p in t.partitions] == [
+        (p, E.NONE) for p in range(ADMIN_PARTITIONS)]
+    assert _start_offsets(_described(coordinator, group)) == dict.fromkeys(
+        range(ADMIN_PARTITIONS), (E.NONE, 1, ADMIN_RECORDS - 1))
+    second = consumer(bootstrap, group, topic, explicit=True)
+    try:
+        again = _poll_all(second, len(everything) - ADMIN_PARTITIONS)
+    finally:
+        second.close()
+    assert sorted((m.partition(), m.offset()) for m in again) == sorted((p, o) for p, o in everything if o >= 1)
+
+    wait_until(lambda: _start_offsets(_described(coordinator, group)) == done, timeout=30,
+               what="every share partition acknowledged again")
+    with WireClient(coordinator) as c:
+        deleted: Any = c.call(92, 0, DeleteShareGroupOffsetsRequest(group_id=group, topics=[
+            DeleteShareGroupOffsetsRequestTopic(topic_name=topic)]))
+    assert (deleted.error_code, [t.error_code for t in deleted.responses]) == (E.NONE, [E.NONE])
+    assert _described(coordinator, group).topics == []
+
+    # Read from the earliest offset again, then DeleteGroups: the state goes on every share
+    # coordinator.
+    third = consumer(bootstrap, group, topic, explicit=True)
+    try:
+        assert {(m.partition(), m.offset()) for m in _poll_all(third, len(everything))} == everything
+    finally:
+        third.close()
+    wait_until(lambda: _start_offsets(_described(coordinator, group)) == done, timeout=30,
+               what="every share partition acknowledged a third time")
+    with WireClient(coordinator) as c:
+        gone: Any = c.call(42, 2, DeleteGroupsRequest(groups_names=[group]))
+    assert [(r.group_id, r.error_code) for r in gone.results] == [(group, E.NONE)]
+    for p, node in share_coordinators.items():
+        assert _summary(cluster.broker(node).bootstrap, group, topic_id, p).start_offset == -1
 
 
 

@@ -5,6 +5,7 @@ prefixed patterns, DENY over ALLOW, super users and durable ACLs."""
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,11 @@ from protocol.messages.describe_user_scram_credentials_request import DescribeUs
 from protocol.messages.fetch_request import FetchPartition, FetchRequest, FetchTopic
 from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.initialize_share_group_state_request import (
+    InitializeShareGroupStateRequest,
+    InitializeStateData,
+)
+from protocol.messages.initialize_share_group_state_request import PartitionData as InitPartition
 from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
 from protocol.messages.list_offsets_request import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsTopic
 from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
@@ -36,6 +42,11 @@ from protocol.messages.offset_commit_request import (
     OffsetCommitRequestTopic,
 )
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
+from protocol.messages.read_share_group_state_summary_request import PartitionData as SummaryPartition
+from protocol.messages.read_share_group_state_summary_request import (
+    ReadShareGroupStateSummaryRequest,
+    ReadStateSummaryData,
+)
 from protocol.messages.write_txn_markers_request import (
     WritableTxnMarker,
     WritableTxnMarkerTopic,
@@ -181,6 +192,16 @@ def test_producer_ids_and_cluster_actions(acl_broker: AclBroker) -> None:
         denied: Any = alice.call(29, 3, DescribeAclsRequest(resource_type_filter=ANY, pattern_type_filter=ANY,
                                                             operation=ANY, permission_type=ANY))
         assert denied.error_code == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        # The share coordinator's persister APIs are the brokers' (CLUSTER_ACTION, as KafkaApis).
+        topic_id = uuid.uuid4()
+        initialized: Any = alice.call(83, 0, InitializeShareGroupStateRequest(group_id="g-1", topics=[
+            InitializeStateData(topic_id=topic_id, partitions=[InitPartition(partition=0, start_offset=0)])]))
+        summary: Any = alice.call(87, 1, ReadShareGroupStateSummaryRequest(group_id="g-1", topics=[
+            ReadStateSummaryData(topic_id=topic_id, partitions=[SummaryPartition(partition=0)])]))
+        assert [p.error_code for t in initialized.results for p in t.partitions] == [
+            ErrorCode.CLUSTER_AUTHORIZATION_FAILED]
+        assert [p.error_code for t in summary.results for p in t.partitions] == [
+            ErrorCode.CLUSTER_AUTHORIZATION_FAILED]
 
 
 def test_acl_apis_filters_deletion_and_durability(tmp_path: Path) -> None:

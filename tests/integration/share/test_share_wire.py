@@ -3,6 +3,7 @@ ListGroups/DescribeGroups/DeleteGroups aware of the share type, share session ep
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +36,15 @@ from protocol.messages.describe_share_group_offsets_request import (
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.heartbeat_request import HeartbeatRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
+from protocol.messages.initialize_share_group_state_request import (
+    InitializeShareGroupStateRequest,
+    InitializeStateData,
+)
+from protocol.messages.initialize_share_group_state_request import PartitionData as InitPartition
 from protocol.messages.join_group_request import JoinGroupRequest, JoinGroupRequestProtocol
 from protocol.messages.leave_group_request import LeaveGroupRequest, MemberIdentity
 from protocol.messages.list_groups_request import ListGroupsRequest
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from protocol.messages.offset_commit_request import (
     OffsetCommitRequest,
     OffsetCommitRequestPartition,
@@ -53,6 +60,11 @@ from protocol.messages.offset_fetch_request import (
     OffsetFetchRequestGroup,
     OffsetFetchRequestTopics,
 )
+from protocol.messages.read_share_group_state_summary_request import PartitionData as SummaryPartition
+from protocol.messages.read_share_group_state_summary_request import (
+    ReadShareGroupStateSummaryRequest,
+    ReadStateSummaryData,
+)
 from protocol.messages.share_acknowledge_request import AcknowledgementBatch as AckBatch
 from protocol.messages.share_acknowledge_request import AcknowledgePartition as AckPartition
 from protocol.messages.share_acknowledge_request import AcknowledgeTopic as AckTopic
@@ -66,6 +78,8 @@ from protocol.messages.txn_offset_commit_request import (
     TxnOffsetCommitRequestPartition,
     TxnOffsetCommitRequestTopic,
 )
+from protocol.messages.write_share_group_state_request import PartitionData as WritePartition
+from protocol.messages.write_share_group_state_request import WriteShareGroupStateRequest, WriteStateData
 from tests.broker_process import own_broker
 from tests.integration.share.share_clients import create_topic, new_name, produce
 from tests.kafka_wire import WireClient
@@ -350,3 +364,78 @@ def test_an_acquisition_after_delete_records_starts_at_the_new_log_start(share_b
         # start and answers no records; the next fetch acquires from there.
         assert acquired(2) == []
         assert acquired(3) == [(5, 6)]
+
+
+def _initialize(c: WireClient, group: str, topic_id: uuid.UUID, partition: int, state_epoch: int,
+                start_offset: int) -> Any:
+    answer: Any = c.call(83, 0, InitializeShareGroupStateRequest(group_id=group, topics=[InitializeStateData(
+        topic_id=topic_id, partitions=[InitPartition(partition=partition, state_epoch=state_epoch,
+                                                     start_offset=start_offset)])]))
+    [[part]] = [t.partitions for t in answer.results]
+    return part
+
+
+def _write(c: WireClient, group: str, topic_id: uuid.UUID, state_epoch: int, start_offset: int) -> Any:
+    answer: Any = c.call(85, 0, WriteShareGroupStateRequest(group_id=group, topics=[WriteStateData(
+        topic_id=topic_id, partitions=[WritePartition(partition=0, state_epoch=state_epoch, leader_epoch=0,
+                                                      start_offset=start_offset)])]))
+    [[part]] = [t.partitions for t in answer.results]
+    return part
+
+
+def _summary(c: WireClient, group: str, topic_id: uuid.UUID, partition: int, version: int = 1) -> Any:
+    answer: Any = c.call(87, version, ReadShareGroupStateSummaryRequest(group_id=group, topics=[ReadStateSummaryData(
+        topic_id=topic_id, partitions=[SummaryPartition(partition=partition, leader_epoch=0)])]))
+    [[part]] = [t.partitions for t in answer.results]
+    return part
+
+
+def test_initialize_and_read_summary_of_share_group_state(share_broker: OdradekBroker) -> None:
+    """InitializeShareGroupState and ReadShareGroupStateSummary as Kafka's ShareCoordinatorShard
+    serves them: a share partition without state reads start offset -1, state epoch 0; an
+    initialization writes a new state epoch and start offset (an older epoch is fenced, a
+    WriteShareGroupState of an older one too); a
+    partition the metadata does not hold is UNKNOWN_TOPIC_OR_PARTITION, a negative one
+    INVALID_REQUEST. The group's next member starts at the initialized offset."""
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    produce(bs, topic, ["a", "b", "c", "d"])
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        found: Any = c.call(3, 12, MetadataRequest(topics=[MetadataRequestTopic(name=topic)]))
+        topic_id = uuid.UUID(str(found.topics[0].topic_id))
+        none = _summary(c, group, topic_id, 0)
+        assert (none.error_code, none.start_offset, none.state_epoch, none.leader_epoch,
+                none.delivery_complete_count) == (E.NONE, -1, 0, 0, -1)
+
+        assert _initialize(c, group, topic_id, 0, 3, 2).error_code == E.NONE
+        got = _summary(c, group, topic_id, 0)
+        assert (got.error_code, got.start_offset, got.state_epoch, got.leader_epoch,
+                got.delivery_complete_count) == (E.NONE, 2, 3, 0, 0)
+        v0 = _summary(c, group, topic_id, 0, version=0)
+        assert (v0.start_offset, v0.state_epoch, v0.delivery_complete_count) == (2, 3, -1)
+        assert _initialize(c, group, topic_id, 0, 2, 0).error_code == E.FENCED_STATE_EPOCH
+        assert _summary(c, group, topic_id, 0).start_offset == 2
+        # A share partition's leader that read the state before it was initialized again.
+        assert _write(c, group, topic_id, state_epoch=2, start_offset=0).error_code == E.FENCED_STATE_EPOCH
+        assert _write(c, group, topic_id, state_epoch=3, start_offset=2).error_code == E.NONE
+        assert _summary(c, group, topic_id, 0).start_offset == 2
+
+        assert _initialize(c, group, topic_id, 1, 0, 0).error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+        assert _initialize(c, group, uuid.uuid4(), 0, 0, 0).error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+        assert _initialize(c, group, topic_id, -1, 0, 0).error_code == E.INVALID_REQUEST
+        assert _summary(c, group, topic_id, 1).error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+        assert _summary(c, group, uuid.uuid4(), 0).error_code == E.UNKNOWN_TOPIC_OR_PARTITION
+
+        described: Any = c.call(90, 1, DescribeShareGroupOffsetsRequest(groups=[DescribeShareGroupOffsetsRequestGroup(
+            group_id=group, topics=None)]))
+        [[p]] = [t.partitions for g in described.groups for t in g.topics]
+        assert (p.partition_index, p.start_offset, p.lag) == (0, 2, 2)
+        c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=0,
+                                                 subscribed_topic_names=[topic]))
+        fetched: Any = c.call(78, 1, ShareFetchRequest(
+            group_id=group, member_id="m", share_session_epoch=0, max_records=10,
+            topics=[FetchTopic(topic_id=topic_id, partitions=[FetchPartition(partition_index=0)])]))
+        [[acquired]] = [p.acquired_records for t in fetched.responses for p in t.partitions]
+        assert (acquired.first_offset, acquired.last_offset) == (2, 3)
+        c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=-1))
