@@ -436,7 +436,8 @@ class SharePartition:
             if len(ack.types) not in (1, ack.last_offset - ack.first_offset + 1):
                 raise ShareAcknowledgeError(ErrorCode.INVALID_REQUEST, "acknowledge types do not match the batch")
             prev_last = ack.last_offset
-            if not self._held_by(member_id, ack.first_offset, ack.last_offset):
+            first = max(ack.first_offset, self._floor)
+            if first <= ack.last_offset and not self._held_by(member_id, first, ack.last_offset):
                 raise ShareAcknowledgeError(
                     ErrorCode.INVALID_RECORD_STATE,
                     f"offsets {ack.first_offset}-{ack.last_offset} are not acquired by this member",
@@ -445,6 +446,12 @@ class SharePartition:
         renewed: _Lock | None = None
         for ack in acks:
             for first, last, ack_type in _segments(ack):
+                # Offsets below the log start offset were archived when it passed them
+                # (`update_log_start_offset`): their acknowledgement is answered as done, as
+                # Kafka's `SharePartition` skips batches below its start offset.
+                first = max(first, self._floor)
+                if first > last:
+                    continue
                 for run in self._carve(first, last):
                     if self._recording:
                         run.note()
@@ -489,18 +496,33 @@ class SharePartition:
         return released
 
     def update_log_start_offset(self, log_start_offset: int) -> None:
-        """Records deleted from the log (retention, DeleteRecords) are archived; acquired ones
-        stay with their holder and are archived when they come back."""
-        if log_start_offset <= self._start:
+        """Records deleted from the log (retention, DeleteRecords) are archived and the start
+        offset moves to the log start offset at once, as Kafka's
+        `SharePartition.updateCacheAndOffsets` moves it: acquired records below it are taken
+        from their holder (their lock ends, a later acknowledgement of them is answered as
+        done, `acknowledge`), so fetching goes on from the log start offset without waiting
+        for their locks. The new start offset is written with the next change, as Kafka
+        writes it lazily."""
+        if log_start_offset <= self._floor:
             return
-        if self._runs and self._runs[0].first < log_start_offset:
-            last = min(log_start_offset - 1, self.end_offset)
-            for run in self._carve(self._runs[0].first, last):
-                if run.state is RecordState.AVAILABLE and run.undo is None:
-                    run.state = transition(run.state, RecordState.ARCHIVED)
-                    self.stats.archived_records += run.count
         self._floor = log_start_offset
         self._advance_start()
+
+    def _archive_below_floor(self) -> None:
+        """Archive the runs below the log start offset, but those whose write is under way
+        (`commit_change` / `abort_change` settle them, then this archives them)."""
+        last = min(self._floor - 1, self.end_offset)
+        touched: set[_Lock] = set()
+        for run in self._carve(self._runs[0].first, last):
+            if run.undo is not None or run.state.is_terminal:
+                continue
+            if run.lock is not None:
+                touched.add(run.lock)
+            run.state = RecordState.ARCHIVED
+            run.member_id = None
+            run.lock = None
+            self.stats.archived_records += run.count
+        self._drop_unused_locks(touched)
 
     # -- internals ------------------------------------------------------------------------
     def _release(self, run: _Run) -> None:
@@ -545,6 +567,8 @@ class SharePartition:
     def _advance_start(self) -> None:
         """Drop the finished runs at the head of the window and move the start offset to the
         first offset still to be delivered. The runs always cover the window without holes."""
+        if self._runs and self._runs[0].first < self._floor and not self._recording:
+            self._archive_below_floor()
         dropped = 0
         while (
             dropped < len(self._runs)

@@ -439,3 +439,45 @@ def test_initialize_and_read_summary_of_share_group_state(share_broker: OdradekB
         [[acquired]] = [p.acquired_records for t in fetched.responses for p in t.partitions]
         assert (acquired.first_offset, acquired.last_offset) == (2, 3)
         c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=-1))
+
+
+def test_records_held_below_delete_records_do_not_hold_up_the_share_partition(share_broker: OdradekBroker) -> None:
+    """A member holds records that DeleteRecords removes: as Kafka's
+    SharePartition.updateCacheAndOffsets, the share partition moves to the log's new start
+    past them at once (they are archived, their acknowledgement answered as done) instead of
+    reading out of range until their lock ends."""
+    bs = share_broker.bootstrap
+    topic = create_topic(bs)
+    produce(bs, topic, [str(i) for i in range(8)], batch=1)
+    group = new_name("sg")
+    with WireClient(bs) as c:
+        alter = AlterShareGroupOffsetsRequest(group_id=group, topics=[AlterShareGroupOffsetsRequestTopic(
+            topic_name=topic, partitions=[AlterShareGroupOffsetsRequestPartition(partition_index=0, start_offset=0)])])
+        assert c.call(91, 0, alter).error_code == E.NONE
+        joined: Any = c.call(76, 1, ShareGroupHeartbeatRequest(group_id=group, member_id="m", member_epoch=0,
+                                                               subscribed_topic_names=[topic]))
+        topic_id = joined.assignment.topic_partitions[0].topic_id
+        topics = [FetchTopic(topic_id=topic_id, partitions=[FetchPartition(partition_index=0)])]
+
+        def acquired(epoch: int, session_topics: list[FetchTopic]) -> list[tuple[int, int]]:
+            fetched: Any = c.call(78, 1, ShareFetchRequest(group_id=group, member_id="m", share_session_epoch=epoch,
+                                                           max_records=2, topics=session_topics))
+            assert fetched.error_code == E.NONE
+            return [(a.first_offset, a.last_offset) for t in fetched.responses for p in t.partitions
+                    for a in p.acquired_records]
+
+        assert acquired(0, topics) == [(0, 1)]
+        deleted: Any = c.call(21, 2, DeleteRecordsRequest(timeout_ms=10_000, topics=[
+            DeleteRecordsTopic(name=topic, partitions=[DeleteRecordsPartition(partition_index=0, offset=5)])]))
+        assert [(p.error_code, p.low_watermark) for t in deleted.topics for p in t.partitions] == [(E.NONE, 5)]
+        # 0-1 still acquired: the read out of range moves the share partition to 5 and
+        # answers no records (Kafka's ShareFetchUtils); the next fetch acquires from 5 at
+        # once, not after 0-1's lock (LOCK_MS) ends.
+        assert acquired(1, []) == []
+        assert acquired(2, []) == [(5, 6)]
+        acked: Any = c.call(79, 1, ShareAcknowledgeRequest(
+            group_id=group, member_id="m", share_session_epoch=3,
+            topics=[AckTopic(topic_id=topic_id, partitions=[AckPartition(
+                partition_index=0, acknowledgement_batches=[AckBatch(0, 1, [1]), AckBatch(5, 6, [1])])])]))
+        assert (acked.error_code, acked.responses[0].partitions[0].error_code) == (E.NONE, E.NONE)
+        assert acquired(4, []) == [(7, 7)]

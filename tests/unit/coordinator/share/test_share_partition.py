@@ -396,16 +396,47 @@ def test_log_start_offset_past_the_window() -> None:
     assert sp.start_offset == 50
 
 
-def test_acquired_records_below_the_log_start_are_archived_when_released() -> None:
+def test_acquired_records_below_the_log_start_are_archived_at_once() -> None:
+    # Kafka's SharePartition.updateCacheAndOffsets: the start offset moves to the log start
+    # offset even past acquired records; their acknowledgement is answered as done.
     clock, sp = make()
     sp.acquire("m1", [(0, 4)], max_records=500)
     sp.update_log_start_offset(3)
-    assert sp.start_offset == 0
+    assert sp.start_offset == 3
     sp.acknowledge("m1", [ack(0, 0, A.ACCEPT)])
     sp.acknowledge("m1", [ack(1, 2, A.RELEASE)])
     assert sp.start_offset == 3
+    assert sp.stats.acknowledged_records == 0
     clock.advance(LOCK_MS)
     assert states(sp, 3, 4) == [(S.AVAILABLE, 1)] * 2
+
+
+def test_records_held_below_the_log_start_do_not_stall_the_share_partition() -> None:
+    clock, sp = make()
+    sp.acquire("m1", [(0, 4)], max_records=500)
+    clock.advance(LOCK_MS // 2)
+    sp.acquire("m1", [(5, 9)], max_records=500)
+    sp.update_log_start_offset(7)
+    # Another member acquires from the new start at once, no wait for m1's locks.
+    assert (sp.start_offset, sp.next_fetch_offset) == (7, 10)
+    assert sp.acquire("m2", [(10, 11)], max_records=500) == [AcquiredRecords(10, 11, 1)]
+    assert states(sp, 7, 9) == [(S.ACQUIRED, 1)] * 3
+    assert sp.acquired_by(7) == "m1"
+    assert sp.stats.archived_records == 7
+    # Not persisted acquisitions; the start offset is the log start offset.
+    assert sp.snapshot() == (7, [])
+    # An acknowledgement across the log start: the part below it is answered as done.
+    sp.acknowledge("m1", [ack(4, 7, A.ACCEPT)])
+    assert (sp.start_offset, sp.stats.acknowledged_records) == (8, 1)
+    # m1's first lock is gone with its records: 8-9 (and m2's 10-11) come back when the
+    # second ends.
+    clock.advance(LOCK_MS // 2)
+    assert sp.stats.lock_timeouts == 0
+    clock.advance(LOCK_MS // 2)
+    assert (sp.stats.lock_timeouts, sp.next_fetch_offset) == (4, 8)
+    # An acknowledgement wholly below the log start by a member holding nothing there.
+    sp.acknowledge("m3", [ack(0, 2, A.REJECT)])
+    assert sp.stats.archived_records == 7
 
 
 # -- durable state -------------------------------------------------------------------------
