@@ -120,10 +120,12 @@ def _broker_range(finalized: Mapping[str, int], name: str, supported: Mapping[st
 
 
 def _not_supported(what: str, level: int, lo: int, hi: int) -> str | None:
-    # Kafka's QuorumFeatures.reasonNotSupported.
+    # Kafka's QuorumFeatures.reasonNotSupported, the range as its VersionRange.toString.
     if lo <= level <= hi:
         return None
-    return f"{what} does not support this feature." if hi == 0 else f"{what} only supports versions {lo}-{hi}"
+    if hi == 0:
+        return f"{what} does not support this feature."
+    return f"{what} only supports versions {lo if lo == hi else f'{lo}-{hi}'}"
 
 
 def check(
@@ -141,9 +143,9 @@ def check(
         return ErrorCode.INVALID_UPDATE_VERSION, invalid + "A feature version cannot be less than 0."
     if name not in SUPPORTED:
         return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} does not support this feature."
-    lo, hi = SUPPORTED[name]
-    if not lo <= level <= hi:
-        return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} only supports versions {lo}-{hi}"
+    reason = _not_supported(f"Local controller {controller}", level, *SUPPORTED[name])
+    if reason is not None:
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + reason
     for node_id in sorted(brokers):
         reason = _not_supported(f"Broker {node_id}", level, *_broker_range(finalized, name, brokers[node_id]))
         if reason is not None:

@@ -41,6 +41,9 @@ def test_a_broker_registered_without_ranges_serves_up_to_the_finalized_levels() 
     assert check({**FINALIZED, TV: 1}, TV, 2, UPGRADE, 1, older) == (
         REFUSED, "Invalid update version 2 for feature transaction.version. Broker 4 only supports versions 0-1")
     assert check(FINALIZED, "kraft.version", 0, UPGRADE, 1, older) == (ErrorCode.NONE, None)
+    # A range of one level is named as Kafka's VersionRange names it.
+    assert check({"metadata.version": 7}, "metadata.version", 8, UPGRADE, 1, older) == (
+        REFUSED, "Invalid update version 8 for feature metadata.version. Broker 4 only supports versions 7")
 
 
 def test_a_feature_named_twice_takes_its_last_level_and_upgrade_type() -> None:
