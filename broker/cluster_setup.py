@@ -19,6 +19,7 @@ log = get_logger("odradek.cluster")
 async def start_cluster(config: Config, storage: LogManager) -> ClusterNode:
     """Register this broker and start its membership; the ClusterNode. Exits the broker
     (StorageUnavailableError, status 1) when its node id is taken by a live broker."""
+    from broker.features import SUPPORTED
     from storage.postgres.cluster.membership import BrokerEndpoint, NodeIdInUseError, incarnation_of
     from storage.postgres.cluster.node import ClusterNode
     from storage.postgres.engine import PostgresStorage
@@ -39,6 +40,8 @@ async def start_cluster(config: Config, storage: LogManager) -> ClusterNode:
         rack=config.get_str("broker.rack") or None,
         session_timeout_ms=session_timeout_ms,
         heartbeat_interval_ms=heartbeat_ms,
+        # Registered for UpdateFeatures on any broker to check (broker/features.py).
+        supported_features=SUPPORTED,
     )
     try:
         await node.start()

@@ -34,6 +34,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 from broker.config import Config
@@ -102,10 +103,39 @@ def initial_levels(config: Config) -> dict[str, int]:
     }
 
 
-def check(finalized: Mapping[str, int], name: str, level: int, upgrade: int, controller: int) -> tuple[int, str | None]:
+# node id -> the levels a registered broker supports, name -> (min, max); None: a broker
+# registered by a version that did not record them (storage/postgres/migrations/0006_broker_features.sql).
+BrokerSupport = Mapping[int, Mapping[str, tuple[int, int]] | None]
+NO_BROKERS: BrokerSupport = MappingProxyType({})  # one broker on its own data directory
+
+
+def _broker_range(finalized: Mapping[str, int], name: str, supported: Mapping[str, tuple[int, int]] | None) -> tuple[int, int]:
+    if supported is not None:
+        return supported.get(name, (0, 0))  # Kafka's QuorumFeatures.DISABLED
+    # Unknown ranges: what it serves now, the level finalized (kraft.version: the quorum's),
+    # down to this version's minimum. So no upgrade passes it before it runs a version that
+    # registers its ranges, and a downgrade is not held up by it.
+    current = KRAFT_VERSION_LEVEL if name == KRAFT_VERSION else finalized.get(name, 0)
+    return min(SUPPORTED.get(name, (0, 0))[0], current), current
+
+
+def _not_supported(what: str, level: int, lo: int, hi: int) -> str | None:
+    # Kafka's QuorumFeatures.reasonNotSupported, the range as its VersionRange.toString.
+    if lo <= level <= hi:
+        return None
+    if hi == 0:
+        return f"{what} does not support this feature."
+    return f"{what} only supports versions {lo if lo == hi else f'{lo}-{hi}'}"
+
+
+def check(
+    finalized: Mapping[str, int], name: str, level: int, upgrade: int, controller: int, brokers: BrokerSupport = NO_BROKERS
+) -> tuple[int, str | None]:
     """Kafka 4.0's FeatureControlManager checks of one update against the levels `finalized`,
     in its order: (error code, message). `controller` is the node the messages name (Kafka's
-    active controller)."""
+    active controller); `brokers`, the registered brokers, by id, whose ranges the level
+    must be in too (its reasonNotSupported: in a rolling upgrade no level is finalized that
+    a broker of the older version cannot serve)."""
     invalid = f"Invalid update version {level} for feature {name}. "
     if upgrade not in UpgradeType.__members__.values():
         return ErrorCode.INVALID_UPDATE_VERSION, invalid + "The controller does not support the given upgrade type."
@@ -113,9 +143,13 @@ def check(finalized: Mapping[str, int], name: str, level: int, upgrade: int, con
         return ErrorCode.INVALID_UPDATE_VERSION, invalid + "A feature version cannot be less than 0."
     if name not in SUPPORTED:
         return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} does not support this feature."
-    lo, hi = SUPPORTED[name]
-    if not lo <= level <= hi:
-        return ErrorCode.INVALID_UPDATE_VERSION, invalid + f"Local controller {controller} only supports versions {lo}-{hi}"
+    reason = _not_supported(f"Local controller {controller}", level, *SUPPORTED[name])
+    if reason is not None:
+        return ErrorCode.INVALID_UPDATE_VERSION, invalid + reason
+    for node_id in sorted(brokers):
+        reason = _not_supported(f"Broker {node_id}", level, *_broker_range(finalized, name, brokers[node_id]))
+        if reason is not None:
+            return ErrorCode.INVALID_UPDATE_VERSION, invalid + reason
     # kraft.version is not among the controller's finalized features: it counts as 0.
     current = 0 if name == KRAFT_VERSION else finalized.get(name, 0)
     if level < current and upgrade == UpgradeType.UPGRADE:
@@ -137,15 +171,17 @@ def check(finalized: Mapping[str, int], name: str, level: int, upgrade: int, con
 
 
 def evaluate(
-    finalized: Mapping[str, int], updates: Sequence[FeatureUpdate], controller: int
+    finalized: Mapping[str, int], updates: Sequence[FeatureUpdate], controller: int, brokers: BrokerSupport = NO_BROKERS
 ) -> tuple[int, str | None, dict[str, int]]:
-    """A request's updates checked in order against `finalized`: the first failure (code,
-    message), or NONE and the levels to apply together."""
+    """A request's updates checked in order against `finalized` (and the `brokers`' ranges):
+    the first failure (code, message), or NONE and the levels to apply together.
+
+    A feature named twice is taken as Kafka 4.0's QuorumController takes it, into a map by
+    name: its last level and upgrade type, checked once, no error."""
+    last = {update.name: update for update in updates}
     levels: dict[str, int] = {}
-    for update in updates:
-        if update.name in levels:
-            return ErrorCode.INVALID_REQUEST, f"The feature {update.name} is named twice.", {}
-        code, message = check(finalized, update.name, update.level, update.upgrade, controller)
+    for update in last.values():
+        code, message = check(finalized, update.name, update.level, update.upgrade, controller, brokers)
         if code != ErrorCode.NONE:
             return code, message, {}
         levels[update.name] = update.level

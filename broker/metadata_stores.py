@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config
 from broker.dynamic_config import DYNAMIC_CONFIG_FILE, DynamicConfigs, SharedDynamicConfigs
-from broker.features import FEATURES_FILE, Features, FileFeatures, initial_levels
+from broker.features import FEATURES_FILE, BrokerSupport, Features, FileFeatures, initial_levels
 from broker.logging import get_logger
 from broker.security.acl.store import AclStore, FileAclStore, SharedAclStore
 from broker.security.scram_credentials import (
@@ -43,6 +43,14 @@ class MetadataStores:
         """Apply the other brokers' changes when the cluster node is told of them."""
         if self.documents is not None:
             node.metadata_refresh = self.documents.refresh
+        from broker.shared_features import SharedFeatures
+
+        if isinstance(self.features, SharedFeatures):
+
+            async def brokers() -> BrokerSupport:
+                return {b.node_id: b.supported_features for b in await node.live_brokers_now()}
+
+            self.features.cluster_brokers = brokers
 
     async def close(self) -> None:
         if self.documents is not None:

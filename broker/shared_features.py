@@ -15,13 +15,15 @@ cluster (the first such broker to start)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from broker.features import (
     FEATURES_FILE,
+    NO_BROKERS,
     SUPPORTED,
+    BrokerSupport,
     Features,
     FeaturesFileError,
     FeatureUpdate,
@@ -50,6 +52,9 @@ class SharedFeatures(Features):
     def __init__(self, documents: MetadataDocuments) -> None:
         super().__init__({}, 0)
         self._documents = documents
+        # The live brokers' supported levels as PostgreSQL has them (broker/metadata_stores.py
+        # sets it for a cluster's broker): an update must be within every one's ranges.
+        self.cluster_brokers: Callable[[], Awaitable[BrokerSupport]] | None = None
         documents.watch(DOCUMENT, self._loaded)
 
     def _loaded(self, doc: Any) -> None:
@@ -91,11 +96,15 @@ class SharedFeatures(Features):
     async def change(
         self, updates: Sequence[FeatureUpdate], controller: int, validate_only: bool
     ) -> tuple[int, str | None]:
-        """KafkaStorageError when PostgreSQL fails: nothing changed."""
+        """KafkaStorageError when PostgreSQL fails: nothing changed.
+
+        The brokers are read before the change's transaction, as Kafka's controller reads
+        its registrations before it checks: one registering meanwhile is not seen."""
+        brokers = NO_BROKERS if self.cluster_brokers is None else await self.cluster_brokers()
 
         def apply(doc: Any) -> tuple[Any, tuple[int, str | None]]:
             current = _levels(doc)
-            code, message, levels = evaluate(current, updates, controller)
+            code, message, levels = evaluate(current, updates, controller, brokers)
             if code != ErrorCode.NONE or validate_only or not levels:
                 return doc, (code, message)
             epoch = int((doc or {}).get("epoch", 0)) + 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import uuid
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -58,6 +58,9 @@ class BrokerInfo:
     node_id: int
     endpoints: tuple[BrokerEndpoint, ...]
     rack: str | None
+    # The feature levels it supports, name -> (min, max); None: registered by a version
+    # before they were recorded (migrations/0006_broker_features.sql).
+    supported_features: Mapping[str, tuple[int, int]] | None = None
 
 
 def new_incarnation() -> str:
@@ -88,11 +91,13 @@ def node_of_application(name: str | None) -> int | None:
 
 
 _REGISTER = """
-INSERT INTO brokers (node_id, listeners, rack, incarnation, registered_at, heartbeat, session_timeout_ms)
-VALUES ($1, $2::jsonb, $3, $4, clock_timestamp(), clock_timestamp(), $5)
+INSERT INTO brokers (node_id, listeners, rack, incarnation, registered_at, heartbeat, session_timeout_ms,
+    supported_features)
+VALUES ($1, $2::jsonb, $3, $4, clock_timestamp(), clock_timestamp(), $5, $6::jsonb)
 ON CONFLICT (node_id) DO UPDATE SET listeners = excluded.listeners, rack = excluded.rack,
     incarnation = excluded.incarnation, registered_at = excluded.registered_at,
-    heartbeat = excluded.heartbeat, session_timeout_ms = excluded.session_timeout_ms, shutting_down = false
+    heartbeat = excluded.heartbeat, session_timeout_ms = excluded.session_timeout_ms, shutting_down = false,
+    supported_features = excluded.supported_features
 """
 
 # Sessions of brokers silent past their session timeout (never our own).
@@ -104,7 +109,7 @@ WHERE b.node_id <> $1
 """
 
 _LIVE = """
-SELECT b.node_id, b.listeners, b.rack FROM brokers b
+SELECT b.node_id, b.listeners, b.rack, b.supported_features FROM brokers b
 JOIN pg_locks l ON l.locktype = 'advisory' AND l.classid = $1::oid AND l.objid = b.node_id::oid
     AND l.objsubid = 2 AND l.granted
 WHERE extract(epoch FROM clock_timestamp() - b.heartbeat) * 1000 <= b.session_timeout_ms
@@ -126,15 +131,20 @@ async def register(
     endpoints: Sequence[BrokerEndpoint],
     rack: str | None,
     session_timeout_ms: int,
+    supported_features: Mapping[str, tuple[int, int]] | None,
 ) -> None:
-    """Take the node id's lock on this session and register; NodeIdInUseError if taken."""
+    """Take the node id's lock on this session and register with the feature levels it
+    supports, name -> (min, max) (None: not recorded); NodeIdInUseError if taken."""
     if not await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", spaces.nodes, node_id):
         raise NodeIdInUseError(
             f"node.id {node_id} is in use by another live broker of this cluster: "
             "give each broker its own node.id"
         )
     listeners = json.dumps([[e.listener, e.host, e.port] for e in endpoints])
-    await conn.execute(_REGISTER, node_id, listeners, rack, incarnation, session_timeout_ms)
+    supported = None
+    if supported_features is not None:
+        supported = json.dumps({name: [lo, hi] for name, (lo, hi) in sorted(supported_features.items())})
+    await conn.execute(_REGISTER, node_id, listeners, rack, incarnation, session_timeout_ms, supported)
 
 
 async def heartbeat(conn: asyncpg.Connection, node_id: int, incarnation: str) -> list[int]:
@@ -166,7 +176,10 @@ async def live_brokers(conn: asyncpg.Connection, spaces: LockSpaces) -> list[Bro
     out = []
     for r in await conn.fetch(_LIVE, spaces.nodes):
         endpoints = tuple(BrokerEndpoint(str(n), str(h), int(p)) for n, h, p in json.loads(r["listeners"]))
-        out.append(BrokerInfo(r["node_id"], endpoints, r["rack"]))
+        supported = None
+        if r["supported_features"] is not None:
+            supported = {str(k): (int(v[0]), int(v[1])) for k, v in json.loads(r["supported_features"]).items()}
+        out.append(BrokerInfo(r["node_id"], endpoints, r["rack"], supported))
     return out
 
 

@@ -14,10 +14,12 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import asyncpg
+
+from storage.errors import KafkaStorageError
 
 from . import controller
 from .leadership import Leadership, PartitionKey
@@ -78,6 +80,7 @@ class ClusterNode:
         rack: str | None,
         session_timeout_ms: int,
         heartbeat_interval_ms: int,
+        supported_features: Mapping[str, tuple[int, int]] | None = None,
     ) -> None:
         self._connect = connect
         self.storage = storage
@@ -86,6 +89,8 @@ class ClusterNode:
         self.rack = rack
         self.session_timeout_ms = session_timeout_ms
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        # Registered with the membership (None: not recorded, as by an older version).
+        self.supported_features = None if supported_features is None else dict(supported_features)
         self.leadership = Leadership(node_id)
         self.brokers: list[BrokerInfo] = []
         self.controller: int | None = None
@@ -144,6 +149,18 @@ class ClusterNode:
             )
             return str(await conn.fetchval("SELECT cluster_id FROM cluster_identity WHERE id = 0"))
 
+    async def live_brokers_now(self) -> list[BrokerInfo]:
+        """The live brokers as PostgreSQL has them at this moment, not as of the last pass
+        (`brokers`): what UpdateFeatures checks its levels against. KafkaStorageError when
+        PostgreSQL cannot be read."""
+        try:
+            async with self._lock:
+                conn = await self._connection()
+                assert self._spaces is not None
+                return await live_brokers(conn, self._spaces)
+        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            raise KafkaStorageError(f"cannot read the cluster's brokers: {exc!r}") from exc
+
     async def shut_down(self, timeout: float) -> None:
         """Kafka's controlled shutdown: leave the live brokers and wait (at most `timeout`
         seconds) until the controller has moved every partition away, serving meanwhile, so
@@ -179,7 +196,8 @@ class ClusterNode:
         try:
             self._spaces = lock_spaces(str(await conn.fetchval("SELECT current_schema()")))
             await register(
-                conn, self._spaces, self.node_id, self.incarnation, self.endpoints, self.rack, self.session_timeout_ms
+                conn, self._spaces, self.node_id, self.incarnation, self.endpoints, self.rack, self.session_timeout_ms,
+                self.supported_features,
             )
             await conn.add_listener(CLUSTER_CHANNEL, self._notified)
             await conn.execute("SELECT pg_notify($1, 'brokers')", CLUSTER_CHANNEL)

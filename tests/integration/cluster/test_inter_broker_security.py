@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import asyncpg
 import pytest
 from confluent_kafka.admin import AdminClient
 
 from broker.config import Config
+from broker.features import SUPPORTED
 from broker.inter_broker import InterBrokerClient, PeerUnavailable
 from broker.inter_broker_security import inter_broker_security
 from odradek.pki import make_pki
@@ -522,3 +525,33 @@ def test_finalized_features_updated_on_one_broker_are_the_clusters(secure_cluste
         assert c.call(57, 2, transaction_version(0, SAFE_DOWNGRADE)).error_code == ErrorCode.NONE
     wait_until(lambda: finalized_everywhere(cluster) == [(levels, epoch + 4)] * 3, timeout=30,
                what="transaction.version off on every broker")
+
+
+def test_a_feature_level_a_registered_broker_does_not_support_is_refused(secure_cluster: OdradekCluster) -> None:
+    """As Kafka's controller checks every registered broker's supported ranges: broker 3's
+    registration narrowed in PostgreSQL (as an older version would register it), an upgrade
+    past it is refused on broker 1 with Kafka's message; one within it passes."""
+    cluster = secure_cluster
+
+    async def narrow(ranges: str) -> None:
+        conn = await asyncpg.connect(cluster.postgres_url)
+        try:
+            await conn.execute("UPDATE brokers SET supported_features = $1::jsonb WHERE node_id = 3", ranges)
+        finally:
+            await conn.close()
+
+    def validate(level: int) -> UpdateFeaturesRequest:
+        return UpdateFeaturesRequest(validate_only=True, feature_updates=[
+            FeatureUpdateKey(feature="transaction.version", max_version_level=level, upgrade_type=UPGRADE)])
+
+    asyncio.run(narrow('{"metadata.version": [7, 25], "transaction.version": [0, 1]}'))
+    try:
+        with WireClient(cluster.broker(1).bootstrap, timeout=30) as c:
+            refused = c.call(57, 2, validate(2))
+            assert (refused.error_code, refused.error_message) == (
+                ErrorCode.INVALID_UPDATE_VERSION, "The update failed for all features since the following feature "
+                "had an error: Invalid update version 2 for feature transaction.version. Broker 3 only supports "
+                "versions 0-1")
+            assert c.call(57, 2, validate(1)).error_code == ErrorCode.NONE
+    finally:
+        asyncio.run(narrow(json.dumps({n: list(r) for n, r in SUPPORTED.items()})))
