@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:  # settings only checked at start, such as a listener's TLS files
         print(f"odradek: {exc}", file=sys.stderr)
         return 2
-    except StorageUnavailableError as exc:  # PostgreSQL unreachable, or its schema too new
+    except StorageUnavailableError as exc:  # PostgreSQL unreachable, its schema too new, a finalized level unsupported
         print(f"odradek: {exc}", file=sys.stderr)
         return 1
     return 0

@@ -128,6 +128,24 @@ def _not_supported(what: str, level: int, lo: int, hi: int) -> str | None:
     return f"{what} only supports versions {lo if lo == hi else f'{lo}-{hi}'}"
 
 
+def unsupported_finalized(
+    finalized: Mapping[str, int], supported: Mapping[str, tuple[int, int]] = SUPPORTED
+) -> str | None:
+    """Why a broker supporting `supported` may not join a cluster whose levels are `finalized`
+    (None: it may), as Kafka 4.0's ClusterControlManager.registerBroker refuses its
+    registration (UNSUPPORTED_VERSION): a finalized level outside the broker's range, a
+    feature it does not name counting as 0-0. The broker does not start: it would serve
+    levels it cannot (an older version in a rolling downgrade, one of a narrower build)."""
+    for name, level in sorted(finalized.items()):
+        lo, hi = supported.get(name, (0, 0))
+        if not lo <= level <= hi:
+            return (
+                f"Unable to register because the broker does not support finalized version {level} of {name}. "
+                f"The broker wants a version between {lo} and {hi}, inclusive."
+            )
+    return None
+
+
 def check(
     finalized: Mapping[str, int], name: str, level: int, upgrade: int, controller: int, brokers: BrokerSupport = NO_BROKERS
 ) -> tuple[int, str | None]:

@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING
 
 from broker.config import Config
 from broker.dynamic_config import DYNAMIC_CONFIG_FILE, DynamicConfigs, SharedDynamicConfigs
-from broker.features import FEATURES_FILE, BrokerSupport, Features, FileFeatures, initial_levels
+from broker.features import (
+    FEATURES_FILE,
+    BrokerSupport,
+    Features,
+    FileFeatures,
+    initial_levels,
+    unsupported_finalized,
+)
 from broker.logging import get_logger
 from broker.security.acl.store import AclStore, FileAclStore, SharedAclStore
 from broker.security.scram_credentials import (
@@ -20,7 +27,7 @@ from broker.security.scram_credentials import (
     ScramCredentialStore,
     SharedScramCredentialStore,
 )
-from broker.storage_setup import is_postgres_url
+from broker.storage_setup import StorageUnavailableError, is_postgres_url
 from storage.log_manager import LogManager
 
 if TYPE_CHECKING:
@@ -61,7 +68,27 @@ async def open_metadata_stores(
     config: Config, storage: LogManager, file_dynamic: DynamicConfigs | None
 ) -> MetadataStores:
     """The stores of the engine; `file_dynamic`: the file engine's dynamic configs, already
-    read (the logs opened with their topic defaults)."""
+    read (the logs opened with their topic defaults). Exits the broker (StorageUnavailableError,
+    status 1), the engine closed, when it does not support a finalized feature level, before
+    it registers or serves (broker/features.py `unsupported_finalized`)."""
+    stores = await _open(config, storage, file_dynamic)
+    refusal = unsupported_finalized(stores.features.finalized)
+    if refusal is not None:
+        await stores.close()
+        if stores.documents is None:
+            await storage.close()
+        else:
+            from storage.postgres.engine import PostgresStorage
+
+            # As for a taken node id (broker/cluster_setup.py): the shutdown of a database
+            # other brokers may be using is not this broker's to mark clean.
+            assert isinstance(storage, PostgresStorage)
+            await storage.abort()
+        raise StorageUnavailableError(refusal)
+    return stores
+
+
+async def _open(config: Config, storage: LogManager, file_dynamic: DynamicConfigs | None) -> MetadataStores:
     if not is_postgres_url(config.get_str("storage.engine").strip()):
         assert file_dynamic is not None
         return MetadataStores(

@@ -1,7 +1,8 @@
 """A broker process whose log is in PostgreSQL (`storage.engine`): real clients produce and
 consume, a transaction commits and one aborts, a group commits offsets, a feature level is
-finalized, and all of it is still there after a restart; a PostgreSQL that cannot be reached stops the start with one
-line and exit code 1."""
+finalized, and all of it is still there after a restart; a PostgreSQL that cannot be reached, or a
+finalized feature level this version does not support, stops the start with one line and
+exit code 1."""
 
 from __future__ import annotations
 
@@ -168,6 +169,45 @@ def test_a_newer_schema_is_refused_naming_both_versions(tmp_path: Path, postgres
     assert result.stderr.strip() == (
         f"odradek: the database's schema is at version {latest_version() + 7}, newer than this broker's "
         f"{latest_version()}: run a broker of the version that migrated it"
+    )
+
+
+def test_a_broker_not_supporting_a_finalized_level_refuses_to_start(tmp_path: Path, postgres_url: str) -> None:
+    """As Kafka's controller refuses its registration (broker/features.py `unsupported_finalized`):
+    a cluster whose transaction.version was finalized above this version's range, by a later one."""
+    import asyncpg
+
+    from broker.features import SUPPORTED
+    from broker.shared_features import SharedFeatures
+    from storage.postgres.cluster_metadata import MetadataDocuments
+    from storage.postgres.schema import migrate
+
+    above = SUPPORTED["transaction.version"][1] + 1
+
+    async def finalize_above() -> None:
+        sql = await asyncpg.connect(postgres_url)
+        try:
+            await migrate(sql)
+        finally:
+            await sql.close()
+        docs = MetadataDocuments(lambda: asyncpg.connect(postgres_url))
+        try:
+            levels = {"metadata.version": 25, "transaction.version": above, "group.version": 1}
+            assert await SharedFeatures(docs).seed(tmp_path / "later", levels) == "settings"
+        finally:
+            await docs.close()
+
+    asyncio.run(finalize_above())
+    result = subprocess.run(
+        [sys.executable, "-m", "broker", "--listeners", f"PLAINTEXT://127.0.0.1:{free_port()}",
+         "--log-dirs", str(tmp_path / "data"), "--storage-engine", postgres_url],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    # After the engine's own log line, before any listener's.
+    assert result.stderr.strip().splitlines()[-1] == (
+        f"odradek: Unable to register because the broker does not support finalized version {above} of "
+        f"transaction.version. The broker wants a version between 0 and {above - 1}, inclusive."
     )
 
 

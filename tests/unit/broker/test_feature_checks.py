@@ -1,9 +1,10 @@
-"""UpdateFeatures' checks against the registered brokers' ranges and of a feature named twice
-(broker/features.py), as Kafka 4.0's FeatureControlManager and QuorumController make them."""
+"""UpdateFeatures' checks against the registered brokers' ranges and of a feature named twice,
+and a starting broker's against the finalized levels (broker/features.py), as Kafka 4.0's
+FeatureControlManager, QuorumController and ClusterControlManager make them."""
 
 from __future__ import annotations
 
-from broker.features import SUPPORTED, FeatureUpdate, UpgradeType, check, evaluate
+from broker.features import SUPPORTED, FeatureUpdate, UpgradeType, check, evaluate, unsupported_finalized
 from protocol.errors import ErrorCode
 
 UPGRADE, SAFE = UpgradeType.UPGRADE, UpgradeType.SAFE_DOWNGRADE
@@ -58,3 +59,19 @@ def test_a_feature_named_twice_takes_its_last_level_and_upgrade_type() -> None:
     assert evaluate(at_2, [FeatureUpdate(TV, 1, SAFE), FeatureUpdate(TV, 1, UPGRADE)], 1)[:2] == (
         REFUSED, "Invalid update version 1 for feature transaction.version. Can't downgrade the version of this "
         "feature without setting the upgrade type to either safe or unsafe downgrade.")
+
+
+def test_a_broker_not_supporting_a_finalized_level_may_not_register() -> None:
+    # Within every range, or not finalized (level 0 is not listed): it may.
+    assert unsupported_finalized({}) is None
+    assert unsupported_finalized({**FINALIZED, TV: 2, "share.version": 1}) is None
+    assert unsupported_finalized({**FINALIZED, TV: 2}, {**SUPPORTED, TV: (0, 1)}) == (
+        "Unable to register because the broker does not support finalized version 2 of transaction.version. "
+        "The broker wants a version between 0 and 1, inclusive.")
+    # Below its minimum too, and a feature it does not name is 0-0; the first by name is named.
+    assert unsupported_finalized({**FINALIZED, "metadata.version": 6, "zz.version": 1}) == (
+        "Unable to register because the broker does not support finalized version 6 of metadata.version. "
+        "The broker wants a version between 7 and 25, inclusive.")
+    assert unsupported_finalized({**FINALIZED, "zz.version": 1}) == (
+        "Unable to register because the broker does not support finalized version 1 of zz.version. "
+        "The broker wants a version between 0 and 0, inclusive.")

@@ -109,3 +109,25 @@ def test_concurrent_updates_are_stored_in_their_order(tmp_path: Path) -> None:
     again = FileFeatures.load(tmp_path, INITIAL)
     assert (features.finalized, features.epoch) == ({"transaction.version": 2}, 2)
     assert (again.finalized, again.epoch) == (features.finalized, features.epoch)
+
+
+async def test_a_file_finalizing_a_level_this_version_does_not_support_stops_the_start(tmp_path: Path) -> None:
+    """broker/metadata_stores.py: a features file of a later version (a level above this one's
+    range) is refused as Kafka's controller refuses the broker's registration; the logs are
+    closed cleanly."""
+    from broker.config import Config
+    from broker.dynamic_config import DynamicConfigs
+    from broker.metadata_stores import open_metadata_stores
+    from broker.storage_setup import StorageUnavailableError
+    from storage.clock import SystemClock
+    from storage.file_storage import CLEAN_SHUTDOWN_FILE, FileStorage
+
+    config = Config.load(None, cli={"log.dirs": str(tmp_path)})
+    (tmp_path / FEATURES_FILE).write_text(json.dumps({"epoch": 4, "finalized": {"transaction.version": 3}}))
+    storage = await FileStorage.open(tmp_path, clock=SystemClock(), producer_id_expiration_ms=86_400_000)
+    with pytest.raises(StorageUnavailableError) as refused:
+        await open_metadata_stores(config, storage, DynamicConfigs.load(tmp_path))
+    assert str(refused.value) == (
+        "Unable to register because the broker does not support finalized version 3 of transaction.version. "
+        "The broker wants a version between 0 and 2, inclusive.")
+    assert (tmp_path / CLEAN_SHUTDOWN_FILE).exists()
