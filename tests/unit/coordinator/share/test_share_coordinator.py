@@ -129,3 +129,13 @@ async def test_a_member_joining_while_its_group_is_deleted_keeps_the_group() -> 
     assert await deleting is ErrorCode.NON_EMPTY_GROUP
     assert sorted(share.membership.groups["g"].members) == ["m2"]
     await _settle(share)
+
+
+async def test_deleting_a_group_keeps_no_lock_of_the_share_partitions_it_named() -> None:
+    # In a cluster DeleteGroups names every partition of every topic (broker/handlers/
+    # delete_groups.py): a lock kept for each would grow with every group deleted.
+    _, share = await _coordinator()
+    elsewhere = [SharePartitionKey("g", uuid.UUID(int=i), p) for i in range(10, 20) for p in range(100)]
+    assert await share.delete_group("g", elsewhere) is ErrorCode.NONE
+    assert not share.partitions._locks
+    await _settle(share)
