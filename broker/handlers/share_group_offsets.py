@@ -20,7 +20,7 @@ from broker.topics import TopicResolver
 from coordinator.log import CoordinatorLogError
 from coordinator.share.coordinator import SHARE_STATE
 from coordinator.share.records import SharePartitionKey
-from coordinator.share.state_store import ShareSummary
+from coordinator.share.state_store import ShareSummary, next_state_epoch
 from protocol.errors import ErrorCode
 from protocol.messages.alter_share_group_offsets_request import AlterShareGroupOffsetsRequest
 from protocol.messages.alter_share_group_offsets_response import (
@@ -250,5 +250,5 @@ async def _reset(ctx: RequestContext, key: SharePartitionKey, start_offset: int)
     persister = share.partitions.persister
     async with share.partitions.lock(key):
         found = await persister.read_summary(key)
-        await persister.initialize(key, 0 if found is None else found.state_epoch + 1, start_offset)
+        await persister.initialize(key, next_state_epoch(found), start_offset)
         share.partitions.forget(key)

@@ -274,10 +274,16 @@ class ShareCoordinator:
             for key in sorted(keys, key=lambda k: (str(k.topic_id), k.partition)):
                 await self.partitions.delete(key)
             async with self.membership_store.lock(group_id):
+                # Checked again where heartbeats are serialized: a member may have joined
+                # while the state was deleted (Kafka's GroupMetadataManager.deleteGroups
+                # validates the group at its write too).
+                group = self.membership.groups.get(group_id)
+                if group is not None and group.members:
+                    return ErrorCode.NON_EMPTY_GROUP
                 await self.membership_store.write(group_id, None)
+                self.membership.install(group_id, None)
         except CoordinatorLogError as exc:
             return exc.client_error(SHARE_STATE)
-        self.membership.install(group_id, None)
         return ErrorCode.NONE
 
     def _member_removed(self, group_id: str, member_id: str) -> None:

@@ -138,6 +138,10 @@ class SharePartition:
         self._runs: list[_Run] = []
         # The log start offset: nothing below it is delivered again.
         self._floor = start_offset
+        # Offsets below it were archived by a log start offset that passed them
+        # (`update_log_start_offset`): their acknowledgement is answered as done. Not the
+        # start offset the share partition began at: nothing below that was acquired here.
+        self._archived_below = 0
         self._lock_ids = itertools.count(1)
         # Called after records became available again by lock timeout, so that a waiting
         # ShareFetch can be completed.
@@ -436,7 +440,7 @@ class SharePartition:
             if len(ack.types) not in (1, ack.last_offset - ack.first_offset + 1):
                 raise ShareAcknowledgeError(ErrorCode.INVALID_REQUEST, "acknowledge types do not match the batch")
             prev_last = ack.last_offset
-            first = max(ack.first_offset, self._floor)
+            first = max(ack.first_offset, self._archived_below)
             if first <= ack.last_offset and not self._held_by(member_id, first, ack.last_offset):
                 raise ShareAcknowledgeError(
                     ErrorCode.INVALID_RECORD_STATE,
@@ -449,7 +453,7 @@ class SharePartition:
                 # Offsets below the log start offset were archived when it passed them
                 # (`update_log_start_offset`): their acknowledgement is answered as done, as
                 # Kafka's `SharePartition` skips batches below its start offset.
-                first = max(first, self._floor)
+                first = max(first, self._archived_below)
                 if first > last:
                     continue
                 for run in self._carve(first, last):
@@ -505,7 +509,7 @@ class SharePartition:
         writes it lazily."""
         if log_start_offset <= self._floor:
             return
-        self._floor = log_start_offset
+        self._floor = self._archived_below = log_start_offset
         self._advance_start()
 
     def _archive_below_floor(self) -> None:

@@ -15,6 +15,7 @@ writes the state too, and keeps its change if that write fails (Kafka's
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -50,8 +51,12 @@ class SharePartitions:
         # Where the state is read and written: a cluster's broker sets its own.
         self.persister: SharePersister = LocalPersister(store)
         self.partitions: dict[SharePartitionKey, SharePartition] = {}
-        self._locks: dict[SharePartitionKey, asyncio.Lock] = {}
-        self._fetch_locks: dict[SharePartitionKey, asyncio.Lock] = {}
+        # Held only while in use (whoever holds or waits for one keeps it): the admin APIs
+        # take those of share partitions that never come to this broker (DeleteGroups names
+        # every partition of every topic in a cluster), which would else be kept for ever.
+        self._locks: weakref.WeakValueDictionary[SharePartitionKey, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._fetch_locks: weakref.WeakValueDictionary[SharePartitionKey, asyncio.Lock] = (
+            weakref.WeakValueDictionary())
         # What was last written for each share partition: an unchanged state is not written again.
         self._written: dict[SharePartitionKey, tuple[int, list[PersistedBatch]]] = {}
         # Changes waiting for the next write of their share partition.

@@ -63,6 +63,13 @@ class ShareSummary:
     delivery_complete_count: int
 
 
+def next_state_epoch(found: ShareSummary | None) -> int:
+    """The state epoch an AlterShareGroupOffsets initializes a share partition under: past
+    the one it has, and past 0 when it has none, the epoch a leader that read no state writes
+    with, so that leader's stale writes are fenced (FENCED_STATE_EPOCH) all the same."""
+    return 1 if found is None else found.state_epoch + 1
+
+
 def summary(state: ShareState) -> ShareSummary:
     done = -1 if state.start_offset < 0 else sum(
         b.last_offset - b.first_offset + 1 for b in state.batches

@@ -109,3 +109,33 @@ async def test_share_groups_follow_the_partitions_of_the_group_coordinator() -> 
     assert await second.delete_group("g") is ErrorCode.NONE
     await first.load_groups(partition)
     assert "g" not in first.membership.groups
+
+
+async def test_a_member_joining_while_its_group_is_deleted_keeps_the_group() -> None:
+    # The group is empty when DeleteGroups checks it, and a member joins while its share
+    # partitions' state is being deleted: the group is not deleted under the member, as
+    # Kafka's GroupMetadataManager.deleteGroups validates the group again at its write.
+    _, share = await _coordinator()
+    _join(share, "m1")
+    assert share.membership.heartbeat(ShareHeartbeat("g", "m1", -1), {"t": TOPIC}).error is ErrorCode.NONE
+    held = share.partitions.lock(KEY)
+    await held.acquire()
+    deleting = asyncio.create_task(share.delete_group("g"))
+    while not held._waiters:  # the deletion waits for the share partition
+        await asyncio.sleep(0)
+    joined = await share.heartbeat(ShareHeartbeat("g", "m2", 0, subscribed_topic_names=["t"]), {"t": TOPIC})
+    assert joined.error is ErrorCode.NONE
+    held.release()
+    assert await deleting is ErrorCode.NON_EMPTY_GROUP
+    assert sorted(share.membership.groups["g"].members) == ["m2"]
+    await _settle(share)
+
+
+async def test_deleting_a_group_keeps_no_lock_of_the_share_partitions_it_named() -> None:
+    # In a cluster DeleteGroups names every partition of every topic (broker/handlers/
+    # delete_groups.py): a lock kept for each would grow with every group deleted.
+    _, share = await _coordinator()
+    elsewhere = [SharePartitionKey("g", uuid.UUID(int=i), p) for i in range(10, 20) for p in range(100)]
+    assert await share.delete_group("g", elsewhere) is ErrorCode.NONE
+    assert not share.partitions._locks
+    await _settle(share)

@@ -539,3 +539,16 @@ def test_released_records_gone_from_the_read_are_archived() -> None:
     sp.acknowledge("m1", [ack(0, 3, A.RELEASE)])
     assert sp.acquire("m2", [(0, 1)], max_records=500, read_until=4) == [AcquiredRecords(0, 1, 2)]
     assert states(sp, 2, 3) == [(S.ARCHIVED, 1)] * 2
+
+
+def test_an_acknowledgement_below_the_start_offset_it_started_at_is_refused() -> None:
+    # Only what the log start offset archived is answered as done: offsets below where the
+    # share partition started (read back after a restart) were never acquired from it, as
+    # Kafka's SharePartition answers them (INVALID_RECORD_STATE).
+    _, sp = make(10)
+    with pytest.raises(ShareAcknowledgeError) as refused:
+        sp.acknowledge("m1", [ack(3, 4, A.ACCEPT)])
+    assert refused.value.error_code is ErrorCode.INVALID_RECORD_STATE
+    sp.update_log_start_offset(12)
+    sp.acknowledge("m1", [ack(3, 4, A.ACCEPT)])  # archived by the log start offset now
+    assert (sp.start_offset, sp.stats.acknowledged_records) == (12, 0)
