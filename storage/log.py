@@ -327,8 +327,10 @@ class Log:
             buf = bytearray(records)
         rb.assign_offsets(buf, base_offset, partition_leader_epoch=leader_epoch, log_append_time=log_append_time)
         header = BatchHeader.parse(buf)
-        segment = self._maybe_roll(header, now)
         try:
+            # A roll creates files, and one of a segment loaded from its indexes reads its
+            # first batch's header: their I/O errors are the write's.
+            segment = self._maybe_roll(header, now)
             segment.append(header, buf)
         except OSError as exc:
             raise KafkaStorageError(f"write to {self._topic}-{self._partition} failed: {exc}") from exc

@@ -158,7 +158,10 @@ class ClusterNode:
                 conn = await self._connection()
                 assert self._spaces is not None
                 return await live_brokers(conn, self._spaces)
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        except (
+            OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError,
+            asyncpg.exceptions.InternalClientError,  # a session ended while idle, as in `_run`
+        ) as exc:
             raise KafkaStorageError(f"cannot read the cluster's brokers: {exc!r}") from exc
 
     async def shut_down(self, timeout: float) -> None:
