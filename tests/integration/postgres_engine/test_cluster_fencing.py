@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from protocol.errors import ErrorCode
 from storage import errors
 from storage.clock import ManualClock
 from storage.postgres.cluster import controller
@@ -21,6 +22,7 @@ from storage.postgres.cluster.leadership import Leadership
 from storage.postgres.cluster.membership import lock_spaces
 from storage.postgres.cluster.node import ClusterNode
 from storage.postgres.engine import PostgresStorage
+from storage.txn_markers import write_txn_markers
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
 from tests.unit.storage.storage_helpers import make_batch
 
@@ -366,6 +368,55 @@ async def test_a_round_taken_before_a_partition_was_lost_fails_though_it_is_led_
         assert not log.closed
         assert (await log.append(make_batch(2), durable=True)).base_offset == 0
         assert await sql.fetchval("SELECT count(*) FROM batches") == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_marker_whose_round_failed_and_whose_log_was_dropped_is_not_answered_written(
+    postgres_url: str,
+) -> None:
+    """WriteTxnMarkers for two partitions (storage/txn_markers.py): the first marker's append
+    starts a round that takes it, the second joins the next round, which the one sync()
+    waits for. The first partition is elected here but not served yet (a broker resumed
+    while it reads the partition back): the round holding its marker fails its fence, and
+    the reload drops that log before the round ends. The next round commits the second
+    marker only: the first must not be answered NONE, or the coordinator completes the
+    transaction with no marker on that partition (read_committed blocked for ever)."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        p0, p1 = (topic_id, 0), (topic_id, 1)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, p1, 0)
+        storage.flusher.mark_dirty(held)
+        writing = asyncio.ensure_future(write_txn_markers(
+            storage, storage.clock, producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0), ("t", 1)], transaction_version=2,
+        ))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not writing.done()
+        # The reload of partition 0 ends (as ClusterNode._apply's): the log the marker went
+        # to, opened while it was not served, is dropped.
+        await lead(storage, leadership, p0, 0)
+        held.go.set()
+        answers = await asyncio.wait_for(writing, 15)
+        assert answers[("t", 0)] == ErrorCode.KAFKA_STORAGE_ERROR
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        # Sent again (the coordinator retries), the marker lands in the reloaded log.
+        again = await write_txn_markers(
+            storage, storage.clock, producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0), ("t", 1)], transaction_version=2,
+        )
+        assert again == {("t", 0): ErrorCode.NONE, ("t", 1): ErrorCode.NONE}
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0 AND control") == 1
+        assert storage.log("t", 0).high_watermark == 1
     finally:
         held.go.set()
         await sql.close()
