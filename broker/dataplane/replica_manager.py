@@ -100,11 +100,15 @@ class ReplicaManager:
         deferred = transactional_id is not None and self.transactions.defers_data_durability(transactional_id)
         outcomes: list[PartitionAppend] = []
         written: list[PartitionLog] = []
+        # Of each outcome written so: its log and the offset past its batch.
+        ends: dict[int, tuple[PartitionLog, int]] = {}
         for entry in entries:
             outcome, lazy, partition_log = await self._append(entry, transactional_id, operation, deferred)
-            outcomes.append(outcome)
             if outcome.error == ErrorCode.NONE and not lazy and partition_log is not None:
                 written.append(partition_log)
+                if outcome.result is not None:
+                    ends[len(outcomes)] = (partition_log, outcome.result.last_offset + 1)
+            outcomes.append(outcome)
         # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
         # flush below only gates this producer's acknowledgement. Each partition's own
         # writes, as Kafka's acks=all waits for each partition's replicas: a small record
@@ -121,6 +125,17 @@ class ReplicaManager:
                     PartitionAppend(ErrorCode.KAFKA_STORAGE_ERROR) if o.error == ErrorCode.NONE else o
                     for o in outcomes
                 ]
+                return outcomes
+            # Acknowledged only once its own log's high watermark covers it: the syncs wait
+            # for the round that takes the last batch; the first batch's append started a
+            # round of its own, which may fail (its partition lost meanwhile, its fence) as
+            # the log is dropped (storage/postgres/engine.py `_abandon`), so that no later
+            # round writes it while the others' round commits.
+            for i, (partition_log, end) in ends.items():
+                if partition_log.high_watermark < end:
+                    log.warning("append not made durable (its log was dropped)", topic=entries[i].topic,
+                                partition=entries[i].partition)
+                    outcomes[i] = PartitionAppend(ErrorCode.KAFKA_STORAGE_ERROR)
         return outcomes
 
     async def _append(

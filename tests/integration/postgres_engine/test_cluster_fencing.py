@@ -14,6 +14,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from broker.dataplane import AppendEntry, ReplicaManager, TransactionSupportedOperation
 from protocol.errors import ErrorCode
 from storage import errors
 from storage.clock import ManualClock
@@ -24,6 +25,7 @@ from storage.postgres.cluster.node import ClusterNode
 from storage.postgres.engine import PostgresStorage
 from storage.txn_markers import write_txn_markers
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.unit.coordinator.transaction.txn_helpers import Env
 from tests.unit.storage.storage_helpers import make_batch
 
 
@@ -417,6 +419,50 @@ async def test_a_marker_whose_round_failed_and_whose_log_was_dropped_is_not_answ
         assert again == {("t", 0): ErrorCode.NONE, ("t", 1): ErrorCode.NONE}
         assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0 AND control") == 1
         assert storage.log("t", 0).high_watermark == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_produce_to_a_partition_lost_while_its_round_ran_is_not_acknowledged(postgres_url: str) -> None:
+    """The same for a Produce (acks=all) of two partitions: the first append's round takes
+    its batch, the second joins the next round, which both syncs wait for. The first
+    partition is lost while the first round runs (its fence fails, its log is dropped):
+    the second round commits the other partition only, and the first batch, never written,
+    must not be acknowledged."""
+    env = Env()
+    coordinator = await env.coordinator()
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        p0, p1 = (topic_id, 0), (topic_id, 1)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, p0, 0)
+        await lead(storage, leadership, p1, 0)
+        rm = ReplicaManager(storage, coordinator, storage.clock, leadership=leadership)
+        storage.flusher.mark_dirty(held)
+        producing = asyncio.ensure_future(rm.append_records(
+            [AppendEntry("t", 0, make_batch(2)), AppendEntry("t", 1, make_batch(2))],
+            acks=-1, transactional_id=None, operation=TransactionSupportedOperation.DEFAULT_ERROR,
+        ))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not producing.done()
+        # Partition 0 moves to broker 2 (as ClusterNode._apply takes it away).
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1 WHERE partition = 0")
+        leadership.serving.pop(p0)
+        storage.release({p0})
+        held.go.set()
+        first, second = await asyncio.wait_for(producing, 15)
+        assert first.error == ErrorCode.KAFKA_STORAGE_ERROR
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        assert second.error == ErrorCode.NONE
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 1") == 1
     finally:
         held.go.set()
         await sql.close()
