@@ -220,18 +220,31 @@ class ReplicaManager:
         transaction_version: int = 0,
     ) -> dict[TopicPartition, int]:
         """A COMMIT or ABORT marker appended to each partition, as the in-process
-        coordinator's are (storage.txn_markers); one error code per partition."""
-        return await write_txn_markers(
-            self.storage,
-            self.clock,
-            producer_id=producer_id,
-            producer_epoch=producer_epoch,
-            coordinator_epoch=coordinator_epoch,
-            committed=committed,
-            partitions=partitions,
-            listeners=listeners,
-            transaction_version=transaction_version,
-        )
+        coordinator's are (storage.txn_markers); one error code per partition. Only to the
+        partitions this broker serves, as Kafka's appendRecords (getPartitionOrError): one
+        elected here but still being read back answers NOT_LEADER_OR_FOLLOWER (retried),
+        rather than taking the marker into a log opened unserved, which no round may write."""
+        result: dict[TopicPartition, int] = {}
+        led: list[TopicPartition] = []
+        for tp in partitions:
+            refused = self._not_leader(tp[0], tp[1])
+            if refused != ErrorCode.NONE:
+                result[tp] = refused
+            else:
+                led.append(tp)
+        if led:
+            result.update(await write_txn_markers(
+                self.storage,
+                self.clock,
+                producer_id=producer_id,
+                producer_epoch=producer_epoch,
+                coordinator_epoch=coordinator_epoch,
+                committed=committed,
+                partitions=led,
+                listeners=listeners,
+                transaction_version=transaction_version,
+            ))
+        return result
 
     # -- Fetch -----------------------------------------------------------------------
 

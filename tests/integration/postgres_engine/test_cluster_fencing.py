@@ -467,3 +467,39 @@ async def test_a_produce_to_a_partition_lost_while_its_round_ran_is_not_acknowle
         held.go.set()
         await sql.close()
         await storage.close()
+
+
+async def test_markers_to_a_partition_elected_here_but_not_served_yet_are_refused(postgres_url: str) -> None:
+    """WriteTxnMarkers at the data plane (broker/dataplane/replica_manager.py): a partition
+    elected here but still being read back answers NOT_LEADER_OR_FOLLOWER (the coordinator
+    retries) and nothing is appended to it; a served one takes its marker."""
+    env = Env()
+    coordinator = await env.coordinator()
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, (topic_id, 1), 0)
+        rm = ReplicaManager(storage, coordinator, storage.clock, leadership=leadership)
+        answers = await rm.write_txn_markers(
+            producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0), ("t", 1)], transaction_version=2,
+        )
+        assert answers == {("t", 0): ErrorCode.NOT_LEADER_OR_FOLLOWER, ("t", 1): ErrorCode.NONE}
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 1 AND control") == 1
+        # Served once read back: the marker sent again lands at the log end.
+        await lead(storage, leadership, (topic_id, 0), 0)
+        again = await rm.write_txn_markers(
+            producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0)], transaction_version=2,
+        )
+        assert again == {("t", 0): ErrorCode.NONE}
+        assert storage.log("t", 0).high_watermark == 1
+    finally:
+        await sql.close()
+        await storage.close()
