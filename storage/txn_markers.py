@@ -6,6 +6,13 @@ log's marker checks (producer epoch, coordinator epoch), ends the producer's ope
 transaction there (LSO, aborted-transaction index). All partitions are written first,
 then made durable with one group-committed flush; only then are listeners told (the
 group coordinator settles pending transactional offsets of `__consumer_offsets`).
+
+A marker is answered NONE only once its own log's high watermark covers it. The flush
+waits for the round that takes the last marker; the first marker's append started a
+round of its own, which may fail (in a cluster, its fence: the partition not served yet)
+while the log is dropped (reloaded from PostgreSQL, storage/postgres/engine.py
+`_abandon`) so that no later round writes it: the flush then succeeds with that marker
+lost, and a coordinator told NONE would complete the transaction without it.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from protocol.errors import ErrorCode
 from protocol.record_batch import ControlType, build_control_batch
 
 from .clock import Clock
-from .engine import AppendOrigin, StorageEngine
+from .engine import AppendOrigin, PartitionLog, StorageEngine
 from .errors import StorageError
 from .topic_partition import TopicPartition
 
@@ -45,6 +52,8 @@ async def write_txn_markers(
     control = ControlType.COMMIT if committed else ControlType.ABORT
     result: dict[TopicPartition, int] = {}
     written: list[TopicPartition] = []
+    # Each marker's log and the offset past it: durable once the high watermark is there.
+    ends: dict[TopicPartition, tuple[PartitionLog, int]] = {}
     for tp in partitions:
         batch = build_control_batch(
             control,
@@ -56,12 +65,15 @@ async def write_txn_markers(
         try:
             log = storage.log(tp[0], tp[1])
             # durable=False: the append completes without suspending; the flush is below.
-            await log.append(batch, origin=AppendOrigin.COORDINATOR, transaction_version=transaction_version)
+            appended = await log.append(
+                batch, origin=AppendOrigin.COORDINATOR, transaction_version=transaction_version
+            )
         except StorageError as exc:
             result[tp] = exc.error_code
             continue
         result[tp] = ErrorCode.NONE
         written.append(tp)
+        ends[tp] = (log, appended.last_offset + 1)
     if not written:
         return result
     try:
@@ -71,6 +83,12 @@ async def write_txn_markers(
         for tp in written:
             result[tp] = exc.error_code
         return result
+    lost = [tp for tp in written if ends[tp][0].high_watermark < ends[tp][1]]
+    if lost:
+        logger.warning("markers not made durable (their logs were dropped): %s", lost)
+        for tp in lost:
+            result[tp] = ErrorCode.KAFKA_STORAGE_ERROR
+        written = [tp for tp in written if tp not in lost]
     listeners = list(listeners)
     for tp in written:
         for listener in listeners:

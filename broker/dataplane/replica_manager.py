@@ -100,11 +100,15 @@ class ReplicaManager:
         deferred = transactional_id is not None and self.transactions.defers_data_durability(transactional_id)
         outcomes: list[PartitionAppend] = []
         written: list[PartitionLog] = []
+        # Of each outcome written so: its log and the offset past its batch.
+        ends: dict[int, tuple[PartitionLog, int]] = {}
         for entry in entries:
             outcome, lazy, partition_log = await self._append(entry, transactional_id, operation, deferred)
-            outcomes.append(outcome)
             if outcome.error == ErrorCode.NONE and not lazy and partition_log is not None:
                 written.append(partition_log)
+                if outcome.result is not None:
+                    ends[len(outcomes)] = (partition_log, outcome.result.last_offset + 1)
+            outcomes.append(outcome)
         # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
         # flush below only gates this producer's acknowledgement. Each partition's own
         # writes, as Kafka's acks=all waits for each partition's replicas: a small record
@@ -121,6 +125,17 @@ class ReplicaManager:
                     PartitionAppend(ErrorCode.KAFKA_STORAGE_ERROR) if o.error == ErrorCode.NONE else o
                     for o in outcomes
                 ]
+                return outcomes
+            # Acknowledged only once its own log's high watermark covers it: the syncs wait
+            # for the round that takes the last batch; the first batch's append started a
+            # round of its own, which may fail (its partition lost meanwhile, its fence) as
+            # the log is dropped (storage/postgres/engine.py `_abandon`), so that no later
+            # round writes it while the others' round commits.
+            for i, (partition_log, end) in ends.items():
+                if partition_log.high_watermark < end:
+                    log.warning("append not made durable (its log was dropped)", topic=entries[i].topic,
+                                partition=entries[i].partition)
+                    outcomes[i] = PartitionAppend(ErrorCode.KAFKA_STORAGE_ERROR)
         return outcomes
 
     async def _append(
@@ -205,18 +220,31 @@ class ReplicaManager:
         transaction_version: int = 0,
     ) -> dict[TopicPartition, int]:
         """A COMMIT or ABORT marker appended to each partition, as the in-process
-        coordinator's are (storage.txn_markers); one error code per partition."""
-        return await write_txn_markers(
-            self.storage,
-            self.clock,
-            producer_id=producer_id,
-            producer_epoch=producer_epoch,
-            coordinator_epoch=coordinator_epoch,
-            committed=committed,
-            partitions=partitions,
-            listeners=listeners,
-            transaction_version=transaction_version,
-        )
+        coordinator's are (storage.txn_markers); one error code per partition. Only to the
+        partitions this broker serves, as Kafka's appendRecords (getPartitionOrError): one
+        elected here but still being read back answers NOT_LEADER_OR_FOLLOWER (retried),
+        rather than taking the marker into a log opened unserved, which no round may write."""
+        result: dict[TopicPartition, int] = {}
+        led: list[TopicPartition] = []
+        for tp in partitions:
+            refused = self._not_leader(tp[0], tp[1])
+            if refused != ErrorCode.NONE:
+                result[tp] = refused
+            else:
+                led.append(tp)
+        if led:
+            result.update(await write_txn_markers(
+                self.storage,
+                self.clock,
+                producer_id=producer_id,
+                producer_epoch=producer_epoch,
+                coordinator_epoch=coordinator_epoch,
+                committed=committed,
+                partitions=led,
+                listeners=listeners,
+                transaction_version=transaction_version,
+            ))
+        return result
 
     # -- Fetch -----------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ from typing import Any
 import asyncpg
 import pytest
 
+from broker.dataplane import AppendEntry, ReplicaManager, TransactionSupportedOperation
+from protocol.errors import ErrorCode
 from storage import errors
 from storage.clock import ManualClock
 from storage.postgres.cluster import controller
@@ -21,7 +23,9 @@ from storage.postgres.cluster.leadership import Leadership
 from storage.postgres.cluster.membership import lock_spaces
 from storage.postgres.cluster.node import ClusterNode
 from storage.postgres.engine import PostgresStorage
+from storage.txn_markers import write_txn_markers
 from tests.broker_defaults import PRODUCER_ID_EXPIRATION_MS
+from tests.unit.coordinator.transaction.txn_helpers import Env
 from tests.unit.storage.storage_helpers import make_batch
 
 
@@ -368,5 +372,134 @@ async def test_a_round_taken_before_a_partition_was_lost_fails_though_it_is_led_
         assert await sql.fetchval("SELECT count(*) FROM batches") == 1
     finally:
         held.go.set()
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_marker_whose_round_failed_and_whose_log_was_dropped_is_not_answered_written(
+    postgres_url: str,
+) -> None:
+    """WriteTxnMarkers for two partitions (storage/txn_markers.py): the first marker's append
+    starts a round that takes it, the second joins the next round, which the one sync()
+    waits for. The first partition is elected here but not served yet (a broker resumed
+    while it reads the partition back): the round holding its marker fails its fence, and
+    the reload drops that log before the round ends. The next round commits the second
+    marker only: the first must not be answered NONE, or the coordinator completes the
+    transaction with no marker on that partition (read_committed blocked for ever)."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        p0, p1 = (topic_id, 0), (topic_id, 1)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, p1, 0)
+        storage.flusher.mark_dirty(held)
+        writing = asyncio.ensure_future(write_txn_markers(
+            storage, storage.clock, producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0), ("t", 1)], transaction_version=2,
+        ))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not writing.done()
+        # The reload of partition 0 ends (as ClusterNode._apply's): the log the marker went
+        # to, opened while it was not served, is dropped.
+        await lead(storage, leadership, p0, 0)
+        held.go.set()
+        answers = await asyncio.wait_for(writing, 15)
+        assert answers[("t", 0)] == ErrorCode.KAFKA_STORAGE_ERROR
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        # Sent again (the coordinator retries), the marker lands in the reloaded log.
+        again = await write_txn_markers(
+            storage, storage.clock, producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0), ("t", 1)], transaction_version=2,
+        )
+        assert again == {("t", 0): ErrorCode.NONE, ("t", 1): ErrorCode.NONE}
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0 AND control") == 1
+        assert storage.log("t", 0).high_watermark == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_produce_to_a_partition_lost_while_its_round_ran_is_not_acknowledged(postgres_url: str) -> None:
+    """The same for a Produce (acks=all) of two partitions: the first append's round takes
+    its batch, the second joins the next round, which both syncs wait for. The first
+    partition is lost while the first round runs (its fence fails, its log is dropped):
+    the second round commits the other partition only, and the first batch, never written,
+    must not be acknowledged."""
+    env = Env()
+    coordinator = await env.coordinator()
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        p0, p1 = (topic_id, 0), (topic_id, 1)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, p0, 0)
+        await lead(storage, leadership, p1, 0)
+        rm = ReplicaManager(storage, coordinator, storage.clock, leadership=leadership)
+        storage.flusher.mark_dirty(held)
+        producing = asyncio.ensure_future(rm.append_records(
+            [AppendEntry("t", 0, make_batch(2)), AppendEntry("t", 1, make_batch(2))],
+            acks=-1, transactional_id=None, operation=TransactionSupportedOperation.DEFAULT_ERROR,
+        ))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not producing.done()
+        # Partition 0 moves to broker 2 (as ClusterNode._apply takes it away).
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1 WHERE partition = 0")
+        leadership.serving.pop(p0)
+        storage.release({p0})
+        held.go.set()
+        first, second = await asyncio.wait_for(producing, 15)
+        assert first.error == ErrorCode.KAFKA_STORAGE_ERROR
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        assert second.error == ErrorCode.NONE
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 1") == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
+
+
+async def test_markers_to_a_partition_elected_here_but_not_served_yet_are_refused(postgres_url: str) -> None:
+    """WriteTxnMarkers at the data plane (broker/dataplane/replica_manager.py): a partition
+    elected here but still being read back answers NOT_LEADER_OR_FOLLOWER (the coordinator
+    retries) and nothing is appended to it; a served one takes its marker."""
+    env = Env()
+    coordinator = await env.coordinator()
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, (topic_id, 1), 0)
+        rm = ReplicaManager(storage, coordinator, storage.clock, leadership=leadership)
+        answers = await rm.write_txn_markers(
+            producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0), ("t", 1)], transaction_version=2,
+        )
+        assert answers == {("t", 0): ErrorCode.NOT_LEADER_OR_FOLLOWER, ("t", 1): ErrorCode.NONE}
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 1 AND control") == 1
+        # Served once read back: the marker sent again lands at the log end.
+        await lead(storage, leadership, (topic_id, 0), 0)
+        again = await rm.write_txn_markers(
+            producer_id=7, producer_epoch=0, coordinator_epoch=1, committed=True,
+            partitions=[("t", 0)], transaction_version=2,
+        )
+        assert again == {("t", 0): ErrorCode.NONE}
+        assert storage.log("t", 0).high_watermark == 1
+    finally:
         await sql.close()
         await storage.close()
