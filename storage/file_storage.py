@@ -281,7 +281,12 @@ class FileStorage(LogManager):
         directory = os.path.join(self.log_dir, partition_dir_name(info.name, partition))
         if log is not None:
             log.close()
-        self.flusher.drop_lane(directory)
+        current = self._logs.get((info.name, partition))
+        if current is None or current is log:
+            # Not when a topic of the same name, created meanwhile, opened its log on this
+            # lane (same directory): dropped, the lane would no longer be among those
+            # StorageEngine.sync waits for, and its writes were answered durable unsynced.
+            self.flusher.drop_lane(directory)
         if not os.path.isdir(directory):
             return
         if _read_topic_id(os.path.join(directory, PARTITION_METADATA_FILE)) != info.topic_id:

@@ -552,6 +552,10 @@ async def test_a_topic_recreated_while_its_namesake_is_deleted_keeps_its_data(ha
     assert new.topic_id != old.topic_id
     assert s.log("a", 0).log_end_offset == 0
     assert (await s.log("a", 0).append(make_batch(2), durable=True)).base_offset == 0
+    # Durable when answered: the sync covered the new log's writes (its lane kept).
+    assert s.log("a", 0).high_watermark == 2
+    await s.sync()
+    assert s.log("a", 0).high_watermark == 2
     s = await harness.reopen()
     assert s.describe_topic("a").topic_id == new.topic_id
     assert s.log("a", 0).log_end_offset == 2
