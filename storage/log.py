@@ -259,15 +259,33 @@ class Log:
             trusted=trusted,
         )
         if durable:
+            end = self._next_offset
             # Everything written so far, in every log: a coordinator's durable write may
             # stand for earlier writes elsewhere (a PrepareCommit for its transaction's data).
             await self._storage_flusher.sync()
+            self._check_durable(end)
         return result
 
     async def sync(self) -> None:
         """Return once everything written to this log so far is durable (a Produce with
         acks=all): its own files' rounds only, never another partition's."""
+        end = self._next_offset
         await self._flusher.sync()
+        self._check_durable(end)
+
+    def _check_durable(self, end: int) -> None:
+        """Raise unless the high watermark covers `end` once the rounds waited for ended
+        well. A flusher's sync() waits for the round that takes what is dirty when it is
+        called, not for one already running: in a PostgreSQL cluster that running round
+        may hold this log's batch and fail (its fence) as the log is dropped (its partition
+        lost, storage/postgres/engine.py `_abandon`), so that no later round writes it,
+        while the round waited for commits the other logs' writes. The high watermark
+        moves only when a round that holds the batch commits (or fsyncs it)."""
+        if self._high_watermark < end:
+            raise KafkaStorageError(
+                f"writes to {self._topic}-{self._partition} below offset {end} were not made durable"
+                + (" (the log was dropped)" if self.closed else "")
+            )
 
     def append_nowait(
         self,

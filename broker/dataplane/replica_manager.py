@@ -99,42 +99,43 @@ class ReplicaManager:
         # A transaction's data is made durable by the round its EndTxn waits for.
         deferred = transactional_id is not None and self.transactions.defers_data_durability(transactional_id)
         outcomes: list[PartitionAppend] = []
-        written: list[PartitionLog] = []
-        # Of each outcome written so: its log and the offset past its batch.
-        ends: dict[int, tuple[PartitionLog, int]] = {}
+        # Of each outcome written so (not lazily): its log.
+        written: dict[int, PartitionLog] = {}
         for entry in entries:
             outcome, lazy, partition_log = await self._append(entry, transactional_id, operation, deferred)
             if outcome.error == ErrorCode.NONE and not lazy and partition_log is not None:
-                written.append(partition_log)
-                if outcome.result is not None:
-                    ends[len(outcomes)] = (partition_log, outcome.result.last_offset + 1)
+                written[len(outcomes)] = partition_log
             outcomes.append(outcome)
         # Parked fetches were woken by the appends themselves (StorageEngine.appended); the
         # flush below only gates this producer's acknowledgement. Each partition's own
         # writes, as Kafka's acks=all waits for each partition's replicas: a small record
         # does not wait for the fsync of what other producers wrote to other partitions.
         if acks == -1 and written:
-            try:
-                if len(written) == 1:
-                    await written[0].sync()
-                else:
-                    await asyncio.gather(*(w.sync() for w in dict.fromkeys(written)))
-            except StorageError as exc:
-                log.error("flush failed", error=str(exc))
-                outcomes = [
-                    PartitionAppend(ErrorCode.KAFKA_STORAGE_ERROR) if o.error == ErrorCode.NONE else o
-                    for o in outcomes
-                ]
-                return outcomes
-            # Acknowledged only once its own log's high watermark covers it: the syncs wait
-            # for the round that takes the last batch; the first batch's append started a
-            # round of its own, which may fail (its partition lost meanwhile, its fence) as
-            # the log is dropped (storage/postgres/engine.py `_abandon`), so that no later
-            # round writes it while the others' round commits.
-            for i, (partition_log, end) in ends.items():
-                if partition_log.high_watermark < end:
-                    log.warning("append not made durable (its log was dropped)", topic=entries[i].topic,
-                                partition=entries[i].partition)
+            # Each log's sync raises unless its own high watermark covers its writes
+            # (storage.log.Log.sync): the first batch's append started a round of its own,
+            # which may fail (its partition lost meanwhile, its fence) as the log is dropped
+            # (storage/postgres/engine.py `_abandon`), while the round the others wait for
+            # commits them. Each partition is answered by its own log's outcome.
+            logs = list(dict.fromkeys(written.values()))
+            if len(logs) == 1:
+                try:
+                    await logs[0].sync()
+                    failed: dict[PartitionLog, StorageError] = {}
+                except StorageError as exc:
+                    failed = {logs[0]: exc}
+            else:
+                synced = await asyncio.gather(*(w.sync() for w in logs), return_exceptions=True)
+                failed = {}
+                for w, error in zip(logs, synced, strict=True):
+                    if isinstance(error, StorageError):
+                        failed[w] = error
+                    elif isinstance(error, BaseException):
+                        raise error
+            for i, partition_log in written.items():
+                error = failed.get(partition_log)
+                if error is not None:
+                    log.error("flush failed", topic=entries[i].topic, partition=entries[i].partition,
+                              error=str(error))
                     outcomes[i] = PartitionAppend(ErrorCode.KAFKA_STORAGE_ERROR)
         return outcomes
 

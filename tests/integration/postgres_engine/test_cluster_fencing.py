@@ -503,3 +503,48 @@ async def test_markers_to_a_partition_elected_here_but_not_served_yet_are_refuse
     finally:
         await sql.close()
         await storage.close()
+
+
+async def test_a_log_sync_fails_when_its_batch_was_dropped_while_another_round_committed(
+    postgres_url: str,
+) -> None:
+    """PartitionLog.sync (storage/log.py `Log.sync`) covers its own log's writes: the batch of
+    partition 0 went to the round its append started, partition 1's to the next, which the
+    sync of partition 0's log waits for (the flusher's sync waits for the round taking what
+    is dirty). Partition 0 is lost while the first round runs: that round fails its fence and
+    the log is dropped; the next round commits partition 1 only. The sync of partition 0's
+    log must fail, and partition 1's succeed."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 2)
+        topic_id = storage.describe_topic("t").topic_id
+        p0, p1 = (topic_id, 0), (topic_id, 1)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, p0, 0)
+        await lead(storage, leadership, p1, 0)
+        first, second = storage.log("t", 0), storage.log("t", 1)
+        storage.flusher.mark_dirty(held)
+        first.append_nowait(make_batch(2))  # starts the round, held before its fence
+        second.append_nowait(make_batch(2))  # the next round
+        syncing = asyncio.gather(first.sync(), second.sync(), return_exceptions=True)
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not syncing.done()
+        leadership.serving.pop(p0)  # lost, as ClusterNode._apply takes it away
+        storage.release({p0})
+        held.go.set()
+        lost, kept = await asyncio.wait_for(syncing, 15)
+        assert isinstance(lost, errors.KafkaStorageError)
+        assert "not made durable" in str(lost)
+        assert first.high_watermark == 0
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 0") == 0
+        assert kept is None
+        assert second.high_watermark == 2
+        assert await sql.fetchval("SELECT count(*) FROM batches WHERE partition = 1") == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
