@@ -113,7 +113,8 @@ class PartitionLog(Protocol):
     ) -> AppendResult:
         """Validate (header + CRC only), assign offsets and write one batch, starting (or
         joining) the fsync round that makes it visible. With durable=True (acks=all)
-        return only after that round, the high watermark past the batch. With `lazy` the
+        return only after that round, the high watermark past the batch (else
+        KafkaStorageError, as `sync`). With `lazy` the
         write joins the next round and starts it only on the next turn of the event loop,
         after its writer has answered: a later step waits for its durability (a
         transaction's data: EndTxn), and it becomes visible when the round ends. A marker
@@ -147,7 +148,9 @@ class PartitionLog(Protocol):
 
     async def sync(self) -> None:
         """Return once everything written to this log so far is durable; unlike
-        `StorageEngine.sync`, it need not wait for other logs' writes."""
+        `StorageEngine.sync`, it need not wait for other logs' writes. Raises
+        KafkaStorageError unless the high watermark then covers them (a log dropped
+        meanwhile: its partition lost in a cluster)."""
         ...
 
     async def wait_visible(self, timeout: float) -> None:
@@ -235,7 +238,11 @@ class StorageEngine(Protocol):
     def log_by_id(self, topic_id: uuid.UUID, partition: int) -> PartitionLog: ...
 
     async def sync(self) -> None:
-        """Make every append so far durable (group-committed with concurrent callers)."""
+        """Make every append so far durable (group-committed with concurrent callers).
+        Not the appends to a log dropped meanwhile (a PostgreSQL cluster's partition lost:
+        what no round committed is never written): a caller answering for particular
+        logs checks that each one's high watermark covers its writes (storage/txn_markers.py),
+        as `PartitionLog.sync` and a durable append do."""
         ...
 
     async def enforce_retention(self) -> int:
