@@ -126,11 +126,11 @@ class ReplicaManager:
             else:
                 synced = await asyncio.gather(*(w.sync() for w in logs), return_exceptions=True)
                 failed = {}
-                for w, error in zip(logs, synced, strict=True):
-                    if isinstance(error, StorageError):
-                        failed[w] = error
-                    elif isinstance(error, BaseException):
-                        raise error
+                for w, raised in zip(logs, synced, strict=True):
+                    if isinstance(raised, StorageError):
+                        failed[w] = raised
+                    elif isinstance(raised, BaseException):
+                        raise raised
             for i, partition_log in written.items():
                 error = failed.get(partition_log)
                 if error is not None:
