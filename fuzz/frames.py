@@ -1,7 +1,10 @@
 """Fuzz target: the frame reader (protocol/frames.py).
 
-The input is a byte stream cut into chunks at points the fuzzer chooses. Invariants: only
-the decode-error family escapes `FrameReader.feed`; the frames returned across chunks are
+The input is a byte stream cut into chunks at points the fuzzer chooses, read both ways: fed
+chunk by chunk (`FrameReader.feed`) and read into the buffers the reader hands out, as an
+asyncio BufferedProtocol is (`get_buffer`, `buffer_updated`; a small scratch buffer, so that
+frames both fit in it and are read straight into their own). Invariants: only
+the decode-error family escapes the reader; the frames returned across chunks are
 exactly those of a plain reading of the whole stream, in order; a size outside
 1..max is refused exactly where the plain reading meets it; what is left over is buffered.
 """
@@ -17,6 +20,7 @@ with instrumented("protocol"):
     from protocol.frames import FrameReader, FrameSizeError, frame
 
 MAX_FRAME = 4096  # small, so the fuzzer reaches the size limit too
+SCRATCH = 64  # smaller than most frames of the stream, larger than some
 
 
 def _reference(stream: bytes, max_frame: int) -> tuple[list[bytes], bool, int]:
@@ -44,12 +48,28 @@ def check(data: bytes) -> None:
                    for i in range(0, len(cut_bytes) - 1, 2)})
     bounds = [0, *cuts, len(stream)]
     expected, bad_size, left = _reference(stream, MAX_FRAME)
-    reader = FrameReader(MAX_FRAME)
+    _check_reading(stream, bounds, expected, bad_size, left, buffered=False)
+    _check_reading(stream, bounds, expected, bad_size, left, buffered=True)
+
+
+def _check_reading(
+    stream: bytes, bounds: list[int], expected: list[bytes], bad_size: bool, left: int, *, buffered: bool
+) -> None:
+    reader = FrameReader(MAX_FRAME, scratch_bytes=SCRATCH)
     got: list[bytes] = []
     failed = False
     for lo, hi in itertools.pairwise(bounds):
         try:
-            got.extend(bytes(f) for f in reader.feed(stream[lo:hi]))
+            if not buffered:
+                got.extend(bytes(f) for f in reader.feed(stream[lo:hi]))
+                continue
+            while lo < hi:  # a read fills at most the buffer handed out
+                buffer = reader.get_buffer()
+                assert len(buffer) > 0, "an empty buffer handed out"
+                n = min(len(buffer), hi - lo)
+                buffer[:n] = stream[lo : lo + n]
+                lo += n
+                got.extend(bytes(f) for f in reader.buffer_updated(n))
         except FrameSizeError:
             failed = True
             break

@@ -7,6 +7,9 @@ import struct
 from protocol.codec import DecodeError
 
 DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024  # Kafka's socket.request.max.bytes
+# What one read may bring in between frames (`FrameReader.get_buffer`): many small frames,
+# or the start of a large one.
+SCRATCH_BYTES = 256 * 1024
 _SIZE = struct.Struct(">i")
 
 Frame = bytearray | memoryview
@@ -24,15 +27,25 @@ class FrameReader:
     of exactly its size (writable, so record batches can be stamped in place). The size is
     checked before that buffer is allocated, so a peer cannot make the reader hold more
     than `max_frame_bytes`.
+
+    Fed either with the chunks a transport read (`feed`), or, as an asyncio
+    BufferedProtocol, by reads into the buffers it hands out (`get_buffer`,
+    `buffer_updated`): then a frame larger than the scratch buffer is read straight into
+    its own buffer, with no copy at all, and smaller ones are copied once out of the
+    scratch buffer the socket was read into. Use one way or the other, not both.
     """
 
-    __slots__ = ("_filled", "_frame", "_max", "_prefix")
+    __slots__ = ("_direct", "_filled", "_frame", "_max", "_prefix", "_scratch", "_scratch_bytes", "_scratch_len")
 
-    def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES) -> None:
+    def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, scratch_bytes: int = SCRATCH_BYTES) -> None:
         self._max = max_frame_bytes
         self._prefix = bytearray()  # a size prefix split across chunks
         self._frame: bytearray | None = None  # the frame being gathered
         self._filled = 0
+        self._scratch_bytes = max(scratch_bytes, 8)
+        self._scratch: bytearray | None = None  # made on the first read into it
+        self._scratch_len = 0  # bytes read into it and not yet taken
+        self._direct = False  # the last buffer handed out was the frame's own
 
     @property
     def max_frame_bytes(self) -> int:
@@ -45,15 +58,74 @@ class FrameReader:
 
     @property
     def buffered(self) -> int:
-        return len(self._prefix) + self._filled
+        """Bytes of frames not returned yet, not counting a size prefix already read."""
+        scratch = self._scratch_len
+        return len(self._prefix) + self._filled + (scratch - 4 if scratch >= 4 else scratch)
 
     def _check(self, size: int) -> int:
         if size <= 0 or size > self._max:
             self._prefix.clear()
             self._frame = None
             self._filled = 0
+            self._scratch_len = 0
             raise FrameSizeError(f"frame size {size} outside 1..{self._max}")
         return size
+
+    def get_buffer(self) -> memoryview:
+        """Where the next bytes read go: the rest of a large frame being gathered, else the
+        free end of the scratch buffer (never empty)."""
+        frame = self._frame
+        if frame is not None:
+            self._direct = True
+            return memoryview(frame)[self._filled :]
+        self._direct = False
+        scratch = self._scratch
+        if scratch is None:
+            scratch = self._scratch = bytearray(self._scratch_bytes)
+        return memoryview(scratch)[self._scratch_len :]
+
+    def buffer_updated(self, nbytes: int) -> list[Frame]:
+        """`nbytes` were read into the last buffer handed out: every frame completed."""
+        if self._direct:
+            frame = self._frame
+            assert frame is not None
+            self._filled += nbytes
+            if self._filled < len(frame):
+                return []
+            self._frame = None
+            self._filled = 0
+            return [frame]
+        self._scratch_len += nbytes
+        return self._split_scratch()
+
+    def _split_scratch(self) -> list[Frame]:
+        scratch = self._scratch
+        assert scratch is not None
+        end = self._scratch_len
+        frames: list[Frame] = []
+        pos = 0
+        with memoryview(scratch) as view:
+            while end - pos >= 4:
+                (size,) = _SIZE.unpack_from(scratch, pos)
+                self._check(size)
+                if end - pos - 4 >= size:
+                    # Copied out: the scratch buffer takes the next read. Writable, so its
+                    # record batches can be stamped in place.
+                    frames.append(bytearray(view[pos + 4 : pos + 4 + size]))
+                    pos += 4 + size
+                    continue
+                if 4 + size > len(scratch):
+                    # Too large to wait here: its own buffer, the rest read straight into it.
+                    frame = self._frame = bytearray(size)
+                    self._filled = end - pos - 4
+                    frame[: self._filled] = view[pos + 4 : end]
+                    pos = end
+                break
+        left = end - pos
+        if pos and left:
+            scratch[:left] = scratch[pos:end]  # a frame's start (or its size), to the front
+        self._scratch_len = left
+        return frames
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:
         view = data if isinstance(data, memoryview) else memoryview(data)
