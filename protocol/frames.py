@@ -72,12 +72,14 @@ class FrameReader:
         return size
 
     def get_buffer(self) -> memoryview:
-        """Where the next bytes read go: the rest of a large frame being gathered, else the
-        free end of the scratch buffer (never empty)."""
+        """Where the next bytes read go: more of a large frame being gathered, else the free
+        end of the scratch buffer (never empty)."""
         frame = self._frame
         if frame is not None:
             self._direct = True
-            return memoryview(frame)[self._filled :]
+            # A read at a time as large as the scratch buffer: one callback of the event
+            # loop never copies megabytes while small requests wait behind it.
+            return memoryview(frame)[self._filled : self._filled + self._scratch_bytes]
         self._direct = False
         scratch = self._scratch
         if scratch is None:
