@@ -13,6 +13,11 @@ harmlessly: a batch already there is skipped if it is the same batch; any other 
 an offset already taken fails the round (another writer: see `insert`). A round whose
 connection, idle since the round before, turns out ended by PostgreSQL connects again at
 once and writes it all that way instead of failing.
+
+In cluster mode a round is fenced (storage/postgres/cluster/leadership.py) for every
+partition it writes: those of its batches and those whose log queued one of its changes (a
+log start, a cleaned segment swapped in, a roll, a cleaner checkpoint). A change of a log
+dropped since (its partition lost) is never written: only the current leader changes a log.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 
@@ -44,6 +49,19 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
+# The partition a queued change belongs to and the leader epoch its log was opened at (None
+# outside cluster mode, or for a log opened but never served here).
+Owner = tuple[tuple[Any, int], int | None]
+
+
+class Queued(NamedTuple):
+    """A queued change; `owner` None for a change of no one partition's log: the catalog's,
+    or the removal of a deleted topic's partitions (any broker's to make)."""
+
+    change: Change
+    owner: Owner | None
+
+
 # Given the (topic_id, partition) keys a round writes, as the round takes its batches: the
 # check its transaction runs before them, which raises to fail the round. Made when the
 # batches are taken, so that it checks the leadership they were written under, not the one
@@ -98,7 +116,7 @@ _CONNECTION_ENDED = (
 
 
 async def _write(
-    conn: asyncpg.Connection, rows: Columns, changes: list[Change],
+    conn: asyncpg.Connection, rows: Columns, changes: list[Queued],
     check: Callable[[asyncpg.Connection], Awaitable[None]] | None, *, again: bool,
 ) -> None:
     """A round's SQL: its fence, its batches, its changes, in one transaction."""
@@ -108,8 +126,8 @@ async def _write(
                 await check(conn)
             if rows.count:
                 await insert(conn, rows, again=again)
-            for change in changes:
-                await change(conn)
+            for queued in changes:
+                await queued.change(conn)
     elif rows.count:
         # One statement is a transaction of its own: no BEGIN and COMMIT round trips.
         await insert(conn, rows)
@@ -254,7 +272,7 @@ class ChangeQueue:
     """The engine's queued SQL changes; a flusher target, so a change starts a round."""
 
     def __init__(self) -> None:
-        self.changes: list[Change] = []
+        self.changes: list[Queued] = []
 
     def sync(self) -> None:
         pass
@@ -304,15 +322,20 @@ class PostgresFlusher(GroupCommitFlusher):
         # broker still leads their partitions at the epochs they were written under
         # (storage/postgres/cluster/leadership.py).
         self.fence: Fence | None = None
+        # Cluster mode: the leader epoch a partition is served at here (None: not served).
+        # A queued change of a partition's log commits only while that log's epoch is
+        # served, and its round is fenced like a batch (`_submit`).
+        self.served: Callable[[tuple[Any, int]], int | None] | None = None
         # Fails the next round: batches whose writers wait for it were dropped (`abandon`).
         self._fail_next: Exception | None = None
         # Called after each committed round (the tail cache drops what became committed).
         self.on_committed: Callable[[], None] = lambda: None
 
-    def queue_change(self, change: Change) -> None:
+    def queue_change(self, change: Change, owner: Owner | None = None) -> None:
         """A change made in the log or the catalog, committed by the next round, started
-        now if none is running: nobody may wait for it (a log start moved by retention)."""
-        self._changes.changes.append(change)
+        now if none is running: nobody may wait for it (a log start moved by retention).
+        `owner`: the partition whose log made it, and that log's leader epoch."""
+        self._changes.changes.append(Queued(change, owner))
         self.mark_dirty(self._changes)
         self.request_round()
 
@@ -330,17 +353,35 @@ class PostgresFlusher(GroupCommitFlusher):
             return
         rows = Columns()
         taken = [(t, t.take(rows)) for t in targets if isinstance(t, PostgresStore)]
-        changes: list[Change] = []
+        changes: list[Queued] = []
         if any(t is self._changes for t in targets):
             changes, self._changes.changes = self._changes.changes, []
+            if self.served is not None:
+                changes = self._current(changes, self.served)
         others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
-        check = self.fence({(row[0], row[1]) for row in rows.rows}) if self.fence is not None and rows.count else None
+        # Kafka's rule: only the current leader changes a partition's log. A log start
+        # moved, a cleaned segment swapped in, a segment rolled are fenced like batches: a
+        # broker that lost the partition must not delete, rewrite or resurrect rows under
+        # its successor (who serves the log as it read it back).
+        keys = {(row[0], row[1]) for row in rows.rows}
+        keys.update(queued.owner[0] for queued in changes if queued.owner is not None)
+        check = self.fence(keys) if self.fence is not None and keys else None
         task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, check, done))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    @staticmethod
+    def _current(changes: list[Queued], served: Callable[[tuple[Any, int]], int | None]) -> list[Queued]:
+        """The changes whose log is still the one served: those of a log dropped since (its
+        partition lost, perhaps led here again at a newer epoch and read back) never commit,
+        nor fail the rounds after: their log is gone, the one read back lacks them."""
+        kept = [q for q in changes if q.owner is None or (q.owner[1] is not None and served(q.owner[0]) == q.owner[1])]
+        if len(kept) < len(changes):
+            logger.info("dropped %d queued change(s) of partitions no longer led here", len(changes) - len(kept))
+        return kept
+
     async def _commit(
-        self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
+        self, rows: Columns, changes: list[Queued], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
         check: Callable[[asyncpg.Connection], Awaitable[None]] | None, done: RoundDone,
     ) -> None:
         started = time.perf_counter()

@@ -548,3 +548,148 @@ async def test_a_log_sync_fails_when_its_batch_was_dropped_while_another_round_c
         held.go.set()
         await sql.close()
         await storage.close()
+
+
+async def _pg_log(sql: asyncpg.Connection) -> tuple[int, list[int]]:
+    """The one partition's log start and its batches' base offsets, as PostgreSQL holds them
+    (what the next leader reads back)."""
+    start = await sql.fetchval("SELECT log_start_offset FROM partitions WHERE partition = 0") or 0
+    bases = [r["base_offset"] for r in await sql.fetch("SELECT DISTINCT base_offset FROM batches ORDER BY 1")]
+    return start, bases
+
+
+async def test_a_log_start_moved_by_a_deposed_leader_never_commits_under_its_successor(postgres_url: str) -> None:
+    """A round made only of queued changes is fenced like one holding batches (Kafka: only
+    the current leader changes a partition's log). The first leader answers a DeleteRecords
+    and queues the log start move; its round waits (a paused broker) while the partition
+    moves to the second broker, which reads it back and appends. The first's round must
+    fail its fence, and the change never commit after (the next rounds drop it): else
+    PostgreSQL's log start and batches no longer match the log the successor serves."""
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await first.create_topic("t", 1)
+        assert await second.reload_catalog()
+        key = (first.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        one, two = Leadership(1), Leadership(2)
+        first.enable_cluster(one)
+        second.enable_cluster(two)
+        await lead(first, one, key, 0)
+        for _ in range(4):
+            await first.log("t", 0).append(make_batch(1), durable=True)
+        first.flusher.mark_dirty(held)
+        assert await first.log("t", 0).delete_records_before(2) == 2  # starts the round, held
+        await asyncio.to_thread(held.reached.wait, 15)
+        syncing = asyncio.ensure_future(first.flusher.sync())  # the held round's outcome
+
+        # The controller moves the partition to broker 2, which reads it back and appends.
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1")
+        await lead(second, two, key, 1)
+        log = second.log("t", 0)
+        assert (log.log_start_offset, log.high_watermark) == (0, 4)
+        assert (await log.append(make_batch(1), durable=True)).base_offset == 4
+
+        held.go.set()
+        with pytest.raises(errors.KafkaStorageError, match="fenced"):
+            await asyncio.wait_for(syncing, 15)
+        assert key not in one.serving and first.log("t", 0).closed
+        await first.flusher.sync()  # the next round: the change is dropped, not written
+        assert not first.flusher._changes.changes
+        assert await _pg_log(sql) == (0, [0, 1, 2, 3, 4])
+        # The successor's own DeleteRecords commits.
+        assert await log.delete_records_before(3) == 3
+        await second.sync()
+        assert await _pg_log(sql) == (3, [3, 4])
+    finally:
+        held.go.set()
+        await sql.close()
+        await first.close()
+        await second.close()
+
+
+async def test_a_log_start_moved_by_a_dropped_log_never_commits_once_led_here_again(postgres_url: str) -> None:
+    """A DeleteRecords that found the log (and waited for its high watermark) while the
+    partition was lost and led here again at a newer epoch moves the log start of the log
+    that was dropped: its change belongs to epoch 0, the log served now (read back at epoch
+    1) never made it, and it must not commit, though the fence at epoch 1 would pass."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        dropped = storage.log("t", 0)
+        for _ in range(4):
+            await dropped.append(make_batch(1), durable=True)
+        # Lost (as ClusterNode._apply takes it away), then led here again at epoch 1.
+        leadership.serving.pop(key)
+        storage.release({key})
+        await sql.execute("UPDATE partition_leaders SET leader_epoch = 1")
+        await lead(storage, leadership, key, 1)
+        await dropped.delete_records_before(2)
+        await storage.sync()
+        assert await _pg_log(sql) == (0, [0, 1, 2, 3])
+        assert storage.log("t", 0).log_start_offset == 0
+    finally:
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_cleaner_swap_of_a_deposed_leader_never_resurrects_what_its_successor_deleted(
+    postgres_url: str,
+) -> None:
+    """The first leader's cleaner swaps a cleaned segment in for the log's closed segments;
+    the round writing the swap waits while the partition moves to the second broker, which
+    moves the log start past them (DeleteRecords). Committed after, the swap would delete
+    the successor's rows of that range and write the cleaned batches again below the log
+    start it committed: it must fail its fence and never commit."""
+    from storage.cleaner import clean_log
+
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await first.create_topic("t", 1, {"cleanup.policy": "compact,delete"})
+        assert await second.reload_catalog()
+        key = (first.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        one, two = Leadership(1), Leadership(2)
+        first.enable_cluster(one)
+        second.enable_cluster(two)
+        await lead(first, one, key, 0)
+        log = first.log("t", 0)
+        for prefix in (b"a", b"b", b"c"):  # three closed segments of two keys each
+            await log.append(make_batch(2, key_prefix=prefix), durable=True)
+            log.roll()
+        await first.sync()
+        assert await _pg_log(sql) == (0, [0, 2, 4])
+        first.flusher.mark_dirty(held)
+        assert await clean_log(log, first.clock.now_ms(), force=True) is not None  # the swap's round, held
+        await asyncio.to_thread(held.reached.wait, 15)
+
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1")
+        await lead(second, two, key, 1)
+        assert await second.log("t", 0).delete_records_before(4) == 4
+        await second.sync()
+        assert await _pg_log(sql) == (4, [4])
+
+        held.go.set()
+        # The round after the held one, which holds the cleaner checkpoint queued after the
+        # swap (and the swap again, had its round failed otherwise): both dropped.
+        await asyncio.wait_for(first.flusher.sync(), 15)
+        assert await _pg_log(sql) == (4, [4])
+        assert key not in one.serving and log.closed  # the held round failed its fence
+        assert not first.flusher._changes.changes
+        assert await sql.fetchval("SELECT cleaner_checkpoint FROM partitions WHERE partition = 0") == 0
+    finally:
+        held.go.set()
+        await sql.close()
+        await first.close()
+        await second.close()
