@@ -174,6 +174,14 @@ class _PostgresPersistence:
 
         self._queue(change)
 
+    async def log_start_saved(self) -> None:
+        # The round holding the change, or a later one: it commits, or fails (its fence, in
+        # a cluster), or drops the change as the log was dropped (the partition lost).
+        await self._storage.flusher.sync()
+        log = self.log
+        if log is not None and log.closed:
+            raise KafkaStorageError(f"log start of {log.topic}-{log.partition} not written: the log was dropped")
+
     def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
         # Plain memory: its batches reach PostgreSQL with the swap, not batch by batch.
         return LogSegment.in_memory(
