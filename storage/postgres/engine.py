@@ -50,6 +50,7 @@ from .group_commit import (
     ChangeQueue,
     Columns,
     Connector,
+    Owner,
     PostgresFlusher,
     PostgresStore,
     insert,
@@ -99,8 +100,11 @@ class _PostgresPersistence:
         self._key = key
         # The leader epoch the log was read back at (cluster mode): its changes commit only
         # while that epoch is served here, fenced as its batches (group_commit `_submit`).
-        self._owner = (key, epoch)
+        self._owner = Owner(key, epoch, self._dropped)
         self.log: Log | None = None
+
+    def _dropped(self) -> bool:
+        return self.log is not None and self.log.closed
 
     def _queue(self, change: Change) -> None:
         self._storage.flusher.queue_change(change, self._owner)

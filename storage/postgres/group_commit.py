@@ -49,9 +49,12 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
-# The partition a queued change belongs to and the leader epoch its log was opened at (None
-# outside cluster mode, or for a log opened but never served here).
-Owner = tuple[tuple[Any, int], int | None]
+class Owner(NamedTuple):
+    """The log a queued change was made by."""
+
+    key: tuple[Any, int]  # its partition
+    epoch: int | None  # the leader epoch it was read back at (None: outside cluster mode)
+    dropped: Callable[[], bool]  # whether it was dropped since (closed: its partition lost)
 
 
 class Queued(NamedTuple):
@@ -127,10 +130,18 @@ async def _write(
             if rows.count:
                 await insert(conn, rows, again=again)
             for queued in changes:
+                # Its log dropped since the round took it (cluster mode: the check passed
+                # as its partition is served again at that epoch, after a lost session).
+                if check is not None and queued.owner is not None and queued.owner.dropped():
+                    continue
                 await queued.change(conn)
     elif rows.count:
         # One statement is a transaction of its own: no BEGIN and COMMIT round trips.
         await insert(conn, rows)
+
+
+def _still_served(owner: Owner, served: Callable[[tuple[Any, int]], int | None]) -> bool:
+    return owner.epoch is not None and served(owner.key) == owner.epoch and not owner.dropped()
 
 
 class Columns:
@@ -334,7 +345,7 @@ class PostgresFlusher(GroupCommitFlusher):
     def queue_change(self, change: Change, owner: Owner | None = None) -> None:
         """A change made in the log or the catalog, committed by the next round, started
         now if none is running: nobody may wait for it (a log start moved by retention).
-        `owner`: the partition whose log made it, and that log's leader epoch."""
+        `owner`: the log that made it."""
         self._changes.changes.append(Queued(change, owner))
         self.mark_dirty(self._changes)
         self.request_round()
@@ -364,7 +375,7 @@ class PostgresFlusher(GroupCommitFlusher):
         # broker that lost the partition must not delete, rewrite or resurrect rows under
         # its successor (who serves the log as it read it back).
         keys = {(row[0], row[1]) for row in rows.rows}
-        keys.update(queued.owner[0] for queued in changes if queued.owner is not None)
+        keys.update(queued.owner.key for queued in changes if queued.owner is not None)
         check = self.fence(keys) if self.fence is not None and keys else None
         task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, check, done))
         self._tasks.add(task)
@@ -373,9 +384,10 @@ class PostgresFlusher(GroupCommitFlusher):
     @staticmethod
     def _current(changes: list[Queued], served: Callable[[tuple[Any, int]], int | None]) -> list[Queued]:
         """The changes whose log is still the one served: those of a log dropped since (its
-        partition lost, perhaps led here again at a newer epoch and read back) never commit,
-        nor fail the rounds after: their log is gone, the one read back lacks them."""
-        kept = [q for q in changes if q.owner is None or (q.owner[1] is not None and served(q.owner[0]) == q.owner[1])]
+        partition lost, perhaps led here again and read back, at a newer epoch or at the
+        same one after a lost session) never commit, nor fail the rounds after: their log is
+        gone, the one read back lacks them."""
+        kept = [q for q in changes if q.owner is None or _still_served(q.owner, served)]
         if len(kept) < len(changes):
             logger.info("dropped %d queued change(s) of partitions no longer led here", len(changes) - len(kept))
         return kept

@@ -609,11 +609,15 @@ async def test_a_log_start_moved_by_a_deposed_leader_never_commits_under_its_suc
         await second.close()
 
 
-async def test_a_log_start_moved_by_a_dropped_log_never_commits_once_led_here_again(postgres_url: str) -> None:
+@pytest.mark.parametrize("epoch_after", [1, 0])
+async def test_a_log_start_moved_by_a_dropped_log_never_commits_once_led_here_again(
+    postgres_url: str, epoch_after: int
+) -> None:
     """A DeleteRecords that found the log (and waited for its high watermark) while the
-    partition was lost and led here again at a newer epoch moves the log start of the log
-    that was dropped: its change belongs to epoch 0, the log served now (read back at epoch
-    1) never made it, and it must not commit, though the fence at epoch 1 would pass."""
+    partition was lost and led here again, at a newer epoch or at the same one (a lost
+    session, no other leader meanwhile), moves the log start of the log that was dropped:
+    the log served now, read back, never made the change, and it must not commit, though
+    the fence would pass."""
     storage = await open_engine(postgres_url)
     sql = await asyncpg.connect(postgres_url)
     try:
@@ -629,8 +633,8 @@ async def test_a_log_start_moved_by_a_dropped_log_never_commits_once_led_here_ag
         # Lost (as ClusterNode._apply takes it away), then led here again at epoch 1.
         leadership.serving.pop(key)
         storage.release({key})
-        await sql.execute("UPDATE partition_leaders SET leader_epoch = 1")
-        await lead(storage, leadership, key, 1)
+        await sql.execute("UPDATE partition_leaders SET leader_epoch = $1", epoch_after)
+        await lead(storage, leadership, key, epoch_after)
         with pytest.raises(errors.KafkaStorageError, match="the log was dropped"):
             await dropped.delete_records_before(2)
         await storage.sync()
