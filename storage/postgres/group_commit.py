@@ -121,12 +121,18 @@ _CONNECTION_ENDED = (
 async def _write(
     conn: asyncpg.Connection, rows: Columns, changes: list[Queued],
     check: Callable[[asyncpg.Connection], Awaitable[None]] | None, *, again: bool,
+    taken: list[tuple[PostgresStore, int]],
 ) -> None:
     """A round's SQL: its fence, its batches, its changes, in one transaction."""
     if changes or again or check is not None:
         async with conn.transaction():
             if check is not None:
                 await check(conn)
+                # Cluster mode: the batches of a log dropped since the round took them (its
+                # partition lost, and served here again at that epoch after a lost session,
+                # so that the check passed) are not written: the log read back hands their
+                # offsets out again. Their writers learn it (their high watermark stays).
+                rows = _of_live(rows, taken)
             if rows.count:
                 await insert(conn, rows, again=again)
             for queued in changes:
@@ -142,6 +148,20 @@ async def _write(
 
 def _still_served(owner: Owner, served: Callable[[tuple[Any, int]], int | None]) -> bool:
     return owner.epoch is not None and served(owner.key) == owner.epoch and not owner.dropped()
+
+
+def _of_live(rows: Columns, taken: list[tuple[PostgresStore, int]]) -> Columns:
+    """`rows` without those of stores no longer live (`taken`: each store and how many
+    rows of `rows` it added, in order)."""
+    if all(store.live for store, _ in taken):
+        return rows
+    live = Columns()
+    start = 0
+    for store, count in taken:
+        if store.live:
+            live.rows.extend(rows.rows[start:start + count])
+        start += count
+    return live
 
 
 class Columns:
@@ -403,7 +423,7 @@ class PostgresFlusher(GroupCommitFlusher):
             reused = self._connector.connected
             conn = await self._connector.get()
             try:
-                await _write(conn, rows, changes, check, again=self.failing)
+                await _write(conn, rows, changes, check, again=self.failing, taken=taken)
             except _CONNECTION_ENDED as exc:
                 if not reused:
                     raise
@@ -419,7 +439,7 @@ class PostgresFlusher(GroupCommitFlusher):
                 logger.warning("PostgreSQL connection found ended (%s): the round connects again", exc)
                 self._connector.drop()
                 conn = await self._connector.get()
-                await _write(conn, rows, changes, check, again=True)
+                await _write(conn, rows, changes, check, again=True, taken=taken)
         except (Exception, asyncio.CancelledError) as exc:
             self._connector.drop()
             # Kept for the next round, before anything queued since.

@@ -696,3 +696,42 @@ async def test_a_cleaner_swap_of_a_deposed_leader_never_resurrects_what_its_succ
         await sql.close()
         await first.close()
         await second.close()
+
+
+async def test_a_round_taken_before_a_lost_session_writes_nothing_once_led_here_again_at_the_same_epoch(
+    postgres_url: str,
+) -> None:
+    """A round takes a partition's batch; the broker's session is lost (it releases every
+    partition) and the partition is led here again at the same epoch (no other leader
+    meanwhile), read back without the batch, before the round passes its fence, which the
+    epoch lets pass. The round must not write the dropped log's batch: the reloaded log
+    hands its offsets out again (its next round would fail on them for ever)."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        storage.flusher.mark_dirty(held)
+        writing = asyncio.ensure_future(storage.log("t", 0).append(make_batch(2), durable=True))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not writing.done()
+
+        leadership.serving.pop(key)  # the session lost (ClusterNode releases what it served)
+        storage.release({key})
+        await lead(storage, leadership, key, 0)
+        held.go.set()
+        with pytest.raises(errors.KafkaStorageError, match="not made durable"):
+            await asyncio.wait_for(writing, 15)
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 0
+        log = storage.log("t", 0)
+        assert (await log.append(make_batch(2), durable=True)).base_offset == 0
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
