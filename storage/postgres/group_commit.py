@@ -16,8 +16,9 @@ once and writes it all that way instead of failing.
 
 In cluster mode a round is fenced (storage/postgres/cluster/leadership.py) for every
 partition it writes: those of its batches and those whose log queued one of its changes (a
-log start, a cleaned segment swapped in, a roll, a cleaner checkpoint). A change of a log
-dropped since (its partition lost) is never written: only the current leader changes a log.
+log start, a cleaned segment swapped in, a roll, a cleaner checkpoint). A change or a batch
+of a log dropped since (its partition lost) is never written: only the current leader
+changes a log.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
+
+
 class Owner(NamedTuple):
     """The log a queued change was made by."""
 
@@ -65,9 +68,9 @@ class Queued(NamedTuple):
     owner: Owner | None
 
 
-# Given the (topic_id, partition) keys a round writes, as the round takes its batches: the
-# check its transaction runs before them, which raises to fail the round. Made when the
-# batches are taken, so that it checks the leadership they were written under, not the one
+# Given the (topic_id, partition) keys a round writes (those of its batches and of its
+# changes' logs), as the round takes them: the check its transaction runs before them,
+# which raises to fail the round. Made when the batches are taken, so that it checks the leadership they were written under, not the one
 # in force once the round gets its connection (storage/postgres/cluster/leadership.py).
 Fence = Callable[[set[tuple[Any, int]]], Callable[[asyncpg.Connection], Awaitable[None]]]
 
@@ -388,7 +391,7 @@ class PostgresFlusher(GroupCommitFlusher):
         if any(t is self._changes for t in targets):
             changes, self._changes.changes = self._changes.changes, []
             if self.served is not None:
-                changes = self._current(changes, self.served)
+                changes = self._drop_stale(changes, self.served)
         others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
         # Kafka's rule: only the current leader changes a partition's log. A log start
         # moved, a cleaned segment swapped in, a segment rolled are fenced like batches: a
@@ -402,7 +405,7 @@ class PostgresFlusher(GroupCommitFlusher):
         task.add_done_callback(self._tasks.discard)
 
     @staticmethod
-    def _current(changes: list[Queued], served: Callable[[tuple[Any, int]], int | None]) -> list[Queued]:
+    def _drop_stale(changes: list[Queued], served: Callable[[tuple[Any, int]], int | None]) -> list[Queued]:
         """The changes whose log is still the one served: those of a log dropped since (its
         partition lost, perhaps led here again and read back, at a newer epoch or at the
         same one after a lost session) never commit, nor fail the rounds after: their log is
