@@ -176,8 +176,9 @@ class PartitionLog(Protocol):
         ...
 
     async def delete_records_before(self, offset: int) -> int:
-        """DeleteRecords: advance the log start offset (-1 = high watermark); returns it.
-        Records already written first become visible (bounded wait), as for ListOffsets."""
+        """DeleteRecords: advance the log start offset (-1 = high watermark); returns it
+        once durable (raises if it never will be: the log dropped). Records already written
+        first become visible (bounded wait), as for ListOffsets."""
         ...
 
     def segment_base_offsets(self) -> list[int]: ...

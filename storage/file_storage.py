@@ -85,6 +85,9 @@ class _FilePersistence:
     def save_log_start_offset(self, offset: int) -> None:
         write_atomically(os.path.join(self.directory, LOG_START_OFFSET_FILE), str(offset).encode())
 
+    async def log_start_saved(self) -> None:
+        pass  # written and synced by `save_log_start_offset`
+
     def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
         stem = os.path.join(self.directory, segment_name(base_offset))
         for ext in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):

@@ -60,6 +60,11 @@ class LogPersistence(Protocol):
 
     def save_log_start_offset(self, offset: int) -> None: ...
 
+    async def log_start_saved(self) -> None:
+        """Return once the log start saved last is durable; raise if it never will be (a
+        DeleteRecords is answered only then)."""
+        ...
+
     # --- log cleaner (storage.cleaner) ---
 
     def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
@@ -709,7 +714,11 @@ class Log:
             self._delete_leading(lambda seg, nxt: nxt is not None and nxt <= self._log_start_offset)
             self.producer_state.on_log_start_offset(self._segments[0].base_offset)
             self._changed()
-        return self._log_start_offset
+        start = self._log_start_offset
+        # Answered once durable (Kafka answers once every replica's low watermark is
+        # there), whether moved here or by a call not yet answered.
+        await self._persistence.log_start_saved()
+        return start
 
     def enforce_retention(self) -> int:
         """Delete old segments by retention.ms / retention.bytes (never the active one)."""

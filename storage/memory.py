@@ -49,6 +49,9 @@ class _MemoryPersistence:
     def save_log_start_offset(self, offset: int) -> None:
         self._storage.state.log_start[self._key] = offset
 
+    async def log_start_saved(self) -> None:
+        pass
+
     def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
         return self.new_segment(base_offset, config)
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from broker.context import RequestContext
 from broker.security.acl.model import AclOperation, ResourceType
 from broker.security.authorization import allowed
@@ -35,8 +37,13 @@ async def _delete(
 
 
 async def handle(ctx: RequestContext, request: DeleteRecordsRequest) -> DeleteRecordsResponse:
-    topics = []
-    for topic in request.topics:
-        partitions = [await _delete(ctx, topic.name, p) for p in topic.partitions]
-        topics.append(DeleteRecordsTopicResult(name=topic.name, partitions=partitions))
+    # All at once: each is answered once its log start is durable (a PostgreSQL round), so
+    # the partitions share rounds rather than wait for one each in turn.
+    results = iter(await asyncio.gather(
+        *(_delete(ctx, topic.name, p) for topic in request.topics for p in topic.partitions)
+    ))
+    topics = [
+        DeleteRecordsTopicResult(name=topic.name, partitions=[next(results) for _ in topic.partitions])
+        for topic in request.topics
+    ]
     return DeleteRecordsResponse(topics=topics)

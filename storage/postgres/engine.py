@@ -46,9 +46,11 @@ from .cluster.leadership import FencedError, Leadership
 from .cluster.notify import CLUSTER_CHANNEL
 from .group_commit import (
     CONNECT_TIMEOUT_SECONDS,
+    Change,
     ChangeQueue,
     Columns,
     Connector,
+    Owner,
     PostgresFlusher,
     PostgresStore,
     insert,
@@ -82,9 +84,10 @@ class PostgresUnreachableError(KafkaStorageError):
 class _Loaded:
     """One partition as read at start."""
 
-    __slots__ = ("active_segment_base", "batches", "cleaner_checkpoint", "log_start")
+    __slots__ = ("active_segment_base", "batches", "cleaner_checkpoint", "epoch", "log_start")
 
     def __init__(self) -> None:
+        self.epoch: int | None = None  # the leader epoch a reload reads it back at
         self.log_start = 0
         self.cleaner_checkpoint = 0
         self.active_segment_base = 0
@@ -92,10 +95,19 @@ class _Loaded:
 
 
 class _PostgresPersistence:
-    def __init__(self, storage: PostgresStorage, key: PartitionKey) -> None:
+    def __init__(self, storage: PostgresStorage, key: PartitionKey, epoch: int | None) -> None:
         self._storage = storage
         self._key = key
+        # The leader epoch the log was read back at (cluster mode): its changes commit only
+        # while that epoch is served here, fenced as its batches (group_commit `_submit`).
+        self._owner = Owner(key, epoch, self._dropped)
         self.log: Log | None = None
+
+    def _dropped(self) -> bool:
+        return self.log is not None and self.log.closed
+
+    def _queue(self, change: Change) -> None:
+        self._storage.flusher.queue_change(change, self._owner)
 
     def _durable(self, offset: int) -> None:
         log = self.log
@@ -148,7 +160,7 @@ class _PostgresPersistence:
                 topic_id, partition, base,
             )
 
-        self._storage.flusher.queue_change(change)
+        self._queue(change)
 
     def save_log_start_offset(self, offset: int) -> None:
         topic_id, partition = self._key
@@ -164,7 +176,15 @@ class _PostgresPersistence:
                 topic_id, partition, offset,
             )
 
-        self._storage.flusher.queue_change(change)
+        self._queue(change)
+
+    async def log_start_saved(self) -> None:
+        # The round holding the change, or a later one: it commits, or fails (its fence, in
+        # a cluster), or drops the change as the log was dropped (the partition lost).
+        await self._storage.flusher.sync()
+        log = self.log
+        if log is not None and log.closed:
+            raise KafkaStorageError(f"log start of {log.topic}-{log.partition} not written: the log was dropped")
 
     def new_cleaned_segment(self, base_offset: int, config: TopicConfig) -> LogSegment:
         # Plain memory: its batches reach PostgreSQL with the swap, not batch by batch.
@@ -191,7 +211,7 @@ class _PostgresPersistence:
             if rows.count:
                 await insert(conn, rows)
 
-        self._storage.flusher.queue_change(change)
+        self._queue(change)
         for segment in old:
             segment.delete()
 
@@ -208,7 +228,7 @@ class _PostgresPersistence:
                 topic_id, partition, offset,
             )
 
-        self._storage.flusher.queue_change(change)
+        self._queue(change)
 
 
 class PostgresStorage(LogManager):
@@ -446,8 +466,8 @@ class PostgresStorage(LogManager):
 
     def _open_log(self, info: TopicInfo, partition: int) -> Log:
         key = (info.topic_id, partition)
-        persistence = _PostgresPersistence(self, key)
         found = self._loaded.get(key)
+        persistence = _PostgresPersistence(self, key, found.epoch if found is not None else None)
         segments: list[LogSegment] = []
         if found is not None:
             for segment_base, payload in found.batches:
@@ -597,6 +617,7 @@ class PostgresStorage(LogManager):
         log is closed, and the rounds are fenced (storage/postgres/cluster/leadership.py)."""
         self.leadership = leadership
         self.flusher.fence = leadership.fence
+        self.flusher.served = lambda key: leadership.serving.get(key)
         leadership.on_fenced = self.release
         for log in self.logs():
             _abandon(log)
@@ -619,6 +640,7 @@ class PostgresStorage(LogManager):
         topic_id, partition = key
         conn = await self._reloads.get()
         entry = _Loaded()
+        entry.epoch = epoch
         async with conn.transaction(isolation="repeatable_read"):
             row = await conn.fetchrow(
                 "SELECT log_start_offset, cleaner_checkpoint, active_segment_base FROM partitions "

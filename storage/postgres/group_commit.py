@@ -13,6 +13,12 @@ harmlessly: a batch already there is skipped if it is the same batch; any other 
 an offset already taken fails the round (another writer: see `insert`). A round whose
 connection, idle since the round before, turns out ended by PostgreSQL connects again at
 once and writes it all that way instead of failing.
+
+In cluster mode a round is fenced (storage/postgres/cluster/leadership.py) for every
+partition it writes: those of its batches and those whose log queued one of its changes (a
+log start, a cleaned segment swapped in, a roll, a cleaner checkpoint). A change or a batch
+of a log dropped since (its partition lost) is never written: only the current leader
+changes a log.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 
@@ -44,9 +50,27 @@ CONNECT_TIMEOUT_SECONDS = 5.0
 
 # A change made in SQL within a round's transaction, after its batches.
 Change = Callable[[asyncpg.Connection], Awaitable[None]]
-# Given the (topic_id, partition) keys a round writes, as the round takes its batches: the
-# check its transaction runs before them, which raises to fail the round. Made when the
-# batches are taken, so that it checks the leadership they were written under, not the one
+
+
+class Owner(NamedTuple):
+    """The log a queued change was made by."""
+
+    key: tuple[Any, int]  # its partition
+    epoch: int | None  # the leader epoch it was read back at (None: outside cluster mode)
+    dropped: Callable[[], bool]  # whether it was dropped since (closed: its partition lost)
+
+
+class Queued(NamedTuple):
+    """A queued change; `owner` None for a change of no one partition's log: the catalog's,
+    or the removal of a deleted topic's partitions (any broker's to make)."""
+
+    change: Change
+    owner: Owner | None
+
+
+# Given the (topic_id, partition) keys a round writes (those of its batches and of its
+# changes' logs), as the round takes them: the check its transaction runs before them,
+# which raises to fail the round. Made when the batches are taken, so that it checks the leadership they were written under, not the one
 # in force once the round gets its connection (storage/postgres/cluster/leadership.py).
 Fence = Callable[[set[tuple[Any, int]]], Callable[[asyncpg.Connection], Awaitable[None]]]
 
@@ -98,21 +122,49 @@ _CONNECTION_ENDED = (
 
 
 async def _write(
-    conn: asyncpg.Connection, rows: Columns, changes: list[Change],
+    conn: asyncpg.Connection, rows: Columns, changes: list[Queued],
     check: Callable[[asyncpg.Connection], Awaitable[None]] | None, *, again: bool,
+    taken: list[tuple[PostgresStore, int]],
 ) -> None:
     """A round's SQL: its fence, its batches, its changes, in one transaction."""
     if changes or again or check is not None:
         async with conn.transaction():
             if check is not None:
                 await check(conn)
+                # Cluster mode: the batches of a log dropped since the round took them (its
+                # partition lost, and served here again at that epoch after a lost session,
+                # so that the check passed) are not written: the log read back hands their
+                # offsets out again. Their writers learn it (their high watermark stays).
+                rows = _of_live(rows, taken)
             if rows.count:
                 await insert(conn, rows, again=again)
-            for change in changes:
-                await change(conn)
+            for queued in changes:
+                # Its log dropped since the round took it (cluster mode: the check passed
+                # as its partition is served again at that epoch, after a lost session).
+                if check is not None and queued.owner is not None and queued.owner.dropped():
+                    continue
+                await queued.change(conn)
     elif rows.count:
         # One statement is a transaction of its own: no BEGIN and COMMIT round trips.
         await insert(conn, rows)
+
+
+def _still_served(owner: Owner, served: Callable[[tuple[Any, int]], int | None]) -> bool:
+    return owner.epoch is not None and served(owner.key) == owner.epoch and not owner.dropped()
+
+
+def _of_live(rows: Columns, taken: list[tuple[PostgresStore, int]]) -> Columns:
+    """`rows` without those of stores no longer live (`taken`: each store and how many
+    rows of `rows` it added, in order)."""
+    if all(store.live for store, _ in taken):
+        return rows
+    live = Columns()
+    start = 0
+    for store, count in taken:
+        if store.live:
+            live.rows.extend(rows.rows[start:start + count])
+        start += count
+    return live
 
 
 class Columns:
@@ -254,7 +306,7 @@ class ChangeQueue:
     """The engine's queued SQL changes; a flusher target, so a change starts a round."""
 
     def __init__(self) -> None:
-        self.changes: list[Change] = []
+        self.changes: list[Queued] = []
 
     def sync(self) -> None:
         pass
@@ -304,15 +356,20 @@ class PostgresFlusher(GroupCommitFlusher):
         # broker still leads their partitions at the epochs they were written under
         # (storage/postgres/cluster/leadership.py).
         self.fence: Fence | None = None
+        # Cluster mode: the leader epoch a partition is served at here (None: not served).
+        # A queued change of a partition's log commits only while that log's epoch is
+        # served, and its round is fenced like a batch (`_submit`).
+        self.served: Callable[[tuple[Any, int]], int | None] | None = None
         # Fails the next round: batches whose writers wait for it were dropped (`abandon`).
         self._fail_next: Exception | None = None
         # Called after each committed round (the tail cache drops what became committed).
         self.on_committed: Callable[[], None] = lambda: None
 
-    def queue_change(self, change: Change) -> None:
+    def queue_change(self, change: Change, owner: Owner | None = None) -> None:
         """A change made in the log or the catalog, committed by the next round, started
-        now if none is running: nobody may wait for it (a log start moved by retention)."""
-        self._changes.changes.append(change)
+        now if none is running: nobody may wait for it (a log start moved by retention).
+        `owner`: the log that made it."""
+        self._changes.changes.append(Queued(change, owner))
         self.mark_dirty(self._changes)
         self.request_round()
 
@@ -330,17 +387,36 @@ class PostgresFlusher(GroupCommitFlusher):
             return
         rows = Columns()
         taken = [(t, t.take(rows)) for t in targets if isinstance(t, PostgresStore)]
-        changes: list[Change] = []
+        changes: list[Queued] = []
         if any(t is self._changes for t in targets):
             changes, self._changes.changes = self._changes.changes, []
+            if self.served is not None:
+                changes = self._drop_stale(changes, self.served)
         others = [t for t in targets if not isinstance(t, PostgresStore | ChangeQueue)]
-        check = self.fence({(row[0], row[1]) for row in rows.rows}) if self.fence is not None and rows.count else None
+        # Kafka's rule: only the current leader changes a partition's log. A log start
+        # moved, a cleaned segment swapped in, a segment rolled are fenced like batches: a
+        # broker that lost the partition must not delete, rewrite or resurrect rows under
+        # its successor (who serves the log as it read it back).
+        keys = {(row[0], row[1]) for row in rows.rows}
+        keys.update(queued.owner.key for queued in changes if queued.owner is not None)
+        check = self.fence(keys) if self.fence is not None and keys else None
         task = asyncio.get_running_loop().create_task(self._commit(rows, changes, taken, others, check, done))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    @staticmethod
+    def _drop_stale(changes: list[Queued], served: Callable[[tuple[Any, int]], int | None]) -> list[Queued]:
+        """The changes whose log is still the one served: those of a log dropped since (its
+        partition lost, perhaps led here again and read back, at a newer epoch or at the
+        same one after a lost session) never commit, nor fail the rounds after: their log is
+        gone, the one read back lacks them."""
+        kept = [q for q in changes if q.owner is None or _still_served(q.owner, served)]
+        if len(kept) < len(changes):
+            logger.info("dropped %d queued change(s) of partitions no longer led here", len(changes) - len(kept))
+        return kept
+
     async def _commit(
-        self, rows: Columns, changes: list[Change], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
+        self, rows: Columns, changes: list[Queued], taken: list[tuple[PostgresStore, int]], others: list[Syncable],
         check: Callable[[asyncpg.Connection], Awaitable[None]] | None, done: RoundDone,
     ) -> None:
         started = time.perf_counter()
@@ -350,7 +426,7 @@ class PostgresFlusher(GroupCommitFlusher):
             reused = self._connector.connected
             conn = await self._connector.get()
             try:
-                await _write(conn, rows, changes, check, again=self.failing)
+                await _write(conn, rows, changes, check, again=self.failing, taken=taken)
             except _CONNECTION_ENDED as exc:
                 if not reused:
                     raise
@@ -366,7 +442,7 @@ class PostgresFlusher(GroupCommitFlusher):
                 logger.warning("PostgreSQL connection found ended (%s): the round connects again", exc)
                 self._connector.drop()
                 conn = await self._connector.get()
-                await _write(conn, rows, changes, check, again=True)
+                await _write(conn, rows, changes, check, again=True, taken=taken)
         except (Exception, asyncio.CancelledError) as exc:
             self._connector.drop()
             # Kept for the next round, before anything queued since.

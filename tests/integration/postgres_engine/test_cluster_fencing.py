@@ -548,3 +548,190 @@ async def test_a_log_sync_fails_when_its_batch_was_dropped_while_another_round_c
         held.go.set()
         await sql.close()
         await storage.close()
+
+
+async def _pg_log(sql: asyncpg.Connection) -> tuple[int, list[int]]:
+    """The one partition's log start and its batches' base offsets, as PostgreSQL holds them
+    (what the next leader reads back)."""
+    start = await sql.fetchval("SELECT log_start_offset FROM partitions WHERE partition = 0") or 0
+    bases = [r["base_offset"] for r in await sql.fetch("SELECT DISTINCT base_offset FROM batches ORDER BY 1")]
+    return start, bases
+
+
+async def test_a_log_start_moved_by_a_deposed_leader_never_commits_under_its_successor(postgres_url: str) -> None:
+    """A round made only of queued changes is fenced like one holding batches (Kafka: only
+    the current leader changes a partition's log). The first leader answers a DeleteRecords
+    and queues the log start move; its round waits (a paused broker) while the partition
+    moves to the second broker, which reads it back and appends. The first's round must
+    fail its fence, and the change never commit after (the next rounds drop it): else
+    PostgreSQL's log start and batches no longer match the log the successor serves."""
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await first.create_topic("t", 1)
+        assert await second.reload_catalog()
+        key = (first.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        one, two = Leadership(1), Leadership(2)
+        first.enable_cluster(one)
+        second.enable_cluster(two)
+        await lead(first, one, key, 0)
+        for _ in range(4):
+            await first.log("t", 0).append(make_batch(1), durable=True)
+        first.flusher.mark_dirty(held)
+        deleting = asyncio.ensure_future(first.log("t", 0).delete_records_before(2))  # its round held
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert not deleting.done()  # answered once its round commits
+
+        # The controller moves the partition to broker 2, which reads it back and appends.
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1")
+        await lead(second, two, key, 1)
+        log = second.log("t", 0)
+        assert (log.log_start_offset, log.high_watermark) == (0, 4)
+        assert (await log.append(make_batch(1), durable=True)).base_offset == 4
+
+        held.go.set()
+        with pytest.raises(errors.KafkaStorageError, match="fenced"):
+            await asyncio.wait_for(deleting, 15)
+        assert key not in one.serving and first.log("t", 0).closed
+        await first.flusher.sync()  # the next round: the change is dropped, not written
+        assert not first.flusher._changes.changes
+        assert await _pg_log(sql) == (0, [0, 1, 2, 3, 4])
+        # The successor's own DeleteRecords is answered once committed.
+        assert await log.delete_records_before(3) == 3
+        assert await _pg_log(sql) == (3, [3, 4])
+    finally:
+        held.go.set()
+        await sql.close()
+        await first.close()
+        await second.close()
+
+
+@pytest.mark.parametrize("epoch_after", [1, 0])
+async def test_a_log_start_moved_by_a_dropped_log_never_commits_once_led_here_again(
+    postgres_url: str, epoch_after: int
+) -> None:
+    """A DeleteRecords that found the log (and waited for its high watermark) while the
+    partition was lost and led here again, at a newer epoch or at the same one (a lost
+    session, no other leader meanwhile), moves the log start of the log that was dropped:
+    the log served now, read back, never made the change, and it must not commit, though
+    the fence would pass."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        dropped = storage.log("t", 0)
+        for _ in range(4):
+            await dropped.append(make_batch(1), durable=True)
+        # Lost (as ClusterNode._apply takes it away), then led here again at epoch 1.
+        leadership.serving.pop(key)
+        storage.release({key})
+        await sql.execute("UPDATE partition_leaders SET leader_epoch = $1", epoch_after)
+        await lead(storage, leadership, key, epoch_after)
+        with pytest.raises(errors.KafkaStorageError, match="the log was dropped"):
+            await dropped.delete_records_before(2)
+        await storage.sync()
+        assert await _pg_log(sql) == (0, [0, 1, 2, 3])
+        assert storage.log("t", 0).log_start_offset == 0
+    finally:
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_cleaner_swap_of_a_deposed_leader_never_resurrects_what_its_successor_deleted(
+    postgres_url: str,
+) -> None:
+    """The first leader's cleaner swaps a cleaned segment in for the log's closed segments;
+    the round writing the swap waits while the partition moves to the second broker, which
+    moves the log start past them (DeleteRecords). Committed after, the swap would delete
+    the successor's rows of that range and write the cleaned batches again below the log
+    start it committed: it must fail its fence and never commit."""
+    from storage.cleaner import clean_log
+
+    first = await open_engine(postgres_url)
+    second = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await first.create_topic("t", 1, {"cleanup.policy": "compact,delete"})
+        assert await second.reload_catalog()
+        key = (first.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        one, two = Leadership(1), Leadership(2)
+        first.enable_cluster(one)
+        second.enable_cluster(two)
+        await lead(first, one, key, 0)
+        log = first.log("t", 0)
+        for prefix in (b"a", b"b", b"c"):  # three closed segments of two keys each
+            await log.append(make_batch(2, key_prefix=prefix), durable=True)
+            log.roll()
+        await first.sync()
+        assert await _pg_log(sql) == (0, [0, 2, 4])
+        first.flusher.mark_dirty(held)
+        assert await clean_log(log, first.clock.now_ms(), force=True) is not None  # the swap's round, held
+        await asyncio.to_thread(held.reached.wait, 15)
+
+        await sql.execute("UPDATE partition_leaders SET leader_id = 2, leader_epoch = 1")
+        await lead(second, two, key, 1)
+        assert await second.log("t", 0).delete_records_before(4) == 4
+        assert await _pg_log(sql) == (4, [4])
+
+        held.go.set()
+        # The round after the held one, which holds the cleaner checkpoint queued after the
+        # swap (and the swap again, had its round failed otherwise): both dropped.
+        await asyncio.wait_for(first.flusher.sync(), 15)
+        assert await _pg_log(sql) == (4, [4])
+        assert key not in one.serving and log.closed  # the held round failed its fence
+        assert not first.flusher._changes.changes
+        assert await sql.fetchval("SELECT cleaner_checkpoint FROM partitions WHERE partition = 0") == 0
+    finally:
+        held.go.set()
+        await sql.close()
+        await first.close()
+        await second.close()
+
+
+async def test_a_round_taken_before_a_lost_session_writes_nothing_once_led_here_again_at_the_same_epoch(
+    postgres_url: str,
+) -> None:
+    """A round takes a partition's batch; the broker's session is lost (it releases every
+    partition) and the partition is led here again at the same epoch (no other leader
+    meanwhile), read back without the batch, before the round passes its fence, which the
+    epoch lets pass. The round must not write the dropped log's batch: the reloaded log
+    hands its offsets out again (its next round would fail on them for ever)."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held = _HeldRound()
+    try:
+        await storage.create_topic("t", 1)
+        key = (storage.describe_topic("t").topic_id, 0)
+        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+        leadership = Leadership(1)
+        storage.enable_cluster(leadership)
+        await lead(storage, leadership, key, 0)
+        storage.flusher.mark_dirty(held)
+        writing = asyncio.ensure_future(storage.log("t", 0).append(make_batch(2), durable=True))
+        await asyncio.to_thread(held.reached.wait, 15)
+        assert held.reached.is_set() and not writing.done()
+
+        leadership.serving.pop(key)  # the session lost (ClusterNode releases what it served)
+        storage.release({key})
+        await lead(storage, leadership, key, 0)
+        held.go.set()
+        with pytest.raises(errors.KafkaStorageError, match="not made durable"):
+            await asyncio.wait_for(writing, 15)
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 0
+        log = storage.log("t", 0)
+        assert (await log.append(make_batch(2), durable=True)).base_offset == 0
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 1
+    finally:
+        held.go.set()
+        await sql.close()
+        await storage.close()
