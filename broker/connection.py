@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import struct
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -33,7 +34,7 @@ from broker.security.tls import peer_principal_name
 from broker.socket_writes import socket_fd_for_sendfile, write_response
 from protocol.apis import API_VERSIONS_KEY
 from protocol.codec import DecodeError, Reader, RecordsData, Writer
-from protocol.frames import Frame, FrameReader
+from protocol.frames import SCRATCH_BYTES, Frame, FrameReader
 from protocol.message import Message
 from protocol.messages.api_versions_response import ApiVersion, ApiVersionsResponse
 from protocol.messages.request_header import RequestHeader
@@ -78,11 +79,27 @@ class _Slot:
         self.payload: list[RecordsData] | None = None
 
 
+class _ReadScratch(threading.local):
+    buffer: bytearray | None = None
+
+
+_READ_SCRATCH = _ReadScratch()
+
+
+def _read_scratch() -> bytearray:
+    """The buffer every connection of this thread's event loop reads into (one read is taken
+    whole before the next: protocol.frames.FrameReader): 256 KiB per loop, not per connection."""
+    buffer = _READ_SCRATCH.buffer
+    if buffer is None:
+        buffer = _READ_SCRATCH.buffer = bytearray(SCRATCH_BYTES)
+    return buffer
+
+
 class KafkaConnection(asyncio.BufferedProtocol):
     def __init__(self, services: Services, listener: str, admission: Admission | None = None) -> None:
         self.services = services
         self.listener = listener
-        self.frames = FrameReader(services.config.max_frame_bytes)
+        self.frames = FrameReader(services.config.max_frame_bytes, _read_scratch())
         self.max_in_flight = max(1, services.config.get_int("connection.max.in.flight.requests"))
         self.queue = services.request_queue
         self.transport: asyncio.Transport | None = None

@@ -55,7 +55,8 @@ def check(data: bytes) -> None:
 def _check_reading(
     stream: bytes, bounds: list[int], expected: list[bytes], bad_size: bool, left: int, *, buffered: bool
 ) -> None:
-    reader = FrameReader(MAX_FRAME, scratch_bytes=SCRATCH)
+    scratch = bytearray(SCRATCH)
+    reader = FrameReader(MAX_FRAME, scratch)
     got: list[bytes] = []
     failed = False
     for lo, hi in itertools.pairwise(bounds):
@@ -70,6 +71,7 @@ def _check_reading(
                 buffer[:n] = stream[lo : lo + n]
                 lo += n
                 got.extend(bytes(f) for f in reader.buffer_updated(n))
+                scratch[:] = b"\xaa" * SCRATCH  # shared: another reader's read goes there next
         except FrameSizeError:
             failed = True
             break

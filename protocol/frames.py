@@ -7,8 +7,8 @@ import struct
 from protocol.codec import DecodeError
 
 DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024  # Kafka's socket.request.max.bytes
-# What one read may bring in between frames (`FrameReader.get_buffer`): many small frames,
-# or the start of a large one.
+# What one read may bring in (`FrameReader.get_buffer`): many small frames, or 256 KiB of a
+# large one.
 SCRATCH_BYTES = 256 * 1024
 _SIZE = struct.Struct(">i")
 
@@ -30,21 +30,24 @@ class FrameReader:
 
     Fed either with the chunks a transport read (`feed`), or, as an asyncio
     BufferedProtocol, by reads into the buffers it hands out (`get_buffer`,
-    `buffer_updated`): then a frame larger than the scratch buffer is read straight into
-    its own buffer, with no copy at all, and smaller ones are copied once out of the
-    scratch buffer the socket was read into. Use one way or the other, not both.
+    `buffer_updated`): a frame larger than the scratch buffer is read straight into its
+    own buffer, with no copy at all, and smaller ones are copied once out of the scratch
+    buffer the socket was read into. Nothing stays in the scratch buffer between reads (a
+    frame's start is carried in a buffer of the reader's own), so the readers of one thread
+    may share one (`scratch`). Use one way or the other, not both.
     """
 
-    __slots__ = ("_direct", "_filled", "_frame", "_max", "_prefix", "_scratch", "_scratch_bytes", "_scratch_len")
+    __slots__ = ("_carry", "_direct", "_filled", "_frame", "_max", "_prefix", "_scratch")
 
-    def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, scratch_bytes: int = SCRATCH_BYTES) -> None:
+    def __init__(self, max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, scratch: bytearray | None = None) -> None:
         self._max = max_frame_bytes
         self._prefix = bytearray()  # a size prefix split across chunks
         self._frame: bytearray | None = None  # the frame being gathered
         self._filled = 0
-        self._scratch_bytes = max(scratch_bytes, 8)
-        self._scratch: bytearray | None = None  # made on the first read into it
-        self._scratch_len = 0  # bytes read into it and not yet taken
+        self._scratch = scratch  # made on the first read when not given
+        # The start of a frame that fits the scratch buffer (its size prefix included),
+        # carried from one read to the next.
+        self._carry = bytearray()
         self._direct = False  # the last buffer handed out was the frame's own
 
     @property
@@ -59,32 +62,32 @@ class FrameReader:
     @property
     def buffered(self) -> int:
         """Bytes of frames not returned yet, not counting a size prefix already read."""
-        scratch = self._scratch_len
-        return len(self._prefix) + self._filled + (scratch - 4 if scratch >= 4 else scratch)
+        carry = len(self._carry)
+        return len(self._prefix) + self._filled + (carry - 4 if carry >= 4 else carry)
 
     def _check(self, size: int) -> int:
         if size <= 0 or size > self._max:
             self._prefix.clear()
+            self._carry.clear()
             self._frame = None
             self._filled = 0
-            self._scratch_len = 0
             raise FrameSizeError(f"frame size {size} outside 1..{self._max}")
         return size
 
     def get_buffer(self) -> memoryview:
-        """Where the next bytes read go: more of a large frame being gathered, else the free
-        end of the scratch buffer (never empty)."""
+        """Where the next bytes read go: more of a large frame being gathered, else the
+        scratch buffer (never empty)."""
+        scratch = self._scratch
+        if scratch is None:
+            scratch = self._scratch = bytearray(SCRATCH_BYTES)
         frame = self._frame
         if frame is not None:
             self._direct = True
             # A read at a time as large as the scratch buffer: one callback of the event
             # loop never copies megabytes while small requests wait behind it.
-            return memoryview(frame)[self._filled : self._filled + self._scratch_bytes]
+            return memoryview(frame)[self._filled : self._filled + len(scratch)]
         self._direct = False
-        scratch = self._scratch
-        if scratch is None:
-            scratch = self._scratch = bytearray(self._scratch_bytes)
-        return memoryview(scratch)[self._scratch_len :]
+        return memoryview(scratch)
 
     def buffer_updated(self, nbytes: int) -> list[Frame]:
         """`nbytes` were read into the last buffer handed out: every frame completed."""
@@ -97,36 +100,38 @@ class FrameReader:
             self._frame = None
             self._filled = 0
             return [frame]
-        self._scratch_len += nbytes
-        return self._split_scratch()
-
-    def _split_scratch(self) -> list[Frame]:
         scratch = self._scratch
         assert scratch is not None
-        end = self._scratch_len
+        if self._carry:
+            self._carry += memoryview(scratch)[:nbytes]
+            data, self._carry = self._carry, bytearray()
+            return self._split(data, len(data), len(scratch))
+        return self._split(scratch, nbytes, len(scratch))
+
+    def _split(self, data: bytearray, end: int, scratch_size: int) -> list[Frame]:
+        """The frames in `data[:end]`; what follows them is carried, or becomes the start
+        of a frame too large to be carried."""
         frames: list[Frame] = []
         pos = 0
-        with memoryview(scratch) as view:
+        with memoryview(data) as view:
             while end - pos >= 4:
-                (size,) = _SIZE.unpack_from(scratch, pos)
+                (size,) = _SIZE.unpack_from(data, pos)
                 self._check(size)
                 if end - pos - 4 >= size:
-                    # Copied out: the scratch buffer takes the next read. Writable, so its
-                    # record batches can be stamped in place.
+                    # Copied out: the buffer takes the next read. Writable, so its record
+                    # batches can be stamped in place.
                     frames.append(bytearray(view[pos + 4 : pos + 4 + size]))
                     pos += 4 + size
                     continue
-                if 4 + size > len(scratch):
-                    # Too large to wait here: its own buffer, the rest read straight into it.
+                if 4 + size > scratch_size:
+                    # Too large to carry: its own buffer, the rest read straight into it.
                     frame = self._frame = bytearray(size)
                     self._filled = end - pos - 4
                     frame[: self._filled] = view[pos + 4 : end]
                     pos = end
                 break
-        left = end - pos
-        if pos and left:
-            scratch[:left] = scratch[pos:end]  # a frame's start (or its size), to the front
-        self._scratch_len = left
+            if pos < end:
+                self._carry = bytearray(view[pos:end])
         return frames
 
     def feed(self, data: bytes | bytearray | memoryview) -> list[Frame]:

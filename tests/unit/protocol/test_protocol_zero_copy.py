@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from protocol.codec import ZERO_COPY_MIN_BYTES, Reader, Writer
-from protocol.frames import FrameReader
+from protocol.frames import SCRATCH_BYTES, Frame, FrameReader
 from protocol.messages.fetch_response import FetchableTopicResponse, FetchResponse, PartitionData
 from protocol.messages.produce_request import PartitionProduceData, ProduceRequest, TopicProduceData
 
@@ -60,3 +60,40 @@ def test_frames_are_copied_at_most_once() -> None:
     rest = reader.feed(stream[100_000:])
     assert [type(f) for f in rest] == [bytearray]  # gathered once, writable for in-place stamping
     assert bytes(first[0]) == small and rest[0] == large
+
+
+def _read(reader: FrameReader, data: bytes) -> tuple[list[Frame], list[int]]:
+    """`data` read as a transport reads into a BufferedProtocol: the frames, and the size
+    of each buffer handed out."""
+    frames: list[Frame] = []
+    sizes: list[int] = []
+    while data:
+        buffer = reader.get_buffer()
+        sizes.append(len(buffer))
+        n = min(len(buffer), len(data))
+        buffer[:n] = data[:n]
+        data = data[n:]
+        frames.extend(reader.buffer_updated(n))
+    return frames, sizes
+
+
+def test_a_large_frame_is_read_into_its_own_buffer_a_scratch_at_a_time() -> None:
+    small, large = b"s" * 10, b"L" * (3 * SCRATCH_BYTES)
+    stream = struct.pack(">i", len(small)) + small + struct.pack(">i", len(large)) + large
+    frames, sizes = _read(FrameReader(), stream)
+    assert frames == [bytearray(small), bytearray(large)]
+    assert all(type(f) is bytearray for f in frames)  # writable: stamped in place
+    assert max(sizes) == SCRATCH_BYTES  # no read larger than the scratch buffer
+
+
+def test_readers_of_one_thread_share_one_scratch_buffer() -> None:
+    scratch = bytearray(SCRATCH_BYTES)
+    first, second = FrameReader(scratch=scratch), FrameReader(scratch=scratch)
+    a = struct.pack(">i", 6) + b"first!"
+    b = struct.pack(">i", 7) + b"second!"
+    got_a, _ = _read(first, a[:5])  # a frame's start stays with its reader, not in the scratch
+    got_b, _ = _read(second, b[:3])
+    got_a += _read(first, a[5:])[0]
+    got_b += _read(second, b[3:])[0]
+    assert got_a == [bytearray(b"first!")] and got_b == [bytearray(b"second!")]
+    assert first.buffered == second.buffered == 0
