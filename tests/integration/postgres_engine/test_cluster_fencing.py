@@ -38,19 +38,52 @@ async def lead(storage: PostgresStorage, leadership: Leadership, key: tuple, epo
     leadership.serving[key] = epoch
 
 
+async def led_here(storage: PostgresStorage, sql: asyncpg.Connection) -> tuple[tuple, Leadership]:
+    """Topic `t` of one partition, led by broker 1 at epoch 0, and this engine that broker."""
+    await storage.create_topic("t", 1)
+    key = (storage.describe_topic("t").topic_id, 0)
+    await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+    leadership = Leadership(1)
+    storage.enable_cluster(leadership)
+    await lead(storage, leadership, key, 0)
+    return key, leadership
+
+
+async def both_led_here(storage: PostgresStorage, sql: asyncpg.Connection) -> tuple[tuple, tuple, Leadership]:
+    """Topic `t` of two partitions, both led by broker 1 at epoch 0, and this engine that broker."""
+    await storage.create_topic("t", 2)
+    topic_id = storage.describe_topic("t").topic_id
+    p0, p1 = (topic_id, 0), (topic_id, 1)
+    await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
+    leadership = Leadership(1)
+    storage.enable_cluster(leadership)
+    await lead(storage, leadership, p0, 0)
+    await lead(storage, leadership, p1, 0)
+    return p0, p1, leadership
+
+
+async def led_by_first(
+    first: PostgresStorage, second: PostgresStorage, sql: asyncpg.Connection, config: dict[str, str] | None = None
+) -> tuple[tuple, Leadership, Leadership]:
+    """Topic `t` of one partition over two engines (brokers 1 and 2), led by the first at
+    epoch 0."""
+    await first.create_topic("t", 1, config)
+    assert await second.reload_catalog()
+    key = (first.describe_topic("t").topic_id, 0)
+    await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
+    one, two = Leadership(1), Leadership(2)
+    first.enable_cluster(one)
+    second.enable_cluster(two)
+    await lead(first, one, key, 0)
+    return key, one, two
+
+
 async def test_a_fenced_leader_cannot_append_and_its_successor_takes_over(postgres_url: str) -> None:
     first = await open_engine(postgres_url)
     second = await open_engine(postgres_url)
     sql = await asyncpg.connect(postgres_url)
     try:
-        await first.create_topic("t", 1)
-        assert await second.reload_catalog()
-        key = (first.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        one, two = Leadership(1), Leadership(2)
-        first.enable_cluster(one)
-        second.enable_cluster(two)
-        await lead(first, one, key, 0)
+        key, one, two = await led_by_first(first, second, sql)
         batch = make_batch(2, producer_id=7, producer_epoch=0, base_sequence=0)
         assert (await first.log("t", 0).append(batch, durable=True)).base_offset == 0
 
@@ -122,12 +155,7 @@ async def test_batches_dropped_on_losing_a_partition_are_never_acknowledged(post
     storage = await open_engine(postgres_url)
     sql = await asyncpg.connect(postgres_url)
     try:
-        await storage.create_topic("t", 1)
-        key = (storage.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        leadership = Leadership(1)
-        storage.enable_cluster(leadership)
-        await lead(storage, leadership, key, 0)
+        key, leadership = await led_here(storage, sql)
         # Written, and lost before its round committed (whether a round took it already,
         # then fenced, or not yet, then failed).
         storage.log("t", 0).append_nowait(make_batch(2))
@@ -344,12 +372,7 @@ async def test_a_round_taken_before_a_partition_was_lost_fails_though_it_is_led_
     sql = await asyncpg.connect(postgres_url)
     held = _HeldRound()
     try:
-        await storage.create_topic("t", 1)
-        key = (storage.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        leadership = Leadership(1)
-        storage.enable_cluster(leadership)
-        await lead(storage, leadership, key, 0)
+        key, leadership = await led_here(storage, sql)
         storage.flusher.mark_dirty(held)
         writing = asyncio.ensure_future(storage.log("t", 0).append(make_batch(2), durable=True))
         await asyncio.to_thread(held.reached.wait, 15)
@@ -437,14 +460,7 @@ async def test_a_produce_to_a_partition_lost_while_its_round_ran_is_not_acknowle
     sql = await asyncpg.connect(postgres_url)
     held = _HeldRound()
     try:
-        await storage.create_topic("t", 2)
-        topic_id = storage.describe_topic("t").topic_id
-        p0, p1 = (topic_id, 0), (topic_id, 1)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
-        leadership = Leadership(1)
-        storage.enable_cluster(leadership)
-        await lead(storage, leadership, p0, 0)
-        await lead(storage, leadership, p1, 0)
+        p0, _, leadership = await both_led_here(storage, sql)
         rm = ReplicaManager(storage, coordinator, storage.clock, leadership=leadership)
         storage.flusher.mark_dirty(held)
         producing = asyncio.ensure_future(rm.append_records(
@@ -518,14 +534,7 @@ async def test_a_log_sync_fails_when_its_batch_was_dropped_while_another_round_c
     sql = await asyncpg.connect(postgres_url)
     held = _HeldRound()
     try:
-        await storage.create_topic("t", 2)
-        topic_id = storage.describe_topic("t").topic_id
-        p0, p1 = (topic_id, 0), (topic_id, 1)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0), ($1, 1, 1, 0)", topic_id)
-        leadership = Leadership(1)
-        storage.enable_cluster(leadership)
-        await lead(storage, leadership, p0, 0)
-        await lead(storage, leadership, p1, 0)
+        p0, _, leadership = await both_led_here(storage, sql)
         first, second = storage.log("t", 0), storage.log("t", 1)
         storage.flusher.mark_dirty(held)
         first.append_nowait(make_batch(2))  # starts the round, held before its fence
@@ -570,14 +579,7 @@ async def test_a_log_start_moved_by_a_deposed_leader_never_commits_under_its_suc
     sql = await asyncpg.connect(postgres_url)
     held = _HeldRound()
     try:
-        await first.create_topic("t", 1)
-        assert await second.reload_catalog()
-        key = (first.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        one, two = Leadership(1), Leadership(2)
-        first.enable_cluster(one)
-        second.enable_cluster(two)
-        await lead(first, one, key, 0)
+        key, one, two = await led_by_first(first, second, sql)
         for _ in range(4):
             await first.log("t", 0).append(make_batch(1), durable=True)
         first.flusher.mark_dirty(held)
@@ -621,12 +623,7 @@ async def test_a_log_start_moved_by_a_dropped_log_never_commits_once_led_here_ag
     storage = await open_engine(postgres_url)
     sql = await asyncpg.connect(postgres_url)
     try:
-        await storage.create_topic("t", 1)
-        key = (storage.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        leadership = Leadership(1)
-        storage.enable_cluster(leadership)
-        await lead(storage, leadership, key, 0)
+        key, leadership = await led_here(storage, sql)
         dropped = storage.log("t", 0)
         for _ in range(4):
             await dropped.append(make_batch(1), durable=True)
@@ -660,14 +657,7 @@ async def test_a_cleaner_swap_of_a_deposed_leader_never_resurrects_what_its_succ
     sql = await asyncpg.connect(postgres_url)
     held = _HeldRound()
     try:
-        await first.create_topic("t", 1, {"cleanup.policy": "compact,delete"})
-        assert await second.reload_catalog()
-        key = (first.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        one, two = Leadership(1), Leadership(2)
-        first.enable_cluster(one)
-        second.enable_cluster(two)
-        await lead(first, one, key, 0)
+        key, one, two = await led_by_first(first, second, sql, config={"cleanup.policy": "compact,delete"})
         log = first.log("t", 0)
         for prefix in (b"a", b"b", b"c"):  # three closed segments of two keys each
             await log.append(make_batch(2, key_prefix=prefix), durable=True)
@@ -710,12 +700,7 @@ async def test_a_round_taken_before_a_lost_session_writes_nothing_once_led_here_
     sql = await asyncpg.connect(postgres_url)
     held = _HeldRound()
     try:
-        await storage.create_topic("t", 1)
-        key = (storage.describe_topic("t").topic_id, 0)
-        await sql.execute("INSERT INTO partition_leaders VALUES ($1, 0, 1, 0)", key[0])
-        leadership = Leadership(1)
-        storage.enable_cluster(leadership)
-        await lead(storage, leadership, key, 0)
+        key, leadership = await led_here(storage, sql)
         storage.flusher.mark_dirty(held)
         writing = asyncio.ensure_future(storage.log("t", 0).append(make_batch(2), durable=True))
         await asyncio.to_thread(held.reached.wait, 15)
