@@ -641,6 +641,17 @@ class PostgresStorage(LogManager):
         conn = await self._reloads.get()
         entry = _Loaded()
         entry.epoch = epoch
+        if self.leadership is not None:
+            # The rounds of this broker that passed their fence on the partition hold its
+            # row FOR SHARE until they end: wait for them (a lock that conflicts, taken and
+            # released in a transaction of its own), so that the snapshot below holds what
+            # they committed. Led here again at the same epoch (a lost session), no epoch
+            # bump waits for a round of the log dropped: read back before its COMMIT, the
+            # log would hand its offsets out again.
+            await conn.execute(
+                "SELECT 1 FROM partition_leaders WHERE topic_id = $1 AND partition = $2 FOR NO KEY UPDATE",
+                topic_id, partition,
+            )
         async with conn.transaction(isolation="repeatable_read"):
             row = await conn.fetchrow(
                 "SELECT log_start_offset, cleaner_checkpoint, active_segment_base FROM partitions "

@@ -135,6 +135,8 @@ async def _write(
                 # partition lost, and served here again at that epoch after a lost session,
                 # so that the check passed) are not written: the log read back hands their
                 # offsets out again. Their writers learn it (their high watermark stays).
+                # Dropped after this, the log's reload at that epoch waits for this round's
+                # end (PostgresStorage.reload_partition), and reads back what it commits.
                 rows = _of_live(rows, taken)
             if rows.count:
                 await insert(conn, rows, again=again)

@@ -720,3 +720,52 @@ async def test_a_round_taken_before_a_lost_session_writes_nothing_once_led_here_
         held.go.set()
         await sql.close()
         await storage.close()
+
+
+async def test_a_partition_led_here_again_at_the_same_epoch_is_read_back_after_a_round_that_passed_its_fence(
+    postgres_url: str,
+) -> None:
+    """A round passed its fence and wrote a partition's batch, and waits before its COMMIT
+    (its connection slow) while the broker's session is lost and the partition led here
+    again at the same epoch: the fence's FOR SHARE lock does not hold back a reload at that
+    epoch (no row is updated). Read back before that COMMIT, the log would lack the batch and
+    hand its offsets out again, every round after failing on them. The reload waits for the
+    round, and reads the batch back."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(conn: asyncpg.Connection) -> None:  # a change of no log: the round's last statement
+        entered.set()
+        await release.wait()
+
+    try:
+        key, leadership = await led_here(storage, sql)
+        storage.log("t", 0).append_nowait(make_batch(2), lazy=True)
+        storage.flusher.queue_change(slow)  # the same round, started now
+        committing = asyncio.ensure_future(storage.flusher.sync())
+        await asyncio.wait_for(entered.wait(), 15)
+
+        leadership.serving.pop(key)  # the session lost (ClusterNode releases what it served)
+        storage.release({key})
+        reloading = asyncio.ensure_future(lead(storage, leadership, key, 0))
+        pid = storage._reloads._conn.get_server_pid()  # type: ignore[union-attr]
+        deadline = asyncio.get_running_loop().time() + 15
+        while not reloading.done() and not await sql.fetchval(
+            "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid
+        ):
+            assert asyncio.get_running_loop().time() < deadline, "the reload neither ended nor waited"
+            await asyncio.sleep(0.02)
+        release.set()
+        await asyncio.wait_for(committing, 15)
+        await asyncio.wait_for(reloading, 15)
+
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 1
+        log = storage.log("t", 0)
+        assert (log.log_end_offset, log.high_watermark) == (2, 2)
+        assert (await log.append(make_batch(2), durable=True)).base_offset == 2
+        assert await sql.fetchval("SELECT count(*) FROM batches") == 2
+    finally:
+        release.set()
+        await sql.close()
+        await storage.close()
