@@ -769,3 +769,33 @@ async def test_a_partition_led_here_again_at_the_same_epoch_is_read_back_after_a
         release.set()
         await sql.close()
         await storage.close()
+
+
+async def test_the_controller_removes_the_rows_of_a_deleted_topics_partitions(postgres_url: str) -> None:
+    """A deleted topic's partition_leaders rows go with the controller's next pass (its
+    partitions no longer in `topics`); the topic created again under the same name (a new
+    topic id) gets rows of its own from epoch 0."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    try:
+        spaces = lock_spaces(await sql.fetchval("SELECT current_schema()"))
+        await storage.create_topic("t", 2)
+        first_id = storage.describe_topic("t").topic_id
+        await storage.sync()
+        await controller.elect(sql, spaces)
+        assert await sql.fetchval("SELECT count(*) FROM partition_leaders WHERE topic_id = $1", first_id) == 2
+        await storage.delete_topic("t")
+        await storage.sync()
+        assert await controller.elect(sql, spaces) == 0
+        assert await sql.fetchval("SELECT count(*) FROM partition_leaders") == 0
+        await storage.create_topic("t", 1)
+        await storage.sync()
+        await controller.elect(sql, spaces)
+        rows = await sql.fetch("SELECT topic_id, partition, leader_epoch FROM partition_leaders")
+        assert [(r["topic_id"], r["partition"], r["leader_epoch"]) for r in rows] == [
+            (storage.describe_topic("t").topic_id, 0, 0)
+        ]
+        assert storage.describe_topic("t").topic_id != first_id
+    finally:
+        await sql.close()
+        await storage.close()
