@@ -7,6 +7,7 @@ this one was creating the same name stands."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import threading
 from typing import Any
@@ -722,51 +723,99 @@ async def test_a_round_taken_before_a_lost_session_writes_nothing_once_led_here_
         await storage.close()
 
 
+class _SlowChange:
+    """A change of no log, queued last in a round: the round, past its fence and its other
+    writes, waits there before its COMMIT until `release` (a slow connection)."""
+
+    def __init__(self) -> None:
+        self.entered, self.release = asyncio.Event(), asyncio.Event()
+
+    async def __call__(self, conn: asyncpg.Connection) -> None:
+        self.entered.set()
+        await self.release.wait()
+
+
+async def _led_again_while_the_round_commits(
+    storage: PostgresStorage, sql: asyncpg.Connection, leadership: Leadership, key: tuple, slow: _SlowChange,
+    committing: asyncio.Future[Any],
+) -> None:
+    """With the round waiting in `slow`: the session lost (ClusterNode releases what it
+    served) and the partition read back at the same epoch, which may wait for a lock only;
+    then the round commits and the reload ends."""
+    await asyncio.wait_for(slow.entered.wait(), 15)
+    leadership.serving.pop(key)
+    storage.release({key})
+    reloading = asyncio.ensure_future(lead(storage, leadership, key, 0))
+    pid = storage._reloads._conn.get_server_pid()  # type: ignore[union-attr]
+    deadline = asyncio.get_running_loop().time() + 15
+    while not reloading.done() and not await sql.fetchval(
+        "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid
+    ):
+        assert asyncio.get_running_loop().time() < deadline, "the reload neither ended nor waited"
+        await asyncio.sleep(0.02)
+    slow.release.set()
+    with contextlib.suppress(errors.KafkaStorageError):  # its log dropped: answered so or not
+        await asyncio.wait_for(committing, 15)
+    await asyncio.wait_for(reloading, 15)
+
+
 async def test_a_partition_led_here_again_at_the_same_epoch_is_read_back_after_a_round_that_passed_its_fence(
     postgres_url: str,
 ) -> None:
     """A round passed its fence and wrote a partition's batch, and waits before its COMMIT
-    (its connection slow) while the broker's session is lost and the partition led here
-    again at the same epoch: the fence's FOR SHARE lock does not hold back a reload at that
-    epoch (no row is updated). Read back before that COMMIT, the log would lack the batch and
-    hand its offsets out again, every round after failing on them. The reload waits for the
-    round, and reads the batch back."""
+    while the broker's session is lost and the partition led here again at the same epoch:
+    the fence's FOR SHARE lock does not hold back a reload at that epoch (no row is
+    updated). Read back before that COMMIT, the log would lack the batch and hand its
+    offsets out again, every round after failing on them. The reload waits for the round,
+    and reads the batch back."""
     storage = await open_engine(postgres_url)
     sql = await asyncpg.connect(postgres_url)
-    entered, release = asyncio.Event(), asyncio.Event()
-
-    async def slow(conn: asyncpg.Connection) -> None:  # a change of no log: the round's last statement
-        entered.set()
-        await release.wait()
-
+    slow = _SlowChange()
     try:
         key, leadership = await led_here(storage, sql)
         storage.log("t", 0).append_nowait(make_batch(2), lazy=True)
         storage.flusher.queue_change(slow)  # the same round, started now
-        committing = asyncio.ensure_future(storage.flusher.sync())
-        await asyncio.wait_for(entered.wait(), 15)
-
-        leadership.serving.pop(key)  # the session lost (ClusterNode releases what it served)
-        storage.release({key})
-        reloading = asyncio.ensure_future(lead(storage, leadership, key, 0))
-        pid = storage._reloads._conn.get_server_pid()  # type: ignore[union-attr]
-        deadline = asyncio.get_running_loop().time() + 15
-        while not reloading.done() and not await sql.fetchval(
-            "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1", pid
-        ):
-            assert asyncio.get_running_loop().time() < deadline, "the reload neither ended nor waited"
-            await asyncio.sleep(0.02)
-        release.set()
-        await asyncio.wait_for(committing, 15)
-        await asyncio.wait_for(reloading, 15)
-
+        await _led_again_while_the_round_commits(
+            storage, sql, leadership, key, slow, asyncio.ensure_future(storage.flusher.sync())
+        )
         assert await sql.fetchval("SELECT count(*) FROM batches") == 1
         log = storage.log("t", 0)
         assert (log.log_end_offset, log.high_watermark) == (2, 2)
         assert (await log.append(make_batch(2), durable=True)).base_offset == 2
         assert await sql.fetchval("SELECT count(*) FROM batches") == 2
     finally:
-        release.set()
+        slow.release.set()
+        await sql.close()
+        await storage.close()
+
+
+async def test_a_log_start_committed_after_a_lost_session_is_read_back_at_the_same_epoch(postgres_url: str) -> None:
+    """The same for a round's queued change of the log (a DeleteRecords' log start): read
+    back before the round's COMMIT, the log would keep a log start and batches PostgreSQL no
+    longer has."""
+    storage = await open_engine(postgres_url)
+    sql = await asyncpg.connect(postgres_url)
+    held, slow = _HeldRound(), _SlowChange()
+    try:
+        key, leadership = await led_here(storage, sql)
+        for _ in range(4):
+            await storage.log("t", 0).append(make_batch(1), durable=True)
+        storage.flusher.mark_dirty(held)
+        storage.flusher.request_round()  # held, so that the next round takes both changes
+        await asyncio.to_thread(held.reached.wait, 15)
+        deleting = asyncio.ensure_future(storage.log("t", 0).delete_records_before(2))
+        await asyncio.sleep(0)  # its change queued, for the next round
+        assert len(storage.flusher._changes.changes) == 1
+        storage.flusher.queue_change(slow)
+        held.go.set()
+        await _led_again_while_the_round_commits(storage, sql, leadership, key, slow, deleting)
+        assert await _pg_log(sql) == (2, [2, 3])
+        log = storage.log("t", 0)
+        assert (log.log_start_offset, log.log_end_offset) == (2, 4)
+        assert (await log.append(make_batch(1), durable=True)).base_offset == 4
+    finally:
+        held.go.set()
+        slow.release.set()
         await sql.close()
         await storage.close()
 
