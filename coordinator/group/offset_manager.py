@@ -156,8 +156,14 @@ class OffsetManager:
             return dict.fromkeys(offsets, error)
         if self.rt.share_group(req.group_id):  # ShareGroup.validateOffsetCommit, as above
             return dict.fromkeys(offsets, ErrorCode.GROUP_ID_NOT_FOUND)
-        error = self._validate_commit(self.rt.groups.get(req.group_id), req.generation_id, req.member_id,
-                                      req.group_instance_id, transactional=True)
+        consumer_group = self.rt.consumer_groups.get(req.group_id)
+        if consumer_group is not None:
+            # A KIP-848 group's members and epochs are its own, not its classic twin's.
+            error = consumer_group.validate_offset_commit(
+                req.member_id, req.generation_id, None, req.group_instance_id, transactional=True)
+        else:
+            error = self._validate_commit(self.rt.groups.get(req.group_id), req.generation_id, req.member_id,
+                                          req.group_instance_id, transactional=True)
         if error is not None:
             return dict.fromkeys(offsets, error)
         results, valid = self._split(offsets)

@@ -61,9 +61,13 @@ class StandardAuthorizer:
     def authorize_by_resource_type(
         self, principal: str, host: str, operation: AclOperation, resource_type: ResourceType
     ) -> bool:
-        """Some resource of the type allows the operation: an ALLOW ACL for the principal that
-        no DENY covers, a DENY on every name (`*`, or the empty prefix) refusing all of them."""
-        if principal in self.super_users:
+        """Some resource of the type allows the operation (Kafka's default
+        `Authorizer.authorizeByResourceType`): first a resource named `hardcode`, which answers
+        for super users, an ALLOW on `*` and `allow.everyone.if.no.acl.found`; then an ALLOW
+        ACL for the principal that no DENY dominates: a LITERAL DENY of the same name
+        (for a LITERAL ALLOW), or a PREFIXED DENY whose prefix starts its name. A DENY on `*`
+        refuses all."""
+        if self.authorize(principal, host, operation, resource_type, "hardcode"):
             return True
         matching = [
             acl for acl in self.store.acls
@@ -72,16 +76,26 @@ class StandardAuthorizer:
             and acl.host in (host, WILDCARD)
             and acl.operation in (operation, _Op.ALL)
         ]
+        deny_literal: set[str] = set()
+        deny_prefixes: set[str] = set()
         for acl in matching:
-            if acl.permission == Permission.DENY and (
-                (acl.pattern_type == PatternType.LITERAL and acl.resource_name == WILDCARD)
-                or (acl.pattern_type == PatternType.PREFIXED and acl.resource_name == "")
-            ):
-                return False
-        denied = {(a.pattern_type, a.resource_name) for a in matching if a.permission == Permission.DENY}
-        return any(
-            a.permission == Permission.ALLOW and (a.pattern_type, a.resource_name) not in denied for a in matching
-        )
+            if acl.permission != Permission.DENY:
+                continue
+            if acl.pattern_type == PatternType.LITERAL:
+                if acl.resource_name == WILDCARD:
+                    return False
+                deny_literal.add(acl.resource_name)
+            elif acl.pattern_type == PatternType.PREFIXED:
+                deny_prefixes.add(acl.resource_name)
+        allows = [a for a in matching if a.permission == Permission.ALLOW]
+        if any(a.pattern_type == PatternType.LITERAL and a.resource_name == WILDCARD for a in allows):
+            return True
+        for a in allows:
+            if a.pattern_type == PatternType.LITERAL and a.resource_name in deny_literal:
+                continue
+            if not any(a.resource_name[:n] in deny_prefixes for n in range(1, len(a.resource_name) + 1)):
+                return True
+        return False
 
 
 def _names(acl: AclBinding, name: str) -> bool:

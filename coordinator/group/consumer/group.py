@@ -162,18 +162,25 @@ class ConsumerGroup:
         self.target.pop(member_id, None)
         return member
 
-    def validate_offset_commit(self, member_id: str, member_epoch: int, api_version: int | None) -> ErrorCode | None:
+    def validate_offset_commit(
+        self, member_id: str, member_epoch: int, api_version: int | None,
+        instance_id: str | None = None, transactional: bool = False,
+    ) -> ErrorCode | None:
         """Kafka's ConsumerGroup.validateOffsetCommit: without a member epoch only an empty
         group takes commits; a member commits at its current epoch, with OffsetCommit v9+
-        unless it speaks the classic protocol."""
+        unless it speaks the classic protocol. A TxnOffsetCommit without member fields is
+        not checked, and its stale epoch is ILLEGAL_GENERATION (OffsetMetadataManager)."""
         if member_epoch < 0 and not self.members:
+            return None
+        if transactional and member_epoch == -1 and member_id == "" and instance_id is None:
             return None
         member = self.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        if api_version is not None and api_version < 9 and member.classic is None:
+        if not transactional and api_version is not None and api_version < 9 and member.classic is None:
             return ErrorCode.UNSUPPORTED_VERSION
-        return self._check_epoch(member, member_epoch)
+        error = self._check_epoch(member, member_epoch)
+        return ErrorCode.ILLEGAL_GENERATION if transactional and error is not None else error
 
     @staticmethod
     def _check_epoch(member: ConsumerMember, epoch: int) -> ErrorCode | None:

@@ -45,7 +45,7 @@ class AclBroker:
         return client
 
 
-def _start(root: Path) -> AclBroker:
+def _start(root: Path, overrides: dict[str, str] | None = None) -> AclBroker:
     port, sasl_port = free_port(), free_port()
     process = BrokerProcess(root / "data", {
         "listeners": f"PLAINTEXT://127.0.0.1:{port},SASL_PLAINTEXT://127.0.0.1:{sasl_port}",
@@ -54,6 +54,7 @@ def _start(root: Path) -> AclBroker:
         "authorizer.class.name": "org.apache.kafka.metadata.authorizer.StandardAuthorizer",
         "super.users": "User:admin",
         "auto.create.topics.enable": "false",
+        **(overrides or {}),
     }, port)
     process.start()
     return AclBroker(process, sasl_port)

@@ -204,6 +204,61 @@ def test_producer_ids_and_cluster_actions(acl_broker: AclBroker) -> None:
             ErrorCode.CLUSTER_AUTHORIZATION_FAILED]
 
 
+def _create(admin: WireClient, acls: list[Any], topics: list[str]) -> None:
+    created: Any = admin.call(30, 3, CreateAclsRequest(creations=acls))
+    assert [r.error_code for r in created.results] == [0] * len(acls)
+    made: Any = admin.call(19, 7, CreateTopicsRequest(timeout_ms=10_000, topics=[
+        CreatableTopic(name=n, num_partitions=1, replication_factor=1) for n in topics]))
+    assert [t.error_code for t in made.topics] == [0] * len(topics)
+
+
+def test_idempotent_producer_id_refused_when_a_prefixed_deny_covers_every_allow(tmp_path: Path) -> None:
+    # Kafka's Authorizer.authorizeByResourceType: an ALLOW whose name a PREFIXED DENY of the
+    # same operation starts is no topic the principal may write.
+    broker = _start(tmp_path)
+    try:
+        with broker.login("admin") as admin:
+            _create(admin, [
+                _acl(TOPIC, "orders-eu", LITERAL, "User:alice", WRITE, ALLOW),
+                _acl(TOPIC, "orders-", PREFIXED, "User:alice", WRITE, DENY),
+                _acl(TOPIC, "pay-", PREFIXED, "User:bob", WRITE, ALLOW),
+                _acl(TOPIC, "pay", PREFIXED, "User:bob", ALL, DENY),
+            ], ["orders-eu", "pay-1"])
+        with broker.login("alice") as alice, broker.login("bob") as bob:
+            assert _produce(alice, "orders-eu") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            assert _produce(bob, "pay-1") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            assert _init_pid(alice, None) == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+            assert _init_pid(bob, None) == ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        with broker.login("admin") as admin:
+            # A LITERAL DENY of the same name does not cover a PREFIXED ALLOW.
+            _create(admin, [_acl(TOPIC, "pay-", LITERAL, "User:bob", WRITE, DENY),
+                            _acl(TOPIC, "logs-", PREFIXED, "User:bob", WRITE, ALLOW),
+                            _acl(TOPIC, "logs-", LITERAL, "User:bob", WRITE, DENY)], [])
+        with broker.login("bob") as bob:
+            assert _init_pid(bob, None) == 0
+    finally:
+        broker.process.close()
+
+
+def test_idempotent_producer_id_follows_allow_everyone_if_no_acl_found(tmp_path: Path) -> None:
+    # With allow.everyone.if.no.acl.found, a topic no ACL names may be written by anyone, so an
+    # idempotent producer gets its id though the cluster and some topics have ACLs (Kafka's
+    # authorizeByResourceType first authorizes a topic named `hardcode`).
+    broker = _start(tmp_path, {"allow.everyone.if.no.acl.found": "true"})
+    try:
+        with broker.login("admin") as admin:
+            _create(admin, [
+                _acl(CLUSTER, "kafka-cluster", LITERAL, "User:alice", DESCRIBE, ALLOW),
+                _acl(TOPIC, "orders", LITERAL, "User:alice", WRITE, ALLOW),
+            ], ["orders", "free"])
+        with broker.login("bob") as bob:
+            assert _produce(bob, "orders") == ErrorCode.TOPIC_AUTHORIZATION_FAILED
+            assert _produce(bob, "free") == 0
+            assert _init_pid(bob, None) == 0
+    finally:
+        broker.process.close()
+
+
 def test_acl_apis_filters_deletion_and_durability(tmp_path: Path) -> None:
     broker = _start(tmp_path)
     try:

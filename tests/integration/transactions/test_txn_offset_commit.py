@@ -4,6 +4,7 @@ the append, and replay of transactional offsets from `__consumer_offsets`."""
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +18,7 @@ from coordinator.group.offsets import OffsetAndMetadata
 from coordinator.log import MemoryCoordinatorLog
 from protocol.errors import ErrorCode as E
 from protocol.messages.add_offsets_to_txn_request import AddOffsetsToTxnRequest
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.end_txn_request import EndTxnRequest
 from protocol.messages.init_producer_id_request import InitProducerIdRequest
 from protocol.messages.offset_fetch_request import OffsetFetchRequest, OffsetFetchRequestTopic
@@ -125,6 +127,34 @@ def test_checks_before_the_append(txn_broker: BrokerProcess, name: str) -> None:
         assert _commit(c, tid, pid, epoch, group, {tp: 1}, version=0) == {tp: E.NONE}
         _end(c, tid, pid, epoch, commit=True)
         assert _fetch(c, group, [tp], stable=True) == {tp: (1, E.NONE)}
+
+
+def test_consumer_protocol_member_commits_in_a_transaction(file_txn_broker: BrokerProcess, name: str) -> None:
+    # A KIP-848 member's sendOffsetsToTransaction names its member id and epoch: Kafka's
+    # ConsumerGroup.validateOffsetCommit checks them against the consumer group (a stale
+    # epoch is ILLEGAL_GENERATION in TxnOffsetCommit, OffsetMetadataManager).
+    create_topics(file_txn_broker.bootstrap, {f"{name}-in": 1})
+    tp = (f"{name}-in", 0)
+    group, tid, member = f"{name}-g", f"{name}-tid", str(uuid.uuid4())
+    with WireClient(file_txn_broker.bootstrap) as c:
+        joined: Any = c.call(68, 1, ConsumerGroupHeartbeatRequest(
+            group_id=group, member_id=member, member_epoch=0, rebalance_timeout_ms=5000,
+            subscribed_topic_names=[tp[0]], topic_partitions=[]))
+        assert joined.error_code == E.NONE
+        member_epoch = joined.member_epoch
+        assert member_epoch > 0
+        pid, epoch = _init(c, tid)
+        assert _add_offsets(c, tid, pid, epoch, group) == E.NONE
+        assert _commit(c, tid, pid, epoch, group, {tp: 5}, member_id=member, generation_id=member_epoch) == {
+            tp: E.NONE}
+        assert _commit(c, tid, pid, epoch, group, {tp: 7}, member_id=member, generation_id=member_epoch + 1) == {
+            tp: E.ILLEGAL_GENERATION}
+        assert _commit(c, tid, pid, epoch, group, {tp: 7}, member_id="other", generation_id=member_epoch) == {
+            tp: E.UNKNOWN_MEMBER_ID}
+        # Without member fields a transactional commit is not checked against the members.
+        assert _commit(c, tid, pid, epoch, group, {tp: 6}) == {tp: E.NONE}
+        _end(c, tid, pid, epoch, commit=True)
+        assert _fetch(c, group, [tp], stable=True) == {tp: (6, E.NONE)}
 
 
 # --- the group coordinator on an in-memory log ---------------------------------------------
