@@ -49,6 +49,7 @@ async def handle(ctx: RequestContext, request: ConsumerGroupHeartbeatRequest) ->
         owned=owned,
         client_id=ctx.client_id or "",
         client_host=client_host(ctx),
+        describable=lambda names: allowed_names(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, names),
     ), topics)
     assignment = None
     if result.assignment is not None:

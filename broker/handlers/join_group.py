@@ -5,7 +5,7 @@ from __future__ import annotations
 from broker.context import RequestContext
 from broker.group_support import client_host, group_coordinator
 from broker.security.acl.model import AclOperation, ResourceType
-from broker.security.authorization import allowed
+from broker.security.authorization import allowed, allowed_names
 from coordinator.group.api import JoinMember
 from protocol.errors import ErrorCode
 from protocol.messages.join_group_request import JoinGroupRequest
@@ -35,6 +35,7 @@ async def handle(ctx: RequestContext, request: JoinGroupRequest) -> JoinGroupRes
         session_timeout_ms=request.session_timeout_ms,
         protocol_type=request.protocol_type,
         protocols=[(p.name, p.metadata) for p in request.protocols],
+        describable=lambda names: allowed_names(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, names),
     ))
     leader = result.leader_id
     members = result.members

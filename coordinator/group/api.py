@@ -5,6 +5,7 @@ administrative answers, which carry group states, are `coordinator/group/admin.p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from coordinator.group.offsets import OffsetAndMetadata
@@ -12,6 +13,9 @@ from protocol.errors import ErrorCode
 from storage.topic_partition import TopicPartition
 
 # --- membership -----------------------------------------------------------------------------
+
+# The topics among these the request's principal may DESCRIBE (the broker's authorizer).
+TopicFilter = Callable[[frozenset[str]], set[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +31,9 @@ class JoinMember:
     session_timeout_ms: int
     protocol_type: str
     protocols: list[tuple[str, bytes]]
+    # Resolves a consumer group's regexes when the member joins one (Kafka's
+    # classicGroupJoinToConsumerGroup); None: every topic.
+    describable: TopicFilter | None = None
 
 
 @dataclass(slots=True)

@@ -38,19 +38,24 @@ class OffsetManager:
     @staticmethod
     def _validate_commit(
         group: ClassicGroup | None, generation_id: int, member_id: str, instance_id: str | None,
-        transactional: bool,
+        transactional: bool, api_version: int | None = None,
     ) -> ErrorCode | None:
-        """Kafka's validateOffsetCommit; KIP-447 zombie fencing for transactional commits,
+        """Kafka's OffsetMetadataManager.validateOffsetCommit / validateTransactionalOffsetCommit
+        and ClassicGroup.validateOffsetCommit; KIP-447 zombie fencing for transactional commits,
         whose group state itself is not enforced."""
-        has_member_fields = generation_id >= 0 or member_id != "" or instance_id is not None
         if group is None:
-            if generation_id >= 0:
-                return ErrorCode.ILLEGAL_GENERATION
-            # A standalone consumer: member fields name a member no group has.
-            return ErrorCode.UNKNOWN_MEMBER_ID if has_member_fields and not transactional else None
+            if generation_id < 0:
+                # The admin client's or a standalone consumer's commit creates a simple group,
+                # whatever member id or instance id it carries.
+                return None
+            if not transactional and api_version is not None and api_version >= 9:
+                return ErrorCode.GROUP_ID_NOT_FOUND
+            return ErrorCode.ILLEGAL_GENERATION  # OffsetCommit v1-v8 and TxnOffsetCommit
         if group.is_state(GroupState.DEAD):
             return ErrorCode.COORDINATOR_NOT_AVAILABLE
-        if has_member_fields:
+        if generation_id < 0 and group.is_state(GroupState.EMPTY):
+            return None  # as for an absent group: member fields are not looked at
+        if generation_id >= 0 or member_id != "" or instance_id is not None:
             error = group.validate_member(member_id, instance_id)
             if error is not None:
                 return error
@@ -96,7 +101,7 @@ class OffsetManager:
             error = consumer_group.validate_offset_commit(req.member_id, req.generation_id, req.api_version)
         elif error is None:
             error = self._validate_commit(group, req.generation_id, req.member_id, req.group_instance_id,
-                                          transactional=False)
+                                          transactional=False, api_version=req.api_version)
         if error is not None:
             return dict.fromkeys(offsets, error)
         created = group is None

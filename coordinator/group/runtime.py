@@ -185,7 +185,8 @@ class GroupRuntime:
             raise
         self._effects = None
         classic_now, consumer_now = self.groups.get(group_id), self.consumer_groups.get(group_id)
-        kept = None if consumer_now is None else (consumer_now.subscription_metadata, consumer_now.assignor_name)
+        kept = None if consumer_now is None else (
+            consumer_now.subscription_metadata, consumer_now.assignor_name, consumer_now.resolved_regexes)
         if not records:
             # Nothing to be durable: the operation changed nothing the log holds (the
             # failed-append tests compare what is served with a reload of the log), and a
@@ -218,11 +219,13 @@ class GroupRuntime:
         return response
 
     def _replay(self, group_id: str, records: list[Record], made: ConsumerGroup | None,
-                kept: tuple[dict[str, int] | None, str] | None) -> None:
+                kept: tuple[dict[str, int] | None, str, dict[str, tuple[frozenset[str], frozenset[str]]]] | None,
+                ) -> None:
         """Apply a write's consumer group records, durable now (the same replay as a load's,
         `consumer/replay.py`). `made` is the group object the operation left: timers refer
         to it, so it is the one the records rebuild; what the log does not hold (the
-        partition counts its target was computed from, the assignor used) is carried over."""
+        partition counts its target was computed from, the assignor used, the resolved
+        regexes) is carried over."""
         ours = [(key, value) for key, value in records if _record_type(key) in consumer_records.RECORD_TYPES]
         if ours and made is not None and group_id not in self.consumer_groups:
             fresh = ConsumerGroup(group_id, subscription_metadata=None)
@@ -233,7 +236,7 @@ class GroupRuntime:
         for key, value in ours:
             consumer_replay.replay(self.consumer_groups, _record_type(key), key[2:], value, names)
         if made is not None and kept is not None and self.consumer_groups.get(group_id) is made:
-            made.subscription_metadata, made.assignor_name = kept
+            made.subscription_metadata, made.assignor_name, made.resolved_regexes = kept
 
     async def append(self, group_id: str, records: list[Record], producer: Producer | None = None) -> int:
         """Append to the group's partition, which must be owned and loaded before and after:

@@ -104,7 +104,8 @@ class ClassicMemberHandler:
             member.rack_id = sub.rack_id
         member.classic = ClassicMetadata(req.session_timeout_ms, tuple(req.protocols))
         changed = not joined and topics_before != member.subscribed_topic_names
-        _, after = self.consumers.advance(group, member, joined, changed, owned_partitions(sub), topics, write=True)
+        _, after = self.consumers.advance(group, member, joined, changed, owned_partitions(sub), topics, write=True,
+                                          describable=req.describable)
         return JoinResult(ErrorCode.NONE, member_id, after.member_epoch, CONSUMER_PROTOCOL_TYPE,
                           member.classic.protocol_name, "", False, [])
 

@@ -4,8 +4,8 @@ assignments, and which member owns each partition."""
 
 from __future__ import annotations
 
-import re
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -77,14 +77,12 @@ class ConsumerMember:
             self.rebalance_timeout_ms, self.subscribed_topic_names, self.subscribed_topic_regex,
             self.server_assignor, self.assignment, self.static_left, self.classic)
 
-    def subscribed_topics(self, topic_names: list[str]) -> frozenset[str]:
-        """Named topics plus the existing topics its regex matches (RE2/J `matches`: the
-        whole name; Python's `re` covers the syntax clients use)."""
-        topics = set(self.subscribed_topic_names)
+    def subscribed_topics(self, regex_topics: Mapping[str, frozenset[str]]) -> frozenset[str]:
+        """Named topics plus the topics its regex resolved to (`ConsumerGroup.resolved_regexes`)."""
+        topics = frozenset(self.subscribed_topic_names)
         if self.subscribed_topic_regex:
-            pattern = re.compile(self.subscribed_topic_regex)
-            topics.update(t for t in topic_names if pattern.fullmatch(t))
-        return frozenset(topics)
+            topics |= regex_topics.get(self.subscribed_topic_regex, frozenset())
+        return topics
 
 
 @dataclass(slots=True)
@@ -101,6 +99,13 @@ class ConsumerGroup:
     subscription_metadata: dict[str, int] | None = field(default_factory=dict)
     static_members: dict[str, str] = field(default_factory=dict)
     assignor_name: str = ""
+    # Kafka's resolved regular expressions (GroupMetadataManager.refreshRegularExpressions):
+    # regex -> (the existing topics it matches, those of them the principal of the request
+    # that resolved it may DESCRIBE). Not in the log: resolved again after a load.
+    resolved_regexes: dict[str, tuple[frozenset[str], frozenset[str]]] = field(default_factory=dict)
+
+    def regex_topics(self) -> dict[str, frozenset[str]]:
+        return {regex: authorized for regex, (_, authorized) in self.resolved_regexes.items()}
 
     def state(self) -> ConsumerGroupState:
         if not self.members:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 
 import structlog
 
+from coordinator.group.api import TopicFilter
 from coordinator.group.classic.group import ClassicGroup
 from coordinator.group.classic.states import GroupState
 from coordinator.group.consumer import records as consumer_records
@@ -51,6 +52,8 @@ class ConsumerHeartbeat:
     owned: dict[uuid.UUID, list[int]] | None = None
     client_id: str = ""
     client_host: str = ""
+    # Filters the topics the group's regexes match (None: every topic).
+    describable: TopicFilter | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +69,28 @@ class ConsumerHeartbeatResult:
 
 def _error(error: ErrorCode, message: str | None = None) -> ConsumerHeartbeatResult:
     return ConsumerHeartbeatResult(error, message)
+
+
+def _resolve_regexes(group: ConsumerGroup, topics: Mapping[str, TopicImage], describable: TopicFilter | None) -> None:
+    """Kafka's refreshRegularExpressions: a regex resolves to the existing topics it matches
+    (RE2/J `matches`: the whole name; Python's `re` covers the syntax clients use) that the
+    principal of the request resolving it may DESCRIBE (filterTopicDescribeAuthorizedTopics).
+    Resolved again only when a regex is new or what it matches changed, as Kafka refreshes
+    on new regexes and new topics, so that members of other principals do not undo it."""
+    regexes = {m.subscribed_topic_regex for m in group.members.values() if m.subscribed_topic_regex}
+    if not regexes and not group.resolved_regexes:
+        return
+    names = [t for t, image in topics.items() if not image.internal]
+    resolved: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+    for regex in regexes:
+        pattern = re.compile(regex)
+        matched = frozenset(t for t in names if pattern.fullmatch(t))
+        previous = group.resolved_regexes.get(regex)
+        if previous is not None and previous[0] == matched:
+            resolved[regex] = previous
+        else:
+            resolved[regex] = (matched, matched if describable is None else frozenset(describable(matched)))
+    group.resolved_regexes = resolved
 
 
 class ConsumerHeartbeatHandler:
@@ -152,7 +177,8 @@ class ConsumerHeartbeatHandler:
         # A returning static member takes its old place: only a new member counts as a change.
         joined = req.member_epoch == 0 and member.assignment.member_epoch == 0
         changed = self._update_member(member, req)
-        before, after = self.advance(group, member, joined, changed, owned, topics, write=req.member_epoch == 0)
+        before, after = self.advance(group, member, joined, changed, owned, topics, write=req.member_epoch == 0,
+                                     describable=req.describable)
         send = req.member_epoch == 0 or after.assigned != before.assigned or (
             owned is not None and owned != after.assigned)
         return ConsumerHeartbeatResult(
@@ -187,12 +213,14 @@ class ConsumerHeartbeatHandler:
     def advance(
         self, group: ConsumerGroup, member: ConsumerMember, joined: bool, changed: bool,
         owned: frozenset[Partition] | None, topics: Mapping[str, TopicImage], write: bool,
+        describable: TopicFilter | None = None,
     ) -> tuple[MemberAssignment, MemberAssignment]:
         """Kafka's steps after a member's update: bump the group epoch for a new member, a
         subscription change or new partitions; recompute the target if the epoch moved;
         reconcile the member. Returns its assignment before and after."""
         self.rt.learn_topics(topics)
         ids = {name: image.topic_id for name, image in topics.items()}
+        _resolve_regexes(group, topics, describable)
         metadata_changed = self._refresh_metadata(group, topics)
         if metadata_changed or changed or joined:
             group.bump_epoch()
@@ -288,10 +316,10 @@ class ConsumerHeartbeatHandler:
     def _refresh_metadata(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> bool:
         """A change in the subscribed topics' partitions (created, deleted, grown) bumps
         the group epoch, as Kafka's subscription metadata does."""
-        names = [t for t, image in topics.items() if not image.internal]
+        regex_topics = group.regex_topics()
         subscribed: set[str] = set()
         for m in group.members.values():
-            subscribed |= m.subscribed_topics(names)
+            subscribed |= m.subscribed_topics(regex_topics)
         metadata = {t: topics[t].num_partitions for t in subscribed if t in topics}
         if metadata == group.subscription_metadata:
             return False
@@ -301,11 +329,11 @@ class ConsumerHeartbeatHandler:
 
     def _assign(self, group: ConsumerGroup, topics: Mapping[str, TopicImage]) -> None:
         """Kafka's TargetAssignmentBuilder: the most used member assignor, else the default."""
-        names = [t for t, image in topics.items() if not image.internal]
+        regex_topics = group.regex_topics()
         chosen = [m.server_assignor for m in group.members.values() if m.server_assignor in ASSIGNORS]
         name = max(sorted(set(chosen)), key=chosen.count) if chosen else self._assignors()[0]
         specs = {
-            m.member_id: AssignorMember(m.subscribed_topics(names), group.target.get(m.member_id, frozenset()))
+            m.member_id: AssignorMember(m.subscribed_topics(regex_topics), group.target.get(m.member_id, frozenset()))
             for m in group.members.values()
         }
         target = ASSIGNORS[name](specs, group.subscription_metadata or {})

@@ -19,6 +19,8 @@ from protocol.messages.alter_user_scram_credentials_request import (
     AlterUserScramCredentialsRequest,
     ScramCredentialDeletion,
 )
+from protocol.messages.consumer_group_describe_request import ConsumerGroupDescribeRequest
+from protocol.messages.consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
 from protocol.messages.create_acls_request import CreateAclsRequest
 from protocol.messages.create_topics_request import CreatableTopic, CreateTopicsRequest
 from protocol.messages.delete_acls_request import DeleteAclsFilter, DeleteAclsRequest
@@ -332,6 +334,39 @@ def test_groups_and_topic_admin(acl_broker: AclBroker) -> None:
         assert sorted((r.name, r.error_code) for r in deleted.responses) == [
             ("orders", ErrorCode.TOPIC_AUTHORIZATION_FAILED), ("other", ErrorCode.TOPIC_AUTHORIZATION_FAILED)]
         assert _metadata(alice, ["orders"]) == {"orders": 0}
+
+
+def test_regex_subscription_resolves_to_describable_topics_only(acl_broker: AclBroker) -> None:
+    """Kafka's refreshRegularExpressions keeps the matched topics the principal of the
+    heartbeat that resolves the regex may DESCRIBE: alice may describe orders (WRITE) and
+    pay-* (READ; a READ deny leaves DESCRIBE), not other; bob may describe none of them."""
+    with acl_broker.login("admin") as admin:
+        md: Any = admin.call(3, 12, MetadataRequest(topics=None))
+        names = {t.topic_id: t.name for t in md.topics}
+
+    def assigned(c: WireClient, group: str, regex: str) -> set[str]:
+        hb: Any = c.call(68, 1, ConsumerGroupHeartbeatRequest(
+            group_id=group, member_id=str(uuid.uuid4()), member_epoch=0, rebalance_timeout_ms=5000,
+            subscribed_topic_regex=regex, topic_partitions=[]))
+        assert hb.error_code == 0, hb.error_message
+        assert hb.assignment is not None  # the first heartbeat's answer carries the assignment
+        return {names[tp.topic_id] for tp in hb.assignment.topic_partitions if tp.partitions}
+
+    def targets(group: str) -> set[str]:
+        with acl_broker.login("admin") as admin:
+            described: Any = admin.call(69, 0, ConsumerGroupDescribeRequest(group_ids=[group]))
+        [g] = described.groups
+        assert g.error_code == 0 and len(g.members) == 2
+        return {tp.topic_name for m in g.members for tp in m.target_assignment.topic_partitions}
+
+    regex, shared = "pay-.*|orders|other", f"g-{uuid.uuid4().hex[:8]}"
+    with acl_broker.login("alice") as alice, acl_broker.login("bob") as bob:
+        assert assigned(alice, shared, regex) == {"pay-1", "pay-secret", "orders"}
+        assert assigned(bob, f"g-{uuid.uuid4().hex[:8]}", regex) == set()
+        # Joining alice's group, bob brings no new regex and the topics are the same: the
+        # resolution stays alice's, and the group's target still covers her three topics.
+        assigned(bob, shared, regex)
+        assert targets(shared) == {"pay-1", "pay-secret", "orders"}
 
 
 def test_confluent_kafka_consumer_in_a_denied_group(acl_broker: AclBroker) -> None:

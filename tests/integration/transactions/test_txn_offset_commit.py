@@ -125,8 +125,12 @@ def test_checks_before_the_append(txn_broker: BrokerProcess, name: str) -> None:
         }
         assert _fetch(c, group, [tp], stable=True) == {tp: (-1, E.NONE)}
         assert _commit(c, tid, pid, epoch, group, {tp: 1}, version=0) == {tp: E.NONE}
+        # The group now exists, empty: generation -1 commits whatever member fields it carries
+        # (Kafka's ClassicGroup.validateOffsetCommit).
+        assert _commit(c, tid, pid, epoch, group, {tp: 2}, generation_id=-1, member_id="gone",
+                       group_instance_id="i") == {tp: E.NONE}
         _end(c, tid, pid, epoch, commit=True)
-        assert _fetch(c, group, [tp], stable=True) == {tp: (1, E.NONE)}
+        assert _fetch(c, group, [tp], stable=True) == {tp: (2, E.NONE)}
 
 
 def test_consumer_protocol_member_commits_in_a_transaction(file_txn_broker: BrokerProcess, name: str) -> None:
