@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
+from .eager_future import EagerFuture
+
 PartitionKey = tuple[str, int]
 
 
@@ -20,7 +22,7 @@ class AppendSignal:
 
     def __init__(self) -> None:
         # A waiter's result: True when woken by a change, False when its time ran out.
-        self._waiters: dict[PartitionKey, set[asyncio.Future[bool]]] = {}
+        self._waiters: dict[PartitionKey, set[EagerFuture[bool]]] = {}
         self._changes = 0
 
     @property
@@ -29,13 +31,19 @@ class AppendSignal:
         to `wait`, so a change that happens while a read suspends is not slept through."""
         return self._changes
 
-    def notify(self, topic: str, partition: int) -> None:
+    def notify(self, topic: str, partition: int, *, now: bool = False) -> None:
+        """`now`: the waiters' next steps run before this returns, when called outside any
+        task (EagerFuture.resume_now): for records just made visible by the end of an fsync
+        round, whose parked fetches then answer in the same turn of the event loop."""
         self._changes += 1
         waiters = self._waiters.pop((topic, partition), None)
         if waiters:
             for waiter in waiters:
                 if not waiter.done():
-                    waiter.set_result(True)
+                    if now:
+                        waiter.resume_now(True)
+                    else:
+                        waiter.set_result(True)
 
     async def wait(self, partitions: Iterable[PartitionKey], timeout: float, *, since: int | None = None) -> bool:
         """Wait until one of `partitions` changes or `timeout` seconds pass; True when woken
@@ -45,7 +53,7 @@ class AppendSignal:
         if timeout <= 0:
             return False
         loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[bool] = loop.create_future()
+        waiter: EagerFuture[bool] = EagerFuture(loop)
         keys = set(partitions)
         for key in keys:
             self._waiters.setdefault(key, set()).add(waiter)
@@ -70,6 +78,6 @@ class AppendSignal:
         return len(self._waiters.get((topic, partition), ()))
 
 
-def _expire(waiter: asyncio.Future[bool]) -> None:
+def _expire(waiter: EagerFuture[bool]) -> None:
     if not waiter.done():
-        waiter.set_result(False)
+        waiter.resume_now(False)

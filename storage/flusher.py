@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .eager_future import EagerFuture
 from .errors import KafkaStorageError
 
 
@@ -208,7 +209,7 @@ class GroupCommitFlusher:
         # Called when a round ends well (after_round), keyed by the round's future.
         self._after: dict[asyncio.Future[None], list[Callable[[], None]]] = {}
         # The sync() callers of each round, resumed when it ends.
-        self._resumers: dict[asyncio.Future[None], list[asyncio.Future[None]]] = {}
+        self._resumers: dict[asyncio.Future[None], list[EagerFuture[None]]] = {}
         # Told of every failed round (the broker halts, as Kafka does on a log dir failure).
         self.failure_listeners: list[Callable[[KafkaStorageError], None]] = []
 
@@ -232,15 +233,15 @@ class GroupCommitFlusher:
         for observe in self.wait_observers:
             observe(waited)
 
-    def _resumer(self) -> asyncio.Future[None] | None:
+    def _resumer(self) -> EagerFuture[None] | None:
         """A future of the caller's own, resolved by the end of the round that makes
         everything written so far durable (None: already durable): cancelling the caller
-        leaves the round alone, as a shield would, and the caller resumes a turn of the
-        loop sooner than through one."""
+        leaves the round alone, as a shield would, and the caller resumes in the turn of
+        the loop that ends the round (EagerFuture.resume_now)."""
         round_ = self._waiter()
         if round_ is None:
             return None
-        resumed = round_.get_loop().create_future()
+        resumed: EagerFuture[None] = EagerFuture(round_.get_loop())
         self._resumers.setdefault(round_, []).append(resumed)
         return resumed
 
@@ -368,22 +369,24 @@ class GroupCommitFlusher:
                     listener(failure)
                 future.set_exception(failure)
                 future.exception()  # waiters may all be gone; don't warn about it
-        for resumed in self._resumers.pop(future, ()):
-            if resumed.done():  # its caller was cancelled
-                continue
-            if error is None:
-                resumed.set_result(None)
-            else:
-                resumed.set_exception(failure or KafkaStorageError(f"fsync failed: {error}"))
         if self._next is not None and self._next_wanted:
             self._start_round()
         # Run here, not as the future's done callbacks (scheduled for a later turn of the
         # loop): once a round ended, a sync() that finds nothing dirty returns at once, and
-        # what it made durable must already be visible. Waiters resume on a later turn.
+        # what it made durable must already be visible.
         callbacks = self._after.pop(future, None)
         if callbacks is not None and error is None:
             for callback in callbacks:
                 callback()
+        # Last: a waiter resumed now may write and ask for rounds, and finds this flusher
+        # as after any round's end (the next round started, everything it made visible).
+        for resumed in self._resumers.pop(future, ()):
+            if resumed.done():  # its caller was cancelled
+                continue
+            if error is None:
+                resumed.resume_now(None)
+            else:
+                resumed.set_exception(failure or KafkaStorageError(f"fsync failed: {error}"))
 
     async def settle(self) -> None:
         """Return once the preallocation the rounds so far asked for is done (tests)."""

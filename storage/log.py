@@ -402,8 +402,8 @@ class Log:
         self._high_watermark = offset
         self.producer_state.on_high_watermark(offset)
         # Records (and a marker's decision, which moves the LSO) became visible: parked
-        # fetches of this partition re-read.
-        self._changed()
+        # fetches of this partition re-read, at once when an fsync round's end moved it.
+        self._appended.notify(self._topic, self._partition, now=True)
 
     async def wait_visible(self, timeout: float) -> None:
         """Wait, at most `timeout` seconds, until what is written now is below the high
