@@ -58,6 +58,8 @@ class Proxy:
         server.close()
 
     def stop(self) -> None:
+        if self._thread.ident is None:  # never started: the run failed before (its error is the one to see)
+            return
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
 
