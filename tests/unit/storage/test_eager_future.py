@@ -26,24 +26,32 @@ def run(request: pytest.FixtureRequest) -> Callable[[Callable[[], Awaitable[Any]
     return run_on_loop
 
 
+async def _parked() -> tuple[EagerFuture[int], list[str], asyncio.Task[None]]:
+    """A future, the steps taken, and a task now waiting on the future that notes its result."""
+    loop = asyncio.get_running_loop()
+    future: EagerFuture[int] = EagerFuture(loop)
+    steps: list[str] = []
+
+    async def waiter() -> None:
+        steps.append(f"resumed with {await future}")
+
+    task = loop.create_task(waiter())
+    await asyncio.sleep(0)
+    return future, steps, task
+
+
 def test_a_waiter_resumes_inside_resume_now_called_from_a_callback(run: Any) -> None:
     async def main() -> list[str]:
-        loop = asyncio.get_running_loop()
-        future: EagerFuture[int] = EagerFuture(loop)
-        steps: list[str] = []
+        future, steps, task = await _parked()
 
-        async def waiter() -> None:
-            steps.append(f"resumed with {await future}")
-
-        task = loop.create_task(waiter())
-        await asyncio.sleep(0)  # the task now waits on the future
+        done = asyncio.get_running_loop().create_future()
 
         def callback() -> None:
             future.resume_now(7)
             steps.append("resume_now returned")
+            done.set_result(None)
 
-        done = loop.create_future()
-        loop.call_soon(lambda: (callback(), done.set_result(None)))
+        asyncio.get_running_loop().call_soon(callback)
         await done
         await task
         return steps
@@ -53,15 +61,7 @@ def test_a_waiter_resumes_inside_resume_now_called_from_a_callback(run: Any) -> 
 
 def test_inside_a_task_resume_now_schedules_as_set_result(run: Any) -> None:
     async def main() -> list[str]:
-        loop = asyncio.get_running_loop()
-        future: EagerFuture[int] = EagerFuture(loop)
-        steps: list[str] = []
-
-        async def waiter() -> None:
-            steps.append(f"resumed with {await future}")
-
-        task = loop.create_task(waiter())
-        await asyncio.sleep(0)
+        future, steps, task = await _parked()
         future.resume_now(3)  # this test's own task is running
         steps.append("resume_now returned")
         await task
