@@ -6,13 +6,18 @@ or re-park one another, a waiter that asks for the next round, a failing callbac
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 import uvloop
 
+from protocol import record_batch as rb
 from storage.append_signal import AppendSignal
+from storage.engine import READ_COMMITTED, AppendOrigin
 from storage.flusher import GroupCommitFlusher
+from tests.polling import async_wait_until
+from tests.unit.storage.storage_helpers import Harness, make_batch
 
 LOOPS = {"asyncio": asyncio.new_event_loop, "uvloop": uvloop.new_event_loop}
 
@@ -172,3 +177,39 @@ def test_a_failing_after_round_callback_does_not_strand_the_rounds_sync_callers(
         return resumed, len(errors)
 
     assert _run(loop_name, main) == (True, 1)
+
+
+async def test_a_fetch_woken_inside_a_round_end_sees_the_decision_and_writes_durably(tmp_path: Path) -> None:
+    """FileStorage: the round's end moves the high watermark and the last stable offset, then
+    wakes the parked read inside itself; that read may write durably at once (its own round
+    on another lane, and one covering every lane) and its own log's writes are visible."""
+    harness = Harness("file", tmp_path / "data")
+    storage = await harness.open()
+    try:
+        await storage.create_topic("t", 2)
+        log0, log1 = storage.log("t", 0), storage.log("t", 1)
+        seen_by_fetch: list[tuple[int, int]] = []
+
+        async def fetch() -> int:
+            since = storage.appended.changes
+            assert await storage.appended.wait([("t", 0)], 30, since=since)
+            seen_by_fetch.append((log0.high_watermark, log0.last_fetchable_offset(READ_COMMITTED)))
+            await log1.append(make_batch(1), durable=True)
+            await log0.sync()
+            return log1.high_watermark
+
+        parked = asyncio.get_running_loop().create_task(fetch())
+        await async_wait_until(lambda: storage.appended.waiting("t", 0) == 1)
+        await log0.append(make_batch(2, producer_id=7, producer_epoch=0, base_sequence=0, transactional=True))
+        await log0.append(
+            rb.build_control_batch(rb.ControlType.COMMIT, producer_id=7, producer_epoch=0, coordinator_epoch=0,
+                                   timestamp=1_700_000_000_000),
+            origin=AppendOrigin.COORDINATOR,
+        )
+        await log0.sync()
+        assert await asyncio.wait_for(parked, 30) == 1
+        # Woken by the round that made the first batch visible, or by the one after it.
+        assert seen_by_fetch[0] in [(2, 0), (3, 3)]
+        assert (log0.high_watermark, log0.last_fetchable_offset(READ_COMMITTED)) == (3, 3)
+    finally:
+        await harness.close()
