@@ -6,6 +6,7 @@ or re-park one another, a waiter that asks for the next round, a failing callbac
 from __future__ import annotations
 
 import asyncio
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ import uvloop
 from protocol import record_batch as rb
 from storage.append_signal import AppendSignal
 from storage.engine import READ_COMMITTED, AppendOrigin
+from storage.errors import KafkaStorageError
 from storage.flusher import GroupCommitFlusher
 from tests.polling import async_wait_until
 from tests.unit.storage.storage_helpers import Harness, make_batch
@@ -213,3 +215,30 @@ async def test_a_fetch_woken_inside_a_round_end_sees_the_decision_and_writes_dur
         assert (log0.high_watermark, log0.last_fetchable_offset(READ_COMMITTED)) == (3, 3)
     finally:
         await harness.close()
+
+
+class Failing:
+    def sync(self) -> None:
+        raise OSError("the disk is gone")
+
+
+async def test_the_failure_shared_by_a_failed_rounds_callers_does_not_pile_up_their_tracebacks() -> None:
+    """One KafkaStorageError is handed to every sync() caller of a failed round. Raised from
+    each caller's future as asyncio.Future raises it (the traceback it had when set), it
+    does not collect every earlier caller's frames (and the requests they hold) as well."""
+    flusher = GroupCommitFlusher()
+    flusher.mark_dirty(Failing())
+    depths: list[int] = []
+
+    async def caller() -> KafkaStorageError:
+        try:
+            await flusher.sync()
+        except KafkaStorageError as exc:
+            depths.append(len(traceback.extract_tb(exc.__traceback__)))
+            return exc
+        raise AssertionError("the round did not fail")
+
+    failures = await asyncio.gather(*(caller() for _ in range(5)))
+    assert len({id(f) for f in failures}) == 1
+    assert len(set(depths)) == 1, depths
+    await flusher.close()
