@@ -242,3 +242,27 @@ async def test_the_failure_shared_by_a_failed_rounds_callers_does_not_pile_up_th
     assert len({id(f) for f in failures}) == 1
     assert len(set(depths)) == 1, depths
     await flusher.close()
+
+
+@pytest.mark.parametrize("loop_name", sorted(LOOPS))
+def test_a_waiter_failing_in_its_resumed_step_fails_its_own_task_only(loop_name: str) -> None:
+    async def main() -> tuple[list[str], int, bool]:
+        loop = asyncio.get_running_loop()
+        signal = AppendSignal()
+        outcomes: list[str] = []
+
+        async def fetch(i: int) -> None:
+            await signal.wait([("t", 0)], 30)
+            if i == 0:
+                raise ValueError("a handler bug")
+            outcomes.append(f"{i} woken")
+
+        tasks = [loop.create_task(fetch(i)) for i in range(3)]
+        await _turns_until(lambda: signal.waiting("t", 0) == 3)
+        errors: list[dict[str, Any]] = []
+        loop.set_exception_handler(lambda _loop, context: errors.append(context))
+        done_inside = await _notify_from_a_callback(signal, lambda: all(t.done() for t in tasks))
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        return sorted(outcomes), len(errors), done_inside and isinstance(results[0], ValueError)
+
+    assert _run(loop_name, main) == (["1 woken", "2 woken"], 0, True)
