@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import Callable, Generator
+from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
@@ -37,6 +38,7 @@ class EagerFuture(Generic[T]):
         self._state = _PENDING
         self._result: T | None = None
         self._exception: BaseException | None = None
+        self._exception_tb: TracebackType | None = None
         self._callbacks: list[tuple[Callback, contextvars.Context]] = []
         self._cancel_message: object = None  # read by asyncio.gather, as its own futures'
 
@@ -58,7 +60,9 @@ class EagerFuture(Generic[T]):
         if self._state == _PENDING:
             raise asyncio.InvalidStateError("result is not set")
         if self._exception is not None:
-            raise self._exception
+            # As asyncio.Future: one exception may be set on many futures (a failed round's
+            # callers); raised as set, it does not collect each earlier raiser's frames.
+            raise self._exception.with_traceback(self._exception_tb)
         return self._result  # type: ignore[return-value]
 
     def exception(self) -> BaseException | None:
@@ -122,6 +126,7 @@ class EagerFuture(Generic[T]):
         self._state = _DONE
         self._result = result
         self._exception = exception
+        self._exception_tb = None if exception is None else exception.__traceback__
 
     def _schedule_callbacks(self) -> None:
         callbacks, self._callbacks = self._callbacks, []

@@ -375,11 +375,23 @@ class GroupCommitFlusher:
         # loop): once a round ended, a sync() that finds nothing dirty returns at once, and
         # what it made durable must already be visible.
         callbacks = self._after.pop(future, None)
-        if callbacks is not None and error is None:
-            for callback in callbacks:
-                callback()
+        raised: BaseException | None = None
+        try:
+            if callbacks is not None and error is None:
+                for callback in callbacks:
+                    callback()
+        except BaseException as exc:  # re-raised once the waiters resumed, outside this handler
+            raised = exc
         # Last: a waiter resumed now may write and ask for rounds, and finds this flusher
         # as after any round's end (the next round started, everything it made visible).
+        # Even past a callback that raised: unresumed, its request would never be answered.
+        self._resume_waiters(future, error, failure)
+        if raised is not None:
+            raise raised
+
+    def _resume_waiters(
+        self, future: asyncio.Future[None], error: BaseException | None, failure: KafkaStorageError | None
+    ) -> None:
         for resumed in self._resumers.pop(future, ()):
             if resumed.done():  # its caller was cancelled
                 continue
