@@ -174,8 +174,16 @@ def test_a_paused_leader_loses_its_partitions_and_its_late_appends_are_refused(c
     zombie = cluster.broker(led[0])
     with WireClient(zombie.bootstrap, timeout=60) as old:
         pid, epoch = init_producer_id(old, None)
-        first = _produce(old, topic, producer_batch(pid, epoch, 0))
-        assert (first.error_code, first.base_offset) == (ErrorCode.NONE, 0)
+        firsts: list[Any] = []
+
+        def served() -> bool:
+            # Named leader by the table, it serves the partition once it has read it back
+            # from PostgreSQL at a pass of its own: NOT_LEADER_OR_FOLLOWER until then.
+            firsts.append(_produce(old, topic, producer_batch(pid, epoch, 0)))
+            return bool(firsts[-1].error_code != ErrorCode.NOT_LEADER_OR_FOLLOWER)
+
+        wait_until(served, timeout=15, what=f"broker {led[0]} serving {topic}-0")
+        assert (firsts[-1].error_code, firsts[-1].base_offset) == (ErrorCode.NONE, 0)
         zombie.pause()
         paused_at = time.monotonic()
         # Sent while it is stopped: handled only once it resumes, after its successor took over.

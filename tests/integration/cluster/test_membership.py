@@ -17,6 +17,7 @@ from coordinator.partitioning import partition_for
 from odradek.testing import OdradekBroker, OdradekCluster
 from protocol.errors import ErrorCode
 from protocol.messages.find_coordinator_request import FindCoordinatorRequest
+from protocol.messages.metadata_request import MetadataRequest, MetadataRequestTopic
 from tests.kafka_wire import WireClient
 from tests.names import unique
 from tests.polling import wait_until
@@ -37,10 +38,41 @@ def leaders(admin: AdminClient, topic: str) -> dict[int, int]:
     return {p.id: p.leader for p in found.partitions.values()}
 
 
+def broker_metadata(broker: OdradekBroker, topics: list[str] | None = None) -> Any:
+    """Metadata as this very broker answers it (a client sends its requests to whichever
+    broker it picks): the brokers it lists, its controller and `topics` (all when None)."""
+    wanted = None if topics is None else [MetadataRequestTopic(name=t) for t in topics]
+    with WireClient(broker.bootstrap) as client:
+        return client.call(3, 12, MetadataRequest(topics=wanted, allow_auto_topic_creation=False))
+
+
+def led_partitions(metadata: Any, topic: str) -> dict[int, tuple[int, list[int], list[int]]]:
+    """partition -> (leader, replicas, isr) of `topic` in a Metadata answer ({} when unknown)."""
+    found = next((t for t in metadata.topics if t.name == topic), None)
+    if found is None:
+        return {}
+    return {p.partition_index: (p.leader_id, p.replica_nodes, p.isr_nodes) for p in found.partitions}
+
+
 def test_metadata_lists_three_brokers_and_balanced_leaders(cluster: OdradekCluster) -> None:
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
-    wait_until(lambda: len(admin.list_topics(timeout=10).brokers) == 3, timeout=30, what="three live brokers")
-    metadata = admin.list_topics(timeout=10)
+    # Each broker learns of a join at its own next pass, and a broker whose session ended
+    # on a loaded machine is back at its next heartbeat (the controller then moves leaders
+    # again): every state below is waited for on every broker, and the client's answer
+    # asserted on is the one that showed it (a client asks whichever broker it picks).
+    answered: list[Any] = []
+
+    def three_everywhere() -> bool:
+        views = [broker_metadata(b) for b in cluster.brokers.values()]
+        if any(sorted(b.node_id for b in v.brokers) != [1, 2, 3] for v in views):
+            return False
+        if len({v.controller_id for v in views}) != 1:
+            return False
+        answered[:] = [admin.list_topics(timeout=10)]
+        return len(answered[0].brokers) == 3
+
+    wait_until(three_everywhere, timeout=30, what="three live brokers and one controller on every broker")
+    [metadata] = answered
     assert sorted(metadata.brokers) == [1, 2, 3]
     assert {(b.host, b.port) for b in metadata.brokers.values()} == {
         ("127.0.0.1", b.port) for b in cluster.brokers.values()
@@ -48,19 +80,32 @@ def test_metadata_lists_three_brokers_and_balanced_leaders(cluster: OdradekClust
     assert metadata.controller_id in (1, 2, 3)
     topic = unique("balanced")
     create_topic(admin, topic, 6)
-    wait_until(lambda: sorted(Counter(leaders(admin, topic).values()).items()) == [(1, 2), (2, 2), (3, 2)],
-               timeout=30, what="two leaders per broker")
+    views: dict[int, dict[int, tuple[int, list[int], list[int]]]] = {}
+
+    def balanced_everywhere() -> bool:
+        # Each broker reads the new topic and then its leaders at passes of its own.
+        for node_id, broker in cluster.brokers.items():
+            views[node_id] = led_partitions(broker_metadata(broker, [topic]), topic)
+        answers = [{p: leader for p, (leader, _, _) in v.items()} for v in views.values()]
+        return (all(a == answers[0] for a in answers)
+                and sorted(Counter(answers[0].values()).items()) == [(1, 2), (2, 2), (3, 2)]
+                and leaders(admin, topic) == answers[0])
+
+    wait_until(balanced_everywhere, timeout=30, what="the same leaders on every broker, two per broker")
     # Every broker answers the same leaders (replicas = isr = the leader).
-    expected = leaders(admin, topic)
-    for broker in cluster.brokers.values():
-        one = AdminClient({"bootstrap.servers": broker.bootstrap})
-        wait_until(lambda one=one: leaders(one, topic) == expected, timeout=15, what="the same leaders everywhere")
-        described = one.list_topics(topic, timeout=10).topics[topic]
-        for p in described.partitions.values():
-            assert p.replicas == [p.leader] and p.isrs == [p.leader]
-    described = admin.describe_cluster().result(10)
-    assert sorted(n.id for n in described.nodes) == [1, 2, 3]
-    assert described.controller.id in (1, 2, 3)
+    for view in views.values():
+        assert sorted(view) == list(range(6))
+        for leader, replicas, isr in view.values():
+            assert replicas == [leader] and isr == [leader]
+    described: list[Any] = []
+
+    def described_three() -> bool:
+        described[:] = [admin.describe_cluster().result(10)]
+        return len(described[0].nodes) == 3
+
+    wait_until(described_three, timeout=30, what="three brokers in DescribeCluster")
+    assert sorted(n.id for n in described[0].nodes) == [1, 2, 3]
+    assert described[0].controller.id in (1, 2, 3)
 
 
 def test_a_second_broker_with_a_taken_node_id_refuses_to_start(cluster: OdradekCluster) -> None:
@@ -78,25 +123,26 @@ def test_a_second_broker_with_a_taken_node_id_refuses_to_start(cluster: OdradekC
 
 
 def test_find_coordinator_answers_the_leader_of_the_groups_partition(cluster: OdradekCluster) -> None:
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap})
-    wait_until(lambda: len(admin.list_topics(timeout=10).brokers) == 3, timeout=30, what="three live brokers")
     groups = [unique("group") for _ in range(6)]
     with WireClient(cluster.broker(1).bootstrap) as first:
         # The first lookup creates __consumer_offsets; the controller then gives it leaders.
         first.call(10, 3, FindCoordinatorRequest(key=groups[0], key_type=0))
-    def offsets_topic_led() -> bool:
-        found = leaders(admin, "__consumer_offsets")
-        return len(found) == OFFSETS_PARTITIONS and set(found.values()) <= {1, 2, 3}
+    offsets_leaders: dict[int, int] = {}
 
-    wait_until(offsets_topic_led, timeout=30, what="leaders of __consumer_offsets")
-    offsets_leaders = leaders(admin, "__consumer_offsets")
+    # Each broker learns the new leaders on its own (NOTIFY 'leaders'), and the brokers at
+    # its own passes: until it has, its FindCoordinator names no one or a former leader.
+    def offsets_topic_led_everywhere() -> bool:
+        views = [broker_metadata(b, ["__consumer_offsets"]) for b in cluster.brokers.values()]
+        answers = [{p: leader for p, (leader, _, _) in led_partitions(v, "__consumer_offsets").items()}
+                   for v in views]
+        offsets_leaders.clear()
+        offsets_leaders.update(answers[0])
+        return (len(offsets_leaders) == OFFSETS_PARTITIONS and set(offsets_leaders.values()) <= {1, 2, 3}
+                and all(a == offsets_leaders for a in answers)
+                and all(sorted(b.node_id for b in v.brokers) == [1, 2, 3] for v in views))
+
+    wait_until(offsets_topic_led_everywhere, timeout=30, what="the same leaders of __consumer_offsets everywhere")
     assert set(offsets_leaders.values()) == {1, 2, 3}
-    # Each broker learns the new leaders on its own (NOTIFY 'leaders'): until it has, its
-    # FindCoordinator names no one or a former leader.
-    for broker in cluster.brokers.values():
-        one = AdminClient({"bootstrap.servers": broker.bootstrap})
-        wait_until(lambda one=one: leaders(one, "__consumer_offsets") == offsets_leaders, timeout=15,
-                   what=f"the leaders of __consumer_offsets known at {broker.bootstrap}")
     for group in groups:
         expected = offsets_leaders[partition_for(group, OFFSETS_PARTITIONS)]
         for broker in cluster.brokers.values():
